@@ -1,0 +1,63 @@
+/**
+ * Stable error codes of `@siegel/core`. The first three are the errors a user must see with exactly the
+ * German message of DESIGN.md ("Signers"); the rest carry a clear English message.
+ */
+export type SiegelErrorCode =
+  | 'token_missing'
+  | 'key_not_found'
+  | 'key_locked'
+  | 'bunker_unreachable'
+  | 'bunker_error'
+  | 'invalid_options'
+  | 'io_error'
+  | 'verification_failed';
+
+/** The exact German first line for the three user-facing signer errors (stable; tests pin them). */
+export const GERMAN_MESSAGES = {
+  token_missing: 'BUNKER_API_TOKEN nicht gesetzt',
+  key_not_found: 'Key nicht gefunden',
+  key_locked: 'Key ist gesperrt',
+} as const satisfies Partial<Record<SiegelErrorCode, string>>;
+
+/**
+ * The one error type of `@siegel/core`: a stable `code` to branch on, a message for people, and the
+ * underlying `cause` when there is one.
+ *
+ * @example
+ * ```ts
+ * try { await signSite('dist') } catch (error) {
+ *   if (error instanceof SiegelError && error.code === 'key_locked') console.error(error.message);
+ * }
+ * ```
+ */
+export class SiegelError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: SiegelErrorCode;
+
+  constructor(code: SiegelErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SiegelError';
+    this.code = code;
+  }
+}
+
+/**
+ * Build one of the three German signer errors: the exact German line first, then an English explanation.
+ *
+ * @example
+ * ```ts
+ * throw createGermanError('key_locked', 'The key `default` is locked; unlock it in the bunker.');
+ * ```
+ */
+export function createGermanError(
+  code: keyof typeof GERMAN_MESSAGES,
+  english: string,
+  options?: { cause?: unknown },
+): SiegelError {
+  return new SiegelError(code, `${GERMAN_MESSAGES[code]}\n${english}`, options);
+}
+
+/** True when `error` is a {@link SiegelError} (optionally with the given code). */
+export function isSiegelError(error: unknown, code?: SiegelErrorCode): error is SiegelError {
+  return error instanceof SiegelError && (code === undefined || error.code === code);
+}

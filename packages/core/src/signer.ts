@@ -1,0 +1,26 @@
+import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+
+/**
+ * Something that signs Nostr events with one key: the HTTP bunker ({@link HttpBunkerSigner}, the default)
+ * or a local key ({@link LocalKeySigner}, for tests and offline use).
+ */
+export interface Signer {
+  /** Hex public key of the key this signer signs with. */
+  getPublicKey(): Promise<string>;
+  /** Sign a batch of templates; resolves to the signed events in the same order. */
+  signEvents(templates: EventTemplate[]): Promise<NostrEvent[]>;
+  /** Optional pre-flight check (the key exists and can sign) without signing anything. */
+  check?(): Promise<void>;
+}
+
+export type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
+export { LocalKeySigner } from './local-key-signer.js';
+export {
+  type CreateSignerOptions,
+  createSigner,
+  loadEnv,
+  readSignerConfig,
+  SIGNER_DEFAULTS,
+  type SignerConfig,
+} from './signer-config.js';

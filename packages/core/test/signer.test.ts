@@ -1,0 +1,208 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventTemplate } from 'nostr-tools/core';
+import { nsecEncode } from 'nostr-tools/nip19';
+import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createSigner,
+  HttpBunkerSigner,
+  LocalKeySigner,
+  loadEnv,
+  readSignerConfig,
+  SiegelError,
+} from '../src/index.js';
+import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';
+
+const templates = (n: number): EventTemplate[] =>
+  Array.from({ length: n }, (_, i) => ({
+    kind: 1063,
+    created_at: 1_700_000_000 + i,
+    tags: [['x', String(i)]],
+    content: `page ${i}`,
+  }));
+
+async function rejection(promise: Promise<unknown>): Promise<SiegelError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof SiegelError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+let bunker: TinyBunker | undefined;
+afterEach(async () => {
+  await bunker?.close();
+  bunker = undefined;
+});
+
+describe('configuration', () => {
+  it('applies the DESIGN defaults and treats blank values as unset', () => {
+    expect(readSignerConfig({})).toEqual({
+      url: 'http://localhost:7777',
+      apiToken: undefined,
+      keyName: 'default',
+    });
+    expect(
+      readSignerConfig({ BUNKER_API_TOKEN: '  ', BUNKER_URL: 'http://b:1/', BUNKER_KEY_NAME: 'k' }),
+    ).toEqual({
+      url: 'http://b:1',
+      apiToken: undefined,
+      keyName: 'k',
+    });
+  });
+
+  it('reads .env without touching process.env; the environment wins', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'siegel-env-'));
+    try {
+      await writeFile(
+        join(dir, '.env'),
+        'BUNKER_API_TOKEN=from-file\nSIEGEL_TEST_ONLY_VAR=x\nBUNKER_KEY_NAME=filekey\n',
+      );
+      const env = loadEnv(dir, { BUNKER_KEY_NAME: 'envkey' });
+      expect(env.BUNKER_API_TOKEN).toBe('from-file');
+      expect(env.BUNKER_KEY_NAME).toBe('envkey');
+      expect(process.env.SIEGEL_TEST_ONLY_VAR).toBeUndefined();
+      expect(loadEnv(join(dir, 'missing'), {})).toEqual({});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('without a token: exactly `BUNKER_API_TOKEN nicht gesetzt`', () => {
+    for (const make of [() => createSigner({ env: {} }), () => new HttpBunkerSigner({ apiToken: ' ' })]) {
+      let error: unknown;
+      try {
+        make();
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(SiegelError);
+      expect((error as SiegelError).code).toBe('token_missing');
+      expect((error as SiegelError).message.split('\n')[0]).toBe('BUNKER_API_TOKEN nicht gesetzt');
+    }
+  });
+});
+
+describe('LocalKeySigner', () => {
+  it('accepts hex and nsec, signs valid events, never echoes a bad key', async () => {
+    const secret = generateSecretKey();
+    const hex = Buffer.from(secret).toString('hex');
+    const fromHex = new LocalKeySigner(hex);
+    const fromNsec = new LocalKeySigner(nsecEncode(secret));
+    expect(await fromHex.getPublicKey()).toBe(getPublicKey(secret));
+    expect(await fromNsec.getPublicKey()).toBe(getPublicKey(secret));
+    const input = templates(3);
+    const events = await fromNsec.signEvents(input);
+    expect(events.map((e) => e.content)).toEqual(['page 0', 'page 1', 'page 2']);
+    for (const event of events) expect(verifyEvent({ ...event })).toBe(true);
+    expect(input[0]).not.toHaveProperty('sig');
+    expect(() => new LocalKeySigner('secretsecret')).toThrow(/64 hex characters/);
+    expect(() => new LocalKeySigner('secretsecret')).not.toThrow(/secretsecret/);
+  });
+});
+
+describe('HttpBunkerSigner', () => {
+  it('signs in chunked batches, in order, and checks every event', async () => {
+    bunker = await startTinyBunker();
+    const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, batchSize: 3 });
+    await signer.check();
+    expect(await signer.getPublicKey()).toBe(bunker.pubkey);
+    const events = await signer.signEvents(templates(7));
+    expect(events.map((e) => e.content)).toEqual(templates(7).map((t) => t.content));
+    for (const event of events) expect(verifyEvent({ ...event })).toBe(true);
+    expect(bunker.requests.filter((r) => r === 'POST /api/keys/default/sign')).toHaveLength(3);
+  });
+
+  it('maps 404 / 423 / 401 to the German errors', async () => {
+    bunker = await startTinyBunker();
+    const unknown = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, keyName: 'nope' });
+    for (const error of [
+      await rejection(unknown.check()),
+      await rejection(unknown.signEvents(templates(1))),
+    ]) {
+      expect(error.code).toBe('key_not_found');
+      expect(error.message.split('\n')[0]).toBe('Key nicht gefunden');
+      expect(error.message).toContain('`nope`');
+    }
+    bunker.state.locked = true;
+    const locked = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token });
+    for (const error of [await rejection(locked.check()), await rejection(locked.signEvents(templates(1)))]) {
+      expect(error.code).toBe('key_locked');
+      expect(error.message.split('\n')[0]).toBe('Key ist gesperrt');
+    }
+    const wrongToken = new HttpBunkerSigner({ url: bunker.url, apiToken: 'wrong' });
+    const error = await rejection(wrongToken.check());
+    expect(error.code).toBe('token_missing');
+    expect(error.message).toMatch(/^BUNKER_API_TOKEN nicht gesetzt\n.*rejected BUNKER_API_TOKEN/);
+  });
+
+  it('falls back to POST /api/sign on a bunker with only the compat routes', async () => {
+    bunker = await startTinyBunker({ compatOnly: true });
+    const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token });
+    expect(await signer.getPublicKey()).toBe(bunker.pubkey);
+    const events = await signer.signEvents(templates(5));
+    expect(events.map((e) => e.content)).toEqual(templates(5).map((t) => t.content));
+    for (const event of events) expect(verifyEvent({ ...event })).toBe(true);
+    // tried once, then remembered
+    expect(bunker.requests.filter((r) => r === 'POST /api/keys/default/sign')).toHaveLength(1);
+    expect(bunker.requests.filter((r) => r === 'POST /api/sign').length).toBeGreaterThanOrEqual(5);
+    bunker.state.locked = true;
+    expect((await rejection(signer.signEvents(templates(1)))).message.split('\n')[0]).toBe(
+      'Key ist gesperrt',
+    );
+    const other = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, keyName: 'other' });
+    expect((await rejection(other.signEvents(templates(1)))).message.split('\n')[0]).toBe(
+      'Key nicht gefunden',
+    );
+  });
+
+  it('retries transient 5xx, then gives up with a message naming BUNKER_URL', async () => {
+    bunker = await startTinyBunker();
+    const signer = new HttpBunkerSigner({
+      url: bunker.url,
+      apiToken: bunker.token,
+      retries: 2,
+      retryDelayMs: 5,
+    });
+    bunker.state.failNext = 2;
+    expect(await signer.signEvents(templates(2))).toHaveLength(2);
+    bunker.state.failNext = 3;
+    const error = await rejection(signer.signEvents(templates(1)));
+    expect(error.code).toBe('bunker_error');
+    expect(error.message).toContain(`BUNKER_URL \`${bunker.url}\``);
+    expect(error.message).toContain('503');
+  });
+
+  it('halves the batch on 413 and rejects tampered signatures', async () => {
+    bunker = await startTinyBunker();
+    bunker.state.maxBatch = 2;
+    const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, batchSize: 8 });
+    expect((await signer.signEvents(templates(8))).map((e) => e.content)).toEqual(
+      templates(8).map((t) => t.content),
+    );
+    bunker.state.tamper = true;
+    const error = await rejection(signer.signEvents(templates(1)));
+    expect(error.code).toBe('bunker_error');
+    expect(error.message).toMatch(/invalid id or signature/);
+  });
+
+  it('reports an unreachable bunker and a timeout clearly', async () => {
+    bunker = await startTinyBunker();
+    const url = bunker.url;
+    bunker.state.hang = true;
+    const slow = new HttpBunkerSigner({ url, apiToken: bunker.token, timeoutMs: 150, retries: 0 });
+    const timeout = await rejection(slow.check());
+    expect(timeout.code).toBe('bunker_unreachable');
+    expect(timeout.message).toContain('did not answer within 150 ms');
+    await bunker.close();
+    bunker = undefined;
+    const down = new HttpBunkerSigner({ url, apiToken: 'x', retries: 1, retryDelayMs: 5 });
+    const error = await rejection(down.signEvents(templates(1)));
+    expect(error.code).toBe('bunker_unreachable');
+    expect(error.message).toContain(`Bunker not reachable at BUNKER_URL \`${url}\``);
+  });
+});
