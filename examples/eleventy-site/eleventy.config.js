@@ -1,0 +1,13 @@
+// @ts-check
+import siegel from '@siegel/eleventy';
+
+/** @param {import('@11ty/eleventy').UserConfig} eleventyConfig */
+export default function (eleventyConfig) {
+  // Signs every HTML output's <main> as Eleventy writes it; feeds and JSON are left alone.
+  eleventyConfig.addPlugin(siegel, { site: 'https://eleventy-example.siegel.invalid' });
+}
+
+export const config = {
+  dir: { input: 'src', output: '_site' },
+  markdownTemplateEngine: 'njk',
+};
