@@ -1,0 +1,42 @@
+/** Integrations known to rewrite built HTML in `astro:build:done` (minifiers, compressors). */
+export const KNOWN_HTML_REWRITERS = [
+  'astro-compress',
+  '@playform/compress',
+  'astro-min',
+  'astro-minify',
+  'astro-minify-html',
+  'astro-html-minifier',
+  '@zokki/astro-minify',
+  'astro-compressor',
+  'astro-critters',
+  '@playform/inline',
+  'astro-purgecss',
+] as const;
+
+const REWRITER_PATTERN = /compress|minif|critters|purgecss|(^|[-/])min$/i;
+
+/**
+ * Names of the HTML-rewriting integrations listed after `ownName` in `integrations`. Astro runs
+ * `astro:build:done` hooks in list order, so those rewrite pages after they were signed.
+ *
+ * @example
+ * findRewritersAfter([{ name: '@siegel/astro' }, { name: 'astro-compress' }], '@siegel/astro') // ['astro-compress']
+ */
+export function findRewritersAfter(integrations: ReadonlyArray<{ name: string }>, ownName: string): string[] {
+  const own = integrations.findIndex((integration) => integration.name === ownName);
+  if (own === -1) return [];
+  return integrations
+    .slice(own + 1)
+    .map((integration) => integration.name)
+    .filter((name) => (KNOWN_HTML_REWRITERS as readonly string[]).includes(name) || REWRITER_PATTERN.test(name));
+}
+
+/** The warning for {@link findRewritersAfter}'s result, with the fix. */
+export function formatRewriterWarning(names: string[], ownName: string): string {
+  const list = names.map((name) => `\`${name}\``).join(', ');
+  return (
+    `${list} ${names.length === 1 ? 'is' : 'are'} listed after \`${ownName}\` in \`integrations\` and rewrite${names.length === 1 ? 's' : ''} ` +
+    'the HTML after it was signed, which breaks every signature. ' +
+    `Fix: move siegel() to the end of the list, e.g. integrations: [${names[0]}(), siegel()].`
+  );
+}

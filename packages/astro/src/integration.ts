@@ -1,0 +1,100 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SiegelError, formatSummary, loadEnv, signSite } from './core-api.js';
+import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
+import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
+import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
+
+/** The integration's name: its npm name, so `astro add` and the compressor check can find it. */
+export const INTEGRATION_NAME = '@siegel/astro';
+
+/**
+ * Astro integration that signs every built page's `<main>` with the author's Nostr key, in
+ * `astro:build:done`. List it last in `integrations`.
+ *
+ * @example
+ * // astro.config.mjs
+ * import siegel from '@siegel/astro';
+ * export default defineConfig({ site: 'https://example.com', integrations: [siegel()] });
+ * @throws {SiegelError} `invalid_options` for unknown or malformed options (at config time), and, with
+ *   `onError: 'fail'` (default), any signing error (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`,
+ *   `Key ist gesperrt`, …) so the build fails.
+ */
+export function siegel(options?: SiegelAstroOptions): AstroIntegration {
+  const settings = parseOptions(options);
+  let config: AstroConfig | undefined;
+  let buildOutput: 'static' | 'server' = 'static';
+  let onDemandRoutes: string[] = [];
+
+  return {
+    name: INTEGRATION_NAME,
+    hooks: {
+      'astro:config:setup': ({ config: astroConfig, command }) => {
+        if (command === 'build' && !settings.site && !astroConfig.site) {
+          throw new SiegelError(
+            'invalid_options',
+            '@siegel/astro needs the site URL: set `site` in astro.config (e.g. site: `https://example.com`) ' +
+              'or pass siegel({ site }). Every signed page names its absolute URL.',
+          );
+        }
+      },
+      'astro:config:done': ({ config: astroConfig, buildOutput: output, logger }) => {
+        config = astroConfig;
+        buildOutput = output;
+        const rewriters = findRewritersAfter(astroConfig.integrations, INTEGRATION_NAME);
+        if (rewriters.length > 0) logger.warn(formatRewriterWarning(rewriters, INTEGRATION_NAME));
+      },
+      'astro:routes:resolved': ({ routes }) => {
+        onDemandRoutes = routes
+          .filter((route) => route.type === 'page' && !route.isPrerendered && route.origin === 'project')
+          .map((route) => route.pattern);
+      },
+      'astro:build:done': async ({ dir, logger }) => {
+        if (!config) throw new SiegelError('invalid_options', '@siegel/astro: `astro:config:done` did not run');
+        const root = fileURLToPath(config.root);
+        await signBuild({ dir: fileURLToPath(dir), root, site: settings.site ?? config.site ?? '', settings, logger });
+        if (buildOutput === 'server' && onDemandRoutes.length > 0) {
+          logger.warn(
+            `${onDemandRoutes.length} on-demand page${onDemandRoutes.length === 1 ? '' : 's'} ` +
+              `(${onDemandRoutes.map((route) => `\`${route}\``).join(', ')}) cannot be signed at build time: ` +
+              'they are rendered per request. Add `export const prerender = true` to sign them.',
+          );
+        }
+      },
+    },
+  };
+}
+
+async function signBuild(input: {
+  dir: string;
+  root: string;
+  site: string;
+  settings: SiegelAstroOptions;
+  logger: AstroIntegrationLogger;
+}): Promise<void> {
+  const { dir, root, site, settings, logger } = input;
+  const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
+  try {
+    const summary = await signSite(dir, {
+      site,
+      selector: settings.selector ?? DEFAULTS.selector,
+      dryRun: settings.dryRun ?? DEFAULTS.dryRun,
+      verbose: settings.verbose ?? DEFAULTS.verbose,
+      cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
+      env: loadEnv(root),
+      bunkerUrl: settings.bunkerUrl,
+      bunkerApiToken: settings.bunkerApiToken,
+      bunkerKeyName: settings.bunkerKeyName,
+      logger: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+    });
+    if (summary.failed > 0) {
+      const first = summary.pages.find((page) => page.outcome === 'failed');
+      throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+    }
+    logger.info(formatSummary(summary));
+  } catch (error) {
+    if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn(`${message}\nThe build finished without signatures (onError: 'warn').`);
+  }
+}

@@ -1,0 +1,112 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import { SiegelError, createSiteSigner, formatSummary, loadEnv } from './core-api.js';
+import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
+
+/** The plugin's name, used for its transform. */
+export const PLUGIN_NAME = '@siegel/eleventy';
+
+type SiteSigner = ReturnType<typeof createSiteSigner>;
+
+/** The part of Eleventy's `eleventyConfig` this plugin uses. */
+export interface EleventyConfigLike {
+  addTransform(name: string, callback: (this: { page: { outputPath: string | false } }, content: string) => unknown): void;
+  on(event: string, callback: (args: EleventyEventArgs) => unknown): void;
+  logger?: { warn?(message: string): void };
+}
+
+/** Arguments of Eleventy's `eleventy.before` / `eleventy.after` events. */
+export interface EleventyEventArgs {
+  directories: { output: string };
+  runMode: 'build' | 'serve' | 'watch';
+  outputMode: 'fs' | 'json' | 'ndjson';
+}
+
+const log = {
+  info: (message: string) => console.log(`[${PLUGIN_NAME}] ${message}`),
+  warn: (message: string) => console.warn(`[${PLUGIN_NAME}] ${message}`),
+  error: (message: string) => console.error(`[${PLUGIN_NAME}] ${message}`),
+};
+
+/**
+ * Eleventy plugin: signs each HTML output's `<main>` as Eleventy writes it (one transform; concurrent
+ * pages share bunker requests), then writes the cache, the verify pages and the summary in
+ * `eleventy.after`. Add it last, after plugins that rewrite HTML.
+ *
+ * @example
+ * // eleventy.config.js
+ * import siegel from '@siegel/eleventy';
+ * export default (eleventyConfig) => { eleventyConfig.addPlugin(siegel, { site: 'https://example.com' }); };
+ * @throws {SiegelError} `invalid_options` for unknown or malformed options; with `onError: 'fail'` (default)
+ *   signing errors (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`, `Key ist gesperrt`, …) fail the build.
+ */
+export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
+  const settings = parseOptions(options);
+  const failHard = (settings.onError ?? DEFAULTS.onError) === 'fail';
+  let run: { signer: SiteSigner; outDir: string; failed: boolean } | undefined;
+
+  const giveUp = (error: unknown): void => {
+    if (failHard) throw error;
+    if (run && !run.failed) {
+      run.failed = true;
+      const message = error instanceof Error ? error.message : String(error);
+      log.warn(`${message}\nThe build finished without signatures (onError: 'warn').`);
+    }
+  };
+
+  eleventyConfig.on('eleventy.before', ({ directories, runMode, outputMode }) => {
+    run = undefined;
+    const enabled = settings.enabled ?? runMode === 'build';
+    if (!enabled || outputMode !== 'fs') return;
+    const root = process.cwd();
+    const outDir = resolve(root, directories.output);
+    const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
+    try {
+      const signer = createSiteSigner({
+        outDir,
+        site: settings.site,
+        selector: settings.selector ?? DEFAULTS.selector,
+        dryRun: settings.dryRun ?? DEFAULTS.dryRun,
+        verbose: settings.verbose ?? DEFAULTS.verbose,
+        cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
+        env: loadEnv(root),
+        bunkerUrl: settings.bunkerUrl,
+        bunkerApiToken: settings.bunkerApiToken,
+        bunkerKeyName: settings.bunkerKeyName,
+        logger: log,
+      });
+      run = { signer, outDir, failed: false };
+    } catch (error) {
+      run = { signer: undefined as never, outDir, failed: false };
+      giveUp(error);
+      run.failed = true;
+    }
+  });
+
+  eleventyConfig.addTransform(PLUGIN_NAME, async function (content) {
+    const outputPath = this.page.outputPath;
+    if (!run || run.failed || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
+    if (typeof content !== 'string') return content;
+    try {
+      return await run.signer.signPage(relative(run.outDir, resolve(outputPath)), content);
+    } catch (error) {
+      giveUp(error);
+      return content;
+    }
+  });
+
+  eleventyConfig.on('eleventy.after', async () => {
+    if (!run || run.failed) return;
+    try {
+      const summary = await run.signer.finish();
+      if (summary.failed > 0) {
+        const first = summary.pages.find((page) => page.outcome === 'failed');
+        throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+      }
+      log.info(formatSummary(summary));
+    } catch (error) {
+      giveUp(error);
+    } finally {
+      run = undefined;
+    }
+  });
+}

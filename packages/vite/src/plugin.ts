@@ -1,0 +1,112 @@
+import { isAbsolute, resolve } from 'node:path';
+import { SiegelError, formatSummary, loadEnv, signSite } from './core-api.js';
+import type { Plugin, ResolvedConfig } from 'vite';
+import { DEFAULTS, parseOptions, type SiegelViteOptions } from './options.js';
+
+/** The plugin's name: its npm name. */
+export const PLUGIN_NAME = '@siegel/vite';
+
+/** What a build hook sees of Vite 6+'s per-environment context (absent in older Vite). */
+interface EnvironmentContext {
+  environment?: { name: string; config: ResolvedConfig };
+}
+
+/**
+ * Vite plugin that signs every built HTML page's `<main>` with the author's Nostr key, once, after the
+ * client build has written its output. Not in dev (`apply: 'build'`), not for SSR or other environments,
+ * not after a failed build.
+ *
+ * @example
+ * // vite.config.js
+ * import siegel from '@siegel/vite';
+ * export default defineConfig({ plugins: [siegel({ site: 'https://example.com' })] });
+ * @throws {SiegelError} `invalid_options` for unknown or malformed options; with `onError: 'fail'` (default)
+ *   signing errors (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`, `Key ist gesperrt`, …) fail the build.
+ */
+export function siegel(options?: SiegelViteOptions): Plugin {
+  const settings = parseOptions(options);
+  let resolved: ResolvedConfig | undefined;
+  /** Per environment name: did this build write its bundle without an error? */
+  const state = new Map<string, { written: boolean; failed: boolean }>();
+
+  const environmentOf = (context: unknown): { name: string; config: ResolvedConfig } | undefined => {
+    const environment = (context as EnvironmentContext).environment;
+    if (environment) return environment;
+    return resolved ? { name: resolved.build.ssr ? 'ssr' : 'client', config: resolved } : undefined;
+  };
+
+  return {
+    name: PLUGIN_NAME,
+    apply: 'build',
+    enforce: 'post',
+    configResolved(config) {
+      resolved = config;
+    },
+    buildStart() {
+      const environment = environmentOf(this);
+      if (environment) state.set(environment.name, { written: false, failed: false });
+    },
+    buildEnd(error) {
+      const environment = environmentOf(this);
+      if (environment && error) state.set(environment.name, { written: false, failed: true });
+    },
+    renderError() {
+      const environment = environmentOf(this);
+      if (environment) state.set(environment.name, { written: false, failed: true });
+    },
+    writeBundle() {
+      const environment = environmentOf(this);
+      const current = environment && state.get(environment.name);
+      if (current && !current.failed) current.written = true;
+    },
+    async closeBundle() {
+      const environment = environmentOf(this);
+      if (!environment) return;
+      const current = state.get(environment.name);
+      state.delete(environment.name);
+      const { config } = environment;
+      const isClient = environment.name === 'client' && !config.build.ssr;
+      if (!isClient || !current?.written || current.failed) return;
+      const outDir = resolve(config.root, config.build.outDir);
+      await signBuild({ outDir, root: config.root, settings, logger: config.logger });
+    },
+  };
+}
+
+async function signBuild(input: {
+  outDir: string;
+  root: string;
+  settings: SiegelViteOptions;
+  logger: { info(message: string): void; warn(message: string): void; error(message: string): void };
+}): Promise<void> {
+  const { outDir, root, settings, logger } = input;
+  const prefix = `[${PLUGIN_NAME}] `;
+  const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
+  try {
+    const summary = await signSite(outDir, {
+      site: settings.site,
+      selector: settings.selector ?? DEFAULTS.selector,
+      dryRun: settings.dryRun ?? DEFAULTS.dryRun,
+      verbose: settings.verbose ?? DEFAULTS.verbose,
+      cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
+      env: loadEnv(root),
+      bunkerUrl: settings.bunkerUrl,
+      bunkerApiToken: settings.bunkerApiToken,
+      bunkerKeyName: settings.bunkerKeyName,
+      logger: {
+        info: (m) => logger.info(prefix + m),
+        warn: (m) => logger.warn(prefix + m),
+        error: (m) => logger.error(prefix + m),
+      },
+    });
+    if (summary.failed > 0) {
+      const first = summary.pages.find((page) => page.outcome === 'failed');
+      throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+    }
+    logger.info(prefix + formatSummary(summary));
+  } catch (error) {
+    if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn(`${prefix}${message}\nThe build finished without signatures (onError: 'warn').`);
+  }
+}
