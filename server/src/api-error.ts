@@ -1,0 +1,63 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged). */
+export type ApiErrorCode =
+  | 'NO_FILE'
+  | 'FILE_TOO_LARGE'
+  | 'INVALID_FORMAT'
+  | 'AUTHOR_REQUIRED'
+  | 'ALREADY_SIGNED'
+  | 'UNAUTHORIZED'
+  | 'RATE_LIMITED'
+  | 'INVALID_HASH'
+  | 'NOT_FOUND'
+  | 'BUNKER_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+/** The formats the sign API accepts, as listed in `INVALID_FORMAT` answers. */
+export const SUPPORTED_FORMATS = [
+  'image/webp',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'application/pdf',
+  'text/markdown (.md, .markdown)',
+  'text/plain (.txt)',
+] as const;
+
+/**
+ * An error the API answers as `{ success: false, error: code, message, ...extra }` with `status`.
+ *
+ * @example
+ * ```ts
+ * throw new ApiError(422, 'AUTHOR_REQUIRED', 'The file names no author');
+ * ```
+ */
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: ApiErrorCode;
+  readonly extra: Record<string, unknown>;
+
+  constructor(
+    status: ContentfulStatusCode,
+    code: ApiErrorCode,
+    message: string,
+    extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
+  }
+
+  /** The JSON body of this error. */
+  toJSON(): Record<string, unknown> {
+    return { success: false, error: this.code, message: this.message, ...this.extra };
+  }
+}
+
+/** `INVALID_FORMAT` (422: a supported type whose bytes are broken; 415: an unsupported type). */
+export function invalidFormat(message: string, status: 415 | 422 = 422): ApiError {
+  return new ApiError(status, 'INVALID_FORMAT', message, { supported: [...SUPPORTED_FORMATS] });
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../api-error.js';
+import { cleanText, selectAuthors } from './author.js';
+import type { Dimensions, FileType } from './file-metadata.js';
+import { detectFileType } from './file-type.js';
+import { readImageContainer } from './image-container.js';
+import { readPdfMetadata } from './pdf-metadata.js';
+import { readTextMetadata } from './text-metadata.js';
+import { readXmp } from './xmp.js';
+
+/** Everything the service knows about an upload before signing it. */
+export interface FileAnalysis {
+  /** SHA-256 of the bytes, lowercase hex. */
+  hash: string;
+  type: FileType;
+  sizeBytes: number;
+  dimensions: Dimensions | undefined;
+  /** Real authors (placeholders removed), in the file's order; empty when there is none. */
+  authors: string[];
+  title: string | undefined;
+  description: string | undefined;
+}
+
+/**
+ * Tell an upload's type from its bytes, check its structure, and read its author, title and description from
+ * its own metadata (XMP for images, the info dictionary then XMP for PDFs, YAML frontmatter for text).
+ *
+ * @throws {ApiError} `INVALID_FORMAT` for unsupported, corrupt or hostile files.
+ */
+export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
+  if (bytes.length === 0) throw new ApiError(400, 'NO_FILE', `\`${fileName}\` is empty`);
+  const type = detectFileType(bytes, fileName);
+  let dimensions: Dimensions | undefined;
+  let found: { authors: string[]; title?: string | undefined; description?: string | undefined };
+  if (type.kind === 'image') {
+    const container = readImageContainer(bytes, type.mimeType);
+    dimensions = container.dimensions;
+    found = container.xmp === undefined ? { authors: [] } : readXmp(container.xmp);
+  } else if (type.kind === 'document') {
+    found = readPdfMetadata(bytes);
+  } else {
+    found = readTextMetadata(new TextDecoder().decode(bytes), type.mimeType === 'text/markdown');
+  }
+  return {
+    hash: createHash('sha256').update(bytes).digest('hex'),
+    type,
+    sizeBytes: bytes.length,
+    dimensions,
+    authors: selectAuthors(found.authors),
+    title: cleanText(found.title),
+    description: cleanText(found.description, 1000),
+  };
+}

@@ -1,0 +1,24 @@
+/** Width and height in pixels. */
+export interface Dimensions {
+  width: number;
+  height: number;
+}
+
+/** Author, title and description as found in a file's own metadata (before placeholder checks). */
+export interface FoundMetadata {
+  /** Author names in the order the file lists them (may include placeholders). */
+  authors: string[];
+  title?: string | undefined;
+  description?: string | undefined;
+}
+
+/** The kinds of files the service signs, as the API names them. */
+export type FileKind = 'image' | 'document' | 'text';
+
+/** What the bytes of an upload are, told from the bytes (and, for text, the name). */
+export interface FileType {
+  kind: FileKind;
+  mimeType: string;
+  /** File extension the service stores it under, without the dot. */
+  extension: string;
+}

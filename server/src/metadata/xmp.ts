@@ -1,0 +1,155 @@
+import { XMLParser } from 'fast-xml-parser';
+import { invalidFormat } from '../api-error.js';
+import type { FoundMetadata } from './file-metadata.js';
+
+const DC = 'http://purl.org/dc/elements/1.1/';
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+/** XMP packets larger than this are not parsed (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
+export const MAX_XMP_BYTES = 1024 * 1024;
+const MAX_DEPTH = 64;
+
+// Entity expansion off: `&name;` stays as written, so neither DTD entities nor bombs are ever expanded.
+// The five predefined entities and character references are decoded by `decodeXmlText` below, by hand.
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  processEntities: false,
+  htmlEntities: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+type XmlNode = Record<string, unknown>;
+
+/**
+ * Read `dc:creator` (every entry of its `rdf:Seq`/`rdf:Bag`), `dc:title` and `dc:description` (the
+ * `x-default` entry of their `rdf:Alt`) from an XMP packet. Namespace prefixes are resolved, so a packet that
+ * binds Dublin Core to another prefix is read too. Entities are never expanded; a DOCTYPE is refused.
+ *
+ * @throws {ApiError} `INVALID_FORMAT` for a packet that is too large, has a DOCTYPE or is not well-formed.
+ */
+export function readXmp(packet: Uint8Array | string): FoundMetadata {
+  const text = typeof packet === 'string' ? packet : new TextDecoder().decode(packet);
+  if (text.length > MAX_XMP_BYTES) throw invalidFormat(`XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
+  if (/<!DOCTYPE/i.test(text)) throw invalidFormat('XMP metadata contains a DOCTYPE, which XMP does not allow');
+  let tree: XmlNode[];
+  try {
+    tree = parser.parse(text) as XmlNode[];
+  } catch (error) {
+    throw invalidFormat(`XMP metadata is not well-formed XML: ${(error as Error).message}`);
+  }
+  const found: FoundMetadata = { authors: [] };
+  walk(tree, new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]), 0, found);
+  return found;
+}
+
+function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found: FoundMetadata): void {
+  if (depth > MAX_DEPTH) throw invalidFormat(`XMP metadata is nested deeper than ${MAX_DEPTH} levels`);
+  for (const node of nodes) {
+    const name = Object.keys(node).find((key) => key !== ':@');
+    if (name === undefined || name === '#text') continue;
+    const attributes = (node[':@'] ?? {}) as Record<string, string>;
+    const inner = withNamespaces(scope, attributes);
+    const children = Array.isArray(node[name]) ? (node[name] as XmlNode[]) : [];
+    const { uri, local } = resolve(name, inner);
+    if (uri === DC && local === 'creator') {
+      found.authors.push(...listItems(children, inner).map((item) => item.text));
+      continue;
+    }
+    if (uri === DC && (local === 'title' || local === 'description')) {
+      found[local] ??= pickDefault(listItems(children, inner)) ?? textOf(children);
+      continue;
+    }
+    if (uri === RDF && local === 'Description') readAttributes(attributes, inner, found);
+    walk(children, inner, depth + 1, found);
+  }
+}
+
+/** `<rdf:Description dc:creator="…" dc:title="…">`, the short form of simple properties. */
+function readAttributes(attributes: Record<string, string>, scope: Map<string, string>, found: FoundMetadata): void {
+  for (const [name, value] of Object.entries(attributes)) {
+    const { uri, local } = resolve(name, scope);
+    if (uri !== DC) continue;
+    if (local === 'creator') found.authors.push(decodeXmlText(value));
+    if (local === 'title' || local === 'description') found[local] ??= decodeXmlText(value);
+  }
+}
+
+interface ListItem {
+  text: string;
+  lang: string | undefined;
+}
+
+/** The `rdf:li` entries of the `rdf:Seq`/`rdf:Bag`/`rdf:Alt` inside a property, or its plain text. */
+function listItems(children: XmlNode[], scope: Map<string, string>): ListItem[] {
+  const items: ListItem[] = [];
+  for (const container of children) {
+    const containerName = Object.keys(container).find((key) => key !== ':@');
+    if (containerName === undefined) continue;
+    if (containerName === '#text') {
+      items.push({ text: decodeXmlText(String(container[containerName])), lang: undefined });
+      continue;
+    }
+    const containerScope = withNamespaces(scope, (container[':@'] ?? {}) as Record<string, string>);
+    for (const li of (container[containerName] ?? []) as XmlNode[]) {
+      const liName = Object.keys(li).find((key) => key !== ':@');
+      if (liName === undefined || liName === '#text') continue;
+      const liAttributes = (li[':@'] ?? {}) as Record<string, string>;
+      const { uri, local } = resolve(liName, withNamespaces(containerScope, liAttributes));
+      if (uri !== RDF || local !== 'li') continue;
+      const text = textOf((li[liName] ?? []) as XmlNode[]);
+      if (text !== undefined) items.push({ text, lang: liAttributes['xml:lang'] });
+    }
+  }
+  return items;
+}
+
+function pickDefault(items: ListItem[]): string | undefined {
+  return (items.find((item) => item.lang === 'x-default') ?? items[0])?.text;
+}
+
+function textOf(children: XmlNode[]): string | undefined {
+  const parts = children.filter((child) => '#text' in child).map((child) => String(child['#text']));
+  return parts.length === 0 ? undefined : decodeXmlText(parts.join(''));
+}
+
+function withNamespaces(scope: Map<string, string>, attributes: Record<string, string>): Map<string, string> {
+  let next = scope;
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === 'xmlns' || name.startsWith('xmlns:')) {
+      if (next === scope) next = new Map(scope);
+      next.set(name === 'xmlns' ? '' : name.slice(6), value);
+    }
+  }
+  return next;
+}
+
+function resolve(name: string, scope: Map<string, string>): { uri: string | undefined; local: string } {
+  const colon = name.indexOf(':');
+  if (colon === -1) return { uri: scope.get(''), local: name };
+  return { uri: scope.get(name.slice(0, colon)), local: name.slice(colon + 1) };
+}
+
+/** Decode the five predefined XML entities and character references; any other `&name;` stays literal. */
+export function decodeXmlText(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});/g, (whole, entity: string) => {
+    switch (entity) {
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
+    }
+    const code = entity[1] === 'x' ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10);
+    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
+  });
+}
