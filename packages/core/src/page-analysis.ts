@@ -1,0 +1,207 @@
+import type { DefaultTreeAdapterTypes } from 'parse5';
+import { selectFirst } from './css-selector.js';
+import { hashContent } from './page-hash.js';
+import { compileCachedSelector, DEFAULT_SELECTOR, parsePage, serializeContent } from './page-parse.js';
+import { BLOCK_END_MARKER, BLOCK_START_MARKER } from './signature-block.js';
+import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
+
+type Element = DefaultTreeAdapterTypes.Element;
+type ChildNode = DefaultTreeAdapterTypes.ChildNode;
+type ParentNode = DefaultTreeAdapterTypes.ParentNode;
+
+/** What one parse of a page yields for signing: the hash, the event's text, and where the block goes. */
+export interface PageAnalysis {
+  /** SHA-256 (lowercase hex) of the UTF-8 `innerHTML` of the selected element; `undefined` when nothing matches. */
+  hash: string | undefined;
+  /** The `<title>` text with whitespace collapsed and trimmed, as `document.title`; `undefined` when absent or empty. */
+  title: string | undefined;
+  /** `<meta name="description" content>`, trimmed; `undefined` when absent or empty. */
+  description: string | undefined;
+  /** UTF-16 offset in `html` where a new signature block goes: the end of `<head>`, also when `<head>` is implied. */
+  insertAt: number;
+  /** Source range of an existing Siegel block (both markers included), to be replaced; `undefined` when none. */
+  existingBlock: { start: number; end: number } | undefined;
+  /** The signature block the page carries now (ours or a variant found in the wild); `undefined` when none. */
+  signatureBlock: SignatureBlockInfo | undefined;
+}
+
+/** Options of {@link analyzePage} and {@link hashPage}. */
+export interface AnalyzePageOptions {
+  /** CSS selector of the signed element; the first match in tree order is used. Default `'main'`. */
+  selector?: string;
+}
+
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+function isElement(node: ChildNode | ParentNode | undefined): node is Element {
+  return node !== undefined && 'tagName' in node;
+}
+
+function findChild(parent: ParentNode | undefined, tagName: string): Element | undefined {
+  if (!parent) return undefined;
+  for (const child of parent.childNodes) {
+    if (isElement(child) && child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
+  }
+  return undefined;
+}
+
+function readAttribute(element: Element, name: string): string | undefined {
+  for (const attribute of element.attrs) if (attribute.name === name) return attribute.value;
+  return undefined;
+}
+
+function collapseWhitespace(text: string): string | undefined {
+  const collapsed = text.replace(/[\t\n\f\r ]+/g, ' ').trim();
+  return collapsed === '' ? undefined : collapsed;
+}
+
+function readTitle(title: Element): string | undefined {
+  let text = '';
+  for (const child of title.childNodes)
+    if (child.nodeName === '#text') text += (child as { value: string }).value;
+  return collapseWhitespace(text);
+}
+
+/** Start offset of the first node at or below `node` (first-child chain) that has a source location. */
+function firstSourceOffset(node: ChildNode | undefined): number | undefined {
+  for (let current = node; current !== undefined; ) {
+    const location = current.sourceCodeLocation;
+    if (location) return location.startOffset;
+    current = isElement(current) ? current.childNodes[0] : undefined;
+  }
+  return undefined;
+}
+
+const VOID_IN_HEAD = new Set(['meta', 'link', 'base', 'basefont', 'bgsound']);
+
+/** Offset right after `node` when its end is exact in the source, else `undefined` (closed implicitly). */
+function exactEnd(node: ChildNode): number | undefined {
+  const location = node.sourceCodeLocation;
+  if (!location) return undefined;
+  if (!isElement(node)) return location.endOffset;
+  const elementLocation = node.sourceCodeLocation;
+  if (elementLocation?.endTag || VOID_IN_HEAD.has(node.tagName)) return location.endOffset;
+  return undefined;
+}
+
+/**
+ * Where a new block goes so that the parser puts it in `<head>`, after everything else there.
+ * Explicit `</head>`: right before it. Head closed implicitly (by `<body>`, a body element or text): after
+ * its last child — or before that child when the child itself was closed implicitly (an unclosed
+ * `<noscript>` would otherwise swallow the block). Head implied and empty: where the next node starts.
+ */
+function findInsertAt(html: string, root: Element | undefined, head: Element | undefined): number {
+  const headLocation = head?.sourceCodeLocation;
+  if (headLocation?.endTag) return headLocation.endTag.startOffset;
+  const lastChild = head?.childNodes.at(-1);
+  if (lastChild) {
+    const end = exactEnd(lastChild) ?? lastChild.sourceCodeLocation?.startOffset;
+    if (end !== undefined) return end;
+  }
+  if (headLocation?.startTag) return headLocation.startTag.endOffset;
+  if (root && head) {
+    const siblings = root.childNodes;
+    for (let index = siblings.indexOf(head) + 1; index < siblings.length; index++) {
+      const offset = firstSourceOffset(siblings[index]);
+      if (offset !== undefined) return offset;
+    }
+  }
+  // Nothing after it either: before an explicit `</html>`, else at the very end.
+  return root?.sourceCodeLocation?.endTag?.startOffset ?? html.length;
+}
+
+function isMarker(node: ChildNode, marker: string): boolean {
+  return node.nodeName === '#comment' && (node as { data: string }).data.trim().startsWith(marker);
+}
+
+/** The first Siegel block, looked for where a block can end up: in `<head>`, or before it when head is implied. */
+function findExistingBlock(
+  containers: Array<ParentNode | undefined>,
+): { start: number; end: number } | undefined {
+  let start: number | undefined;
+  let startNode: ChildNode | undefined;
+  for (const container of containers) {
+    for (const child of container?.childNodes ?? []) {
+      const offset = child.sourceCodeLocation?.startOffset;
+      if (
+        offset !== undefined &&
+        isMarker(child, BLOCK_START_MARKER) &&
+        (start === undefined || offset < start)
+      ) {
+        start = offset;
+        startNode = child;
+      }
+    }
+  }
+  if (start === undefined || !startNode) return undefined;
+  let end: number | undefined;
+  for (const container of containers) {
+    for (const child of container?.childNodes ?? []) {
+      const location = child.sourceCodeLocation;
+      if (location && location.startOffset > start && isMarker(child, BLOCK_END_MARKER)) {
+        if (end === undefined || location.endOffset < end) end = location.endOffset;
+      }
+    }
+  }
+  // A block cut short (no closing marker): replace the opening comment alone rather than add a second block.
+  return { start, end: end ?? startNode.sourceCodeLocation?.endOffset ?? start };
+}
+
+/**
+ * Analyse a page for signing in ONE parse (parse5, scripting disabled, as `DOMParser`): the
+ * `siegel-page/1` hash of the selected element, title, description, where the signature block goes and
+ * the range of a block an earlier run left, plus the block the page carries now.
+ *
+ * @example
+ * ```ts
+ * const analysis = analyzePage('<!doctype html><title>Hi</title><main><p>Hello</p></main>');
+ * analysis.hash;     // sha256 hex of '<p>Hello</p>'
+ * analysis.insertAt; // offset right after </title>, where head ends
+ * ```
+ * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
+ */
+export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
+  const selector = compileCachedSelector(options.selector ?? DEFAULT_SELECTOR);
+  const document = parsePage(html, { locations: true });
+  const root = findChild(document, 'html');
+  const head = findChild(root, 'head');
+
+  let title: string | undefined;
+  let description: string | undefined;
+  for (const child of head?.childNodes ?? []) {
+    if (!isElement(child)) continue;
+    if (child.tagName === 'title' && title === undefined) title = readTitle(child) ?? '';
+    else if (
+      child.tagName === 'meta' &&
+      description === undefined &&
+      readAttribute(child, 'name')?.toLowerCase() === 'description'
+    ) {
+      description = collapseWhitespace(readAttribute(child, 'content') ?? '') ?? '';
+    }
+  }
+
+  const element = selectFirst(document, selector);
+  return {
+    hash: element === undefined ? undefined : hashContent(serializeContent(element)),
+    title: title || undefined,
+    description: description || undefined,
+    insertAt: findInsertAt(html, root, head),
+    existingBlock: findExistingBlock([document, root, head]),
+    signatureBlock: readSignatureBlockFromHead(head),
+  };
+}
+
+/**
+ * The `siegel-page/1` hash of a page: SHA-256 hex of the UTF-8 `innerHTML` of the first element matching
+ * `selector` (default `main`), or `undefined` when no element matches.
+ *
+ * @example
+ * ```ts
+ * hashPage('<main>Hi</main>'); // sha256('Hi') = '3639efcd…'
+ * ```
+ * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
+ */
+export function hashPage(html: string, options: AnalyzePageOptions = {}): string | undefined {
+  const element = selectFirst(parsePage(html), compileCachedSelector(options.selector ?? DEFAULT_SELECTOR));
+  return element === undefined ? undefined : hashContent(serializeContent(element));
+}
