@@ -1,0 +1,139 @@
+import { isUtf8 } from 'node:buffer';
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
+import { writeFileAtomic } from './atomic-write.js';
+import { SiegelError } from './errors.js';
+import { findPages } from './find-pages.js';
+import { resolveSignSiteOptions, type SignSiteOptions } from './sign-site-options.js';
+import { formatSummary, type SignSummary } from './sign-summary.js';
+import { type PageResult, SigningSession } from './signing-session.js';
+import { TaskPool } from './task-pool.js';
+import { VerifyOutput } from './verify-output.js';
+
+const READ_AHEAD = 8;
+const WRITE_CONCURRENCY = 16;
+
+/**
+ * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
+ * signer in large batches (while later pages are still being parsed), take unchanged pages' blocks from the
+ * cache with no bunker call, and write the pages, the verify pages and the cache — atomically, and during
+ * long runs after every batch. Logs the summary through `options.logger` and returns it.
+ *
+ * The signer is checked first: a missing token, an unknown or locked key, or a bunker that is down throw
+ * before any page or the cache is touched.
+ *
+ * @example
+ * ```ts
+ * const summary = await signSite('dist', { site: 'https://example.com', env: loadEnv(process.cwd()) });
+ * ```
+ * @throws {SiegelError} `token_missing`, `key_not_found`, `key_locked` (German messages),
+ * `bunker_unreachable`, `bunker_error`, `invalid_options`, `io_error`.
+ */
+export async function signSite(dir: string, options: SignSiteOptions = {}): Promise<SignSummary> {
+  const resolved = resolveSignSiteOptions(options);
+  const root = resolve(dir);
+  await requireDirectory(root);
+  const paths = resolved.files ? normalizeFiles(resolved.files) : await findPages(root);
+  const session = await SigningSession.open(resolved);
+  const verify = new VerifyOutput(root, resolved.site, resolved.selector);
+  const writes = new TaskPool(WRITE_CONCURRENCY);
+  const progress = createProgress(resolved.progress && paths.length >= 100, paths.length);
+  let signedAny = false;
+
+  const finishPage = (path: string, result: PageResult): void => {
+    if (resolved.dryRun || (result.html === undefined && !result.event)) {
+      session.record(path, result);
+      progress.tick();
+      return;
+    }
+    signedAny ||= result.event !== undefined;
+    writes.add(async () => {
+      try {
+        if (result.html !== undefined) await writeFileAtomic(join(root, path), result.html);
+        if (result.event && result.url) await verify.writePage(result.event, result.url);
+        session.record(path, result);
+      } catch (error) {
+        session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
+      }
+      progress.tick();
+    });
+  };
+
+  const read = (path: string) => readFile(join(root, path)).catch((error: Error) => error);
+  const reads = paths.slice(0, READ_AHEAD).map(read);
+  const pending: Array<Promise<void>> = [];
+  for (const [index, path] of paths.entries()) {
+    const next = paths[index + READ_AHEAD];
+    if (next !== undefined) reads.push(read(next));
+    const bytes = await (reads[index] as Promise<Buffer | Error>);
+    reads[index] = Promise.resolve(new Error('done')); // let the buffer go
+    if (session.fatal) break;
+    if (bytes instanceof Error) {
+      session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
+      progress.tick();
+      continue;
+    }
+    if (!isUtf8(bytes)) {
+      session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
+      progress.tick();
+      continue;
+    }
+    await session.waitForCapacity();
+    const result = session.processPage(path, bytes.toString('utf8'), { bytes });
+    pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
+  }
+  await session.drain();
+  await Promise.all(pending);
+  await writes.idle();
+  progress.done();
+  if (signedAny) await verify.writeScript();
+  if (!resolved.files && !session.fatal) session.prune(new Set(paths));
+  await session.saveCache();
+  if (session.fatal) throw session.fatal;
+
+  const summary = session.summary();
+  resolved.logger.info(formatSummary(summary, { verbose: resolved.verbose, selector: resolved.selector }));
+  return summary;
+}
+
+async function requireDirectory(dir: string): Promise<void> {
+  try {
+    if ((await stat(dir)).isDirectory()) return;
+  } catch {}
+  throw new SiegelError('invalid_options', `The output directory \`${dir}\` does not exist`);
+}
+
+function normalizeFiles(files: string[]): string[] {
+  return [
+    ...new Set(
+      files.map((file) => {
+        const path = normalize(file).split('\\').join('/');
+        if (isAbsolute(path) || path === '..' || path.startsWith('../')) {
+          throw new SiegelError(
+            'invalid_options',
+            `\`files\` must be relative to the output directory, got \`${file}\``,
+          );
+        }
+        return path;
+      }),
+    ),
+  ].sort();
+}
+
+function createProgress(enabled: boolean, total: number): { tick(): void; done(): void } {
+  let count = 0;
+  let last = 0;
+  return {
+    tick() {
+      count++;
+      if (!enabled) return;
+      const now = Date.now();
+      if (now - last < 200 && count < total) return;
+      last = now;
+      process.stderr.write(`\rSiegel: ${count}/${total} pages`);
+    },
+    done() {
+      if (enabled) process.stderr.write('\r\u001b[K');
+    },
+  };
+}

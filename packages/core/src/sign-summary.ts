@@ -1,0 +1,60 @@
+/** What happened to one page. `would-sign` only in a dry run. */
+export type PageOutcome = 'signed' | 'unchanged' | 'skipped' | 'failed' | 'would-sign';
+
+/** One page's line in a {@link SignSummary}. */
+export interface PageReport {
+  /** Path relative to the output directory, with `/` separators. */
+  path: string;
+  outcome: PageOutcome;
+  /** Event id of the page's signature (signed and unchanged pages). */
+  eventId?: string;
+  /** Why the page failed or was skipped. */
+  error?: string;
+}
+
+/** The result of signing a site. In a dry run, `signed` counts the pages that would be signed. */
+export interface SignSummary {
+  /** Pages signed in this run (their `<main>` changed or was never signed). */
+  signed: number;
+  /** Pages whose block came from the cache, with no bunker call. */
+  unchanged: number;
+  /** Pages without a matching element (no `<main>`): not signed. */
+  skipped: number;
+  /** Pages that could not be read, parsed or written. */
+  failed: number;
+  /** Every page, sorted by path. */
+  pages: PageReport[];
+  /** True for a dry run: nothing was signed or written. */
+  dryRun?: boolean;
+}
+
+/** Options of {@link formatSummary}. */
+export interface FormatSummaryOptions {
+  /** List every page with its outcome (default `false`). */
+  verbose?: boolean;
+  /** The selector, named in the skipped count (default `main`). */
+  selector?: string;
+}
+
+/**
+ * One line for people (plus one line per page when `verbose`).
+ *
+ * @example
+ * ```ts
+ * formatSummary(summary) // 'Siegel: 3 signed, 120 unchanged, 1 skipped (no <main>), 0 failed'
+ * ```
+ */
+export function formatSummary(summary: SignSummary, options: FormatSummaryOptions = {}): string {
+  const selector = options.selector ?? 'main';
+  const element = /^[a-z][a-z0-9-]*$/i.test(selector) ? `<${selector}>` : `\`${selector}\``;
+  const head = summary.dryRun
+    ? `Siegel (dry run, nothing written): ${summary.signed} would be signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`
+    : `Siegel: ${summary.signed} signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`;
+  if (!options.verbose) return head;
+  const width = Math.max(0, ...summary.pages.map((page) => page.outcome.length));
+  const lines = summary.pages.map((page) => {
+    const detail = page.error ?? page.eventId ?? '';
+    return `  ${page.outcome.padEnd(width)}  ${page.path}${detail ? `  ${detail}` : ''}`;
+  });
+  return [head, ...lines].join('\n');
+}

@@ -1,0 +1,245 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import * as nip94 from 'nostr-tools/nip94';
+import { verifyEvent } from 'nostr-tools/pure';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatSummary, SiegelError, type Signer, signSite } from '../src/index.js';
+import { analyzePage, hashPage } from '../src/page-analysis.js';
+import { applySignatureBlock, renderSignatureBlock } from '../src/signature-block.js';
+import { readSignatureBlock } from '../src/signature-block-read.js';
+import {
+  CountingSigner,
+  collectingLogger,
+  cp,
+  createFixtureProject,
+  FIXTURE_PAGES,
+  KEY_A,
+  KEY_B,
+  readPages,
+} from './support/site-fixture.js';
+
+const SITE = 'https://example.com';
+const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup();
+  cleanups = [];
+});
+
+async function project() {
+  const created = await createFixtureProject();
+  cleanups.push(created.cleanup);
+  return created;
+}
+
+describe('signSite', () => {
+  it('signs every page with <main>: block matches hash and a valid event; the rest is byte-identical', async () => {
+    const { dist, cacheFile } = await project();
+    const signer = new CountingSigner(KEY_A);
+    const { logger, info } = collectingLogger();
+    const summary = await signSite(dist, { site: SITE, signer, cacheFile, logger, progress: false });
+    expect(summary).toMatchObject({ signed: 4, unchanged: 0, skipped: 1, failed: 0 });
+    expect(signer.calls).toBe(1);
+    expect(info.at(-1)).toBe('Siegel: 4 signed, 0 unchanged, 1 skipped (no <main>), 0 failed');
+    const pubkey = await signer.getPublicKey();
+    for (const path of SIGNED) {
+      const html = await readFile(join(dist, path), 'utf8');
+      const block = readSignatureBlock(html);
+      expect(block?.hash).toBe(hashPage(FIXTURE_PAGES[path] as string));
+      expect(block?.pubkey).toBe(pubkey);
+      const event = JSON.parse(
+        await readFile(join(dist, 'verify', `${block?.eventId}.json`), 'utf8'),
+      ) as NostrEvent;
+      expect(verifyEvent(event)).toBe(true);
+      expect(nip94.validateEvent(event)).toBe(true);
+      expect(event.tags.find((tag) => tag[0] === 'x')?.[1]).toBe(block?.hash);
+      expect(event.id).toBe(block?.eventId);
+      // Outside the block, the file is exactly the input.
+      const input = FIXTURE_PAGES[path] as string;
+      const expected = applySignatureBlock(
+        input,
+        analyzePage(input),
+        renderSignatureBlock(event, { verifyUrl: `${SITE}/verify/${event.id}` }),
+      );
+      expect(html).toBe(expected);
+      expect((await stat(join(dist, 'verify', event.id, 'index.html'))).isFile()).toBe(true);
+    }
+    expect(await readFile(join(dist, 'no-main.html'), 'utf8')).toBe(FIXTURE_PAGES['no-main.html']);
+    expect((await stat(join(dist, 'verify', 'siegel-verify.js'))).size).toBeGreaterThan(1000);
+    const cache = JSON.parse(await readFile(cacheFile, 'utf8'));
+    expect(cache).toMatchObject({ spec: 'siegel-page/1', pubkey, site: SITE, selector: 'main' });
+    expect(Object.keys(cache.pages).sort()).toEqual([...SIGNED].sort());
+  });
+
+  it('re-running changes nothing; a fresh unsigned copy signs with 0 requests and identical output', async () => {
+    const { root, dist, cacheFile } = await project();
+    const fresh = join(root, 'fresh');
+    await cp(dist, fresh, { recursive: true });
+    const signer = new CountingSigner(KEY_A);
+    const options = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
+    await signSite(dist, options);
+    const signed = await readPages(dist, SIGNED);
+    const cacheText = await readFile(cacheFile, 'utf8');
+    const cacheMtime = (await stat(cacheFile)).mtimeMs;
+    signer.calls = 0;
+
+    const again = await signSite(dist, options);
+    expect(again).toMatchObject({ signed: 0, unchanged: 4, skipped: 1 });
+    expect(signer.calls).toBe(0);
+    expect(await readPages(dist, SIGNED)).toEqual(signed);
+    expect(await readFile(cacheFile, 'utf8')).toBe(cacheText);
+    expect((await stat(cacheFile)).mtimeMs).toBe(cacheMtime);
+
+    const copy = await signSite(fresh, options);
+    expect(copy).toMatchObject({ signed: 0, unchanged: 4, skipped: 1 });
+    expect(signer.calls).toBe(0);
+    expect(await readPages(fresh, SIGNED)).toEqual(signed);
+  });
+
+  it('changing one page re-signs exactly it; changing only <head> re-signs nothing', async () => {
+    const { root, dist, cacheFile } = await project();
+    const signer = new CountingSigner(KEY_A);
+    const options = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
+    await signSite(dist, options);
+    const before = await readPages(dist, SIGNED);
+
+    const changed = {
+      ...FIXTURE_PAGES,
+      'about.html': (FIXTURE_PAGES['about.html'] as string).replace('things', 'stuff'),
+    };
+    const next = join(root, 'next');
+    const { writePages } = await import('./support/site-fixture.js');
+    await writePages(next, changed);
+    signer.events = 0;
+    const summary = await signSite(next, options);
+    expect(summary).toMatchObject({ signed: 1, unchanged: 3 });
+    expect(signer.events).toBe(1);
+    expect(summary.pages.find((page) => page.outcome === 'signed')?.path).toBe('about.html');
+    const after = await readPages(next, SIGNED);
+    expect(readSignatureBlock(after['about.html'] as string)?.eventId).not.toBe(
+      readSignatureBlock(before['about.html'] as string)?.eventId,
+    );
+    expect(after['index.html']).toBe(before['index.html']);
+
+    const headOnly = {
+      ...FIXTURE_PAGES,
+      'about.html': changed['about.html']?.replace('<title>', '<meta name="x" content="y"><title>') as string,
+    };
+    const third = join(root, 'third');
+    await writePages(third, headOnly);
+    signer.events = 0;
+    expect(await signSite(third, options)).toMatchObject({ signed: 0, unchanged: 4 });
+    expect(signer.events).toBe(0);
+  });
+
+  it('a different key re-signs all pages with a notice; a corrupt cache is a warning', async () => {
+    const { root, dist, cacheFile } = await project();
+    const fresh = join(root, 'fresh');
+    await cp(dist, fresh, { recursive: true });
+    await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger: collectingLogger().logger,
+      progress: false,
+    });
+    const other = new CountingSigner(KEY_B);
+    const log = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer: other,
+      cacheFile,
+      logger: log.logger,
+      progress: false,
+    });
+    expect(summary).toMatchObject({ signed: 4, unchanged: 0 });
+    expect(log.warn.join('\n')).toMatch(
+      /made for the key `[0-9a-f]{64}`, now signing as `[0-9a-f]{64}`: re-signing all pages/,
+    );
+    const pubkeyB = await other.getPublicKey();
+    for (const html of Object.values(await readPages(dist, SIGNED))) {
+      expect(readSignatureBlock(html)?.pubkey).toBe(pubkeyB);
+      expect(html.match(/siegel-page\/1:/g)).toHaveLength(1);
+    }
+
+    await writeFile(cacheFile, '{"spec": "siegel-page/1", "pages": {');
+    const corrupt = collectingLogger();
+    const result = await signSite(fresh, {
+      site: SITE,
+      signer: other,
+      cacheFile,
+      logger: corrupt.logger,
+      progress: false,
+    });
+    expect(result).toMatchObject({ signed: 4, failed: 0 });
+    expect(corrupt.warn.join('\n')).toMatch(/cache .* is corrupt/);
+    expect(JSON.parse(await readFile(cacheFile, 'utf8')).pubkey).toBe(pubkeyB);
+  });
+
+  it('dry run signs and writes nothing and reports what would be signed', async () => {
+    const { dist, cacheFile } = await project();
+    const signer = new CountingSigner(KEY_A);
+    const log = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer,
+      cacheFile,
+      dryRun: true,
+      verbose: true,
+      logger: log.logger,
+      progress: false,
+    });
+    expect(summary).toMatchObject({ signed: 4, skipped: 1, dryRun: true });
+    expect(summary.pages.filter((page) => page.outcome === 'would-sign')).toHaveLength(4);
+    expect(signer.calls).toBe(0);
+    expect(await readPages(dist, Object.keys(FIXTURE_PAGES))).toEqual(FIXTURE_PAGES);
+    await expect(stat(cacheFile)).rejects.toThrow();
+    await expect(stat(join(dist, 'verify'))).rejects.toThrow();
+    expect(log.info.at(-1)).toMatch(/^Siegel \(dry run, nothing written\): 4 would be signed/);
+    expect(log.info.at(-1)).toContain('would-sign  about.html');
+  });
+
+  it('a signer error is thrown before any page or the cache is touched', async () => {
+    const { dist, cacheFile } = await project();
+    await writeFile(cacheFile, 'not json at all');
+    const locked: Signer = {
+      getPublicKey: async () => 'a'.repeat(64),
+      signEvents: async () => [],
+      check: async () => {
+        throw new SiegelError('key_locked', 'Key ist gesperrt');
+      },
+    };
+    await expect(
+      signSite(dist, { site: SITE, signer: locked, cacheFile, logger: collectingLogger().logger }),
+    ).rejects.toThrow(/^Key ist gesperrt/);
+    expect(await readPages(dist, Object.keys(FIXTURE_PAGES))).toEqual(FIXTURE_PAGES);
+    expect(await readFile(cacheFile, 'utf8')).toBe('not json at all');
+  });
+
+  it('rejects unknown options and a missing site', async () => {
+    const { dist } = await project();
+    await expect(signSite(dist, { sitee: SITE } as never)).rejects.toThrow(/Unknown option `sitee`/);
+    await expect(signSite(dist, {})).rejects.toThrow(/site URL is required/);
+  });
+
+  it('pipelines small batches and lists pages in verbose mode', async () => {
+    const { dist, cacheFile } = await project();
+    const signer = new CountingSigner(KEY_A);
+    const log = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer,
+      cacheFile,
+      batchSize: 1,
+      verbose: true,
+      logger: log.logger,
+      progress: false,
+    });
+    expect(signer.calls).toBe(4);
+    expect(summary.signed).toBe(4);
+    const text = formatSummary(summary, { verbose: true });
+    expect(text.split('\n')).toHaveLength(6);
+    expect(text).toMatch(/skipped\s+no-main\.html\s+no element matches `main`/);
+  });
+});
