@@ -1,3 +1,4 @@
+export { compileSelector } from './css-selector.js';
 export {
   createGermanError,
   GERMAN_MESSAGES,
@@ -5,31 +6,13 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
+export { findPages } from './find-pages.js';
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
 export { LocalKeySigner } from './local-key-signer.js';
-export type { EventTemplate, NostrEvent, Signer } from './signer.js';
-export {
-  type CreateSignerOptions,
-  createSigner,
-  loadEnv,
-  readSignerConfig,
-  SIGNER_DEFAULTS,
-  type SignerConfig,
-} from './signer-config.js';
-export { compileSelector } from './css-selector.js';
 export { type AnalyzePageOptions, analyzePage, hashPage, type PageAnalysis } from './page-analysis.js';
 export { createPageEvent, PAGE_EVENT_KIND, type PageEventInput, pageUrl } from './page-event.js';
 export { hashContent } from './page-hash.js';
 export { DEFAULT_SELECTOR, readPageContent } from './page-parse.js';
-export {
-  applySignatureBlock,
-  BLOCK_END_MARKER,
-  BLOCK_START_MARKER,
-  type RenderSignatureBlockOptions,
-  renderSignatureBlock,
-} from './signature-block.js';
-export { readSignatureBlock, type SignatureBlockInfo } from './signature-block-read.js';
-export { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME, type VerifyPageInput } from './verify-page.js';
 export {
   CACHE_SPEC,
   CACHE_VERSION,
@@ -41,7 +24,6 @@ export {
   type SignCacheHeader,
   writeSignCache,
 } from './sign-cache.js';
-export { findPages } from './find-pages.js';
 export { signSite } from './sign-site.js';
 export {
   type ResolvedSignSiteOptions,
@@ -50,5 +32,34 @@ export {
   type SiegelLogger,
   type SignSiteOptions,
 } from './sign-site-options.js';
-export { type FormatSummaryOptions, formatSummary, type PageOutcome, type PageReport, type SignSummary } from './sign-summary.js';
+export {
+  type FormatSummaryOptions,
+  formatSummary,
+  type PageOutcome,
+  type PageReport,
+  type SignSummary,
+} from './sign-summary.js';
+export {
+  applySignatureBlock,
+  BLOCK_END_MARKER,
+  BLOCK_START_MARKER,
+  type RenderSignatureBlockOptions,
+  renderSignatureBlock,
+} from './signature-block.js';
+export { readSignatureBlock, type SignatureBlockInfo } from './signature-block-read.js';
+export type { EventTemplate, NostrEvent, Signer } from './signer.js';
+export {
+  type CreateSignerOptions,
+  createSigner,
+  loadEnv,
+  readSignerConfig,
+  SIGNER_DEFAULTS,
+  type SignerConfig,
+} from './signer-config.js';
 export { createSiteSigner, type SiteSigner, type SiteSignerOptions } from './site-signer.js';
+export {
+  readVerifyScript,
+  renderVerifyPage,
+  VERIFY_SCRIPT_NAME,
+  type VerifyPageInput,
+} from './verify-page.js';

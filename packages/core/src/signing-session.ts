@@ -257,7 +257,7 @@ export class SigningSession {
       }
       // The signatures reach the cache before the pages reach the disk.
       await this.saveCache();
-      items.forEach((item, index) => item.resolve(results[index] as PageResult));
+      for (const [index, item] of items.entries()) item.resolve(results[index] as PageResult);
     } catch (error) {
       this.#fatal ??= error;
       for (const item of items) item.reject(error);
