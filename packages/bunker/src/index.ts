@@ -1,1 +1,10 @@
-export {};
+export { createApp, DEFAULTS, type AppOptions } from './app.js';
+export { openAuditLog, noAuditLog, type AuditEntry, type AuditLog } from './audit-log.js';
+export { BunkerError, ERROR_STATUS, type BunkerErrorCode } from './errors.js';
+export { parseEventTemplate } from './event-template.js';
+export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
+export { KeyStore, type CreateKeyOptions, type KeyInfo, type KeyStoreOptions } from './key-store.js';
+export { consoleLogger, silentLogger, type Logger } from './logger.js';
+export { startBunker, type RunningBunker, type StartBunkerOptions } from './server.js';
+export { jsEngine, loadSigningEngine, type SigningEngine } from './signing-engine.js';
+export { tokensEqual, type Role } from './token-auth.js';

@@ -1,0 +1,98 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { BunkerError, type BunkerErrorCode } from './errors.js';
+import type { KeyStore } from './key-store.js';
+import { type Logger, silentLogger } from './logger.js';
+import { createAdminApi } from './routes/admin-api.js';
+import { createCompatApi } from './routes/compat-api.js';
+import { createDashboard } from './routes/dashboard.js';
+import { createSignApi } from './routes/sign-api.js';
+import type { BunkerEnv } from './token-auth.js';
+
+/** Defaults of {@link AppOptions}. */
+export const DEFAULTS = {
+  /** Most templates in one `POST /api/keys/{name}/sign`. */
+  maxBatch: 1000,
+  /** Largest request body, in bytes: 8 MiB. */
+  maxBodyBytes: 8 * 1024 * 1024,
+} as const;
+
+/** What {@link createApp} needs. */
+export interface AppOptions {
+  /** The keys. */
+  store: KeyStore;
+  /** Bearer token for listing and signing (≥ 16 characters). */
+  apiToken: string;
+  /** Bearer token for managing keys and the dashboard (≥ 16 characters, not the API token). */
+  adminToken: string;
+  /** Most templates in one batch. Default: `1000`. */
+  maxBatch?: number;
+  /** Largest request body in bytes. Default: 8 MiB. */
+  maxBodyBytes?: number;
+  /** Where unexpected errors are reported. Default: silent. */
+  logger?: Logger;
+}
+
+/**
+ * The bunker's HTTP app (API v1, compatibility routes, admin dashboard), with errors answered as
+ * `{ error: { code, message } }`. Serve it with `@hono/node-server`, or call `app.request()` in tests.
+ *
+ * @throws {TypeError} when a token is missing, shorter than 16 characters, or both tokens are the same.
+ * @example
+ * ```ts
+ * const app = createApp({ store, apiToken, adminToken });
+ * const res = await app.request('/api/keys', { headers: { authorization: `Bearer ${apiToken}` } });
+ * ```
+ */
+export function createApp(options: AppOptions): Hono<BunkerEnv> {
+  const maxBatch = options.maxBatch ?? DEFAULTS.maxBatch;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new TypeError(`\`maxBatch\` must be a positive integer, got \`${maxBatch}\``);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1024) {
+    throw new TypeError(`\`maxBodyBytes\` must be an integer ≥ 1024, got \`${maxBodyBytes}\``);
+  }
+  const logger = options.logger ?? silentLogger;
+  const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken };
+
+  const app = new Hono<BunkerEnv>();
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new BunkerError('payload_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  app.route('/api/keys', createSignApi({ ...deps, maxBatch }));
+  app.route('/api/keys', createAdminApi(deps));
+  app.route('/api', createCompatApi(deps));
+  app.route('/admin', createDashboard({ store: options.store, adminToken: options.adminToken }));
+
+  app.notFound((c) => errorResponse(c, 'not_found', `No route \`${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}\``));
+  app.onError((error, c) => {
+    if (error instanceof BunkerError) {
+      if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
+      return errorResponse(c, error.code, error.message, error.status);
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      return errorResponse(c, 'invalid_request', error.message || 'Bad request', error.status as ContentfulStatusCode);
+    }
+    logger.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
+    return errorResponse(c, 'internal_error', 'Internal error');
+  });
+  return app;
+}
+
+function errorResponse(
+  c: { json: (body: unknown, status: ContentfulStatusCode) => Response; req: { path: string } },
+  code: BunkerErrorCode,
+  message: string,
+  status?: ContentfulStatusCode,
+): Response {
+  const error = new BunkerError(code, message);
+  // The compatibility route answers in its own shape: `{ success: false, … }`.
+  const body = c.req.path === '/api/sign' ? { success: false, error: { code, message } } : { error: { code, message } };
+  return c.json(body, status ?? error.status);
+}

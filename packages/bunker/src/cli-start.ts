@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { dataDirOf } from './cli-keys.js';
+import { BunkerError } from './errors.js';
+import { consoleLogger } from './logger.js';
+import { passphraseFromEnv } from './passphrase-input.js';
+import { startBunker } from './server.js';
+import { MIN_TOKEN_LENGTH } from './token-auth.js';
+
+/** Starts the one line `start` prints on stdout once listening: `SIEGEL_BUNKER_READY {"url",…}`. */
+export const READY_PREFIX = 'SIEGEL_BUNKER_READY';
+
+/** How long shutdown waits for requests in flight before exiting anyway. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * `siegel-bunker start`: serve the bunker until SIGINT/SIGTERM.
+ *
+ * Without `BUNKER_API_TOKEN` and `BUNKER_ADMIN_TOKEN` it refuses to start, except with `--dev`, which
+ * generates the missing tokens and a `default` key, prints the tokens once, and keeps its data in a
+ * throwaway directory unless `--data-dir` is given.
+ */
+export async function runStartCommand(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '7777' },
+      'data-dir': { type: 'string' },
+      dev: { type: 'boolean', default: false },
+      'auto-lock': { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new BunkerError('invalid_request', `\`--port\` must be a port number, got \`${values.port}\``);
+  }
+  const autoLockText = values['auto-lock'] ?? env.BUNKER_AUTO_LOCK_MINUTES;
+  const autoLockMinutes = autoLockText === undefined || autoLockText === '' ? 0 : Number(autoLockText);
+  if (!Number.isFinite(autoLockMinutes) || autoLockMinutes < 0) {
+    throw new BunkerError('invalid_request', `The auto-lock period must be a number of minutes, got \`${autoLockText}\``);
+  }
+
+  const dev = values.dev;
+  let apiToken = env.BUNKER_API_TOKEN ?? '';
+  let adminToken = env.BUNKER_ADMIN_TOKEN ?? '';
+  const printed: string[] = [];
+  if (dev) {
+    if (!apiToken) printed.push(`BUNKER_API_TOKEN=${(apiToken = newToken())}`);
+    if (!adminToken) printed.push(`BUNKER_ADMIN_TOKEN=${(adminToken = newToken())}`);
+  }
+  checkTokens(apiToken, adminToken);
+
+  const throwaway = dev && values['data-dir'] === undefined;
+  const dataDir = throwaway ? await mkdtemp(join(tmpdir(), 'siegel-bunker-dev-')) : dataDirOf(values['data-dir'], env);
+  let passphrase = await passphraseFromEnv(env);
+  if (dev && passphrase === undefined) {
+    passphrase = newToken();
+    if (!throwaway) printed.push(`BUNKER_PASSPHRASE=${passphrase}`);
+  }
+
+  const logger = consoleLogger;
+  const bunker = await startBunker({
+    host: values.host,
+    port,
+    dataDir,
+    apiToken,
+    adminToken,
+    autoLockMs: autoLockMinutes * 60_000,
+    ...(passphrase !== undefined && { passphrase }),
+    logger,
+  });
+  if (dev && !bunker.store.list().some((key) => key.name === 'default') && passphrase !== undefined) {
+    await bunker.store.create('default', { passphrase });
+  }
+
+  const out = process.stdout;
+  if (dev) {
+    out.write('Development bunker. These values are shown once; keep them out of version control:\n');
+    for (const line of printed) out.write(`  ${line}\n`);
+    out.write(`  data directory: ${dataDir}${throwaway ? ' (deleted on exit)' : ''}\n`);
+  }
+  out.write(`siegel-bunker listening on ${bunker.url} (signing engine: ${bunker.engine})\n`);
+  const ready: Record<string, unknown> = { url: bunker.url, keys: bunker.store.list().map((key) => key.name) };
+  if (dev) {
+    const key = bunker.store.list().find((k) => k.name === 'default');
+    Object.assign(ready, { apiToken, adminToken, keyName: 'default', pubkey: key?.pubkey });
+  }
+  // One machine-readable line for scripts and tests.
+  out.write(`${READY_PREFIX} ${JSON.stringify(ready)}\n`);
+  if (values.host !== '127.0.0.1' && values.host !== 'localhost' && values.host !== '::1') {
+    logger.warn(`listening on \`${values.host}\`, not only on loopback: put TLS in front of it`);
+  }
+
+  return new Promise((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info(`${signal}: shutting down`);
+      const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
+      force.unref();
+      bunker
+        .close()
+        .then(() => (throwaway ? rm(dataDir, { recursive: true, force: true }) : undefined))
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            logger.error(`shutdown: ${String(error)}`);
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+}
+
+function checkTokens(apiToken: string, adminToken: string): void {
+  const missing = [!apiToken && 'BUNKER_API_TOKEN', !adminToken && 'BUNKER_ADMIN_TOKEN'].filter(Boolean);
+  if (missing.length > 0) {
+    throw new BunkerError(
+      'invalid_request',
+      `${missing.join(' and ')} not set: refusing to start without tokens. Set them (e.g. \`openssl rand -base64 32\`), or run \`siegel-bunker start --dev\` for a throwaway development bunker.`,
+    );
+  }
+  for (const [name, token] of [
+    ['BUNKER_API_TOKEN', apiToken],
+    ['BUNKER_ADMIN_TOKEN', adminToken],
+  ] as const) {
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new BunkerError('invalid_request', `${name} is too short: use at least ${MIN_TOKEN_LENGTH} characters`);
+    }
+  }
+  if (apiToken === adminToken) throw new BunkerError('invalid_request', 'BUNKER_API_TOKEN and BUNKER_ADMIN_TOKEN must differ');
+}
+
+function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { runKeysCommand } from './cli-keys.js';
+import { runStartCommand } from './cli-start.js';
+import { BunkerError } from './errors.js';
+
+/** `siegel-bunker --help`. */
+export const USAGE = `Usage:
+  siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev] [--auto-lock MINUTES]
+  siegel-bunker keys add NAME [--generate | --import KEY|-] [--passphrase-file F] [--data-dir DIR]
+  siegel-bunker keys list [--data-dir DIR] [--json]
+
+Environment:
+  BUNKER_API_TOKEN        Bearer token for listing keys and signing (required unless --dev)
+  BUNKER_ADMIN_TOKEN      Bearer token for managing keys and the /admin dashboard (required unless --dev)
+  BUNKER_DATA_DIR         data directory (default .bunker/)
+  BUNKER_PASSPHRASE       unlock at start every key this passphrase opens
+  BUNKER_PASSPHRASE_FILE  the same, read from a file
+  BUNKER_AUTO_LOCK_MINUTES  lock keys idle this long (default: never)
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'start':
+      return runStartCommand(rest, process.env);
+    case 'keys':
+      return runKeysCommand(rest, process.env);
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`siegel-bunker: unknown command \`${command}\`\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof BunkerError || (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      ? error.message
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    process.stderr.write(`siegel-bunker: ${message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,123 @@
+import type { FC, PropsWithChildren } from 'hono/jsx';
+import type { KeyInfo } from '../key-store.js';
+
+const STYLE = `
+body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}
+header{background:#1b1b1f;color:#fff;padding:.8rem 1.5rem;display:flex;justify-content:space-between;align-items:center}
+header h1{font-size:1.1rem;margin:0}
+main{max-width:60rem;margin:1.5rem auto;padding:0 1.5rem}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{text-align:left;padding:.55rem .7rem;border-bottom:1px solid #e2e2e8;vertical-align:middle}
+code{font-size:.85em;word-break:break-all}
+.state{font-weight:600}.locked{color:#a4262c}.unlocked{color:#107c10}
+.notice{padding:.6rem .9rem;margin-bottom:1rem;border-radius:4px;background:#e7f3e7}
+.notice.error{background:#fbe9ea}
+form.inline{display:flex;gap:.4rem;margin:0}
+input[type=password]{padding:.3rem .4rem;min-width:12rem}
+button{padding:.3rem .8rem;cursor:pointer}
+.signin{max-width:24rem;margin:4rem auto;background:#fff;padding:1.5rem;border-radius:6px}
+.signin input{width:100%;box-sizing:border-box;margin:.4rem 0 1rem;padding:.4rem}
+`;
+
+const Layout: FC<PropsWithChildren<{ signedIn: boolean }>> = ({ signedIn, children }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex" />
+      <title>Siegel bunker · admin</title>
+      <style>{STYLE}</style>
+    </head>
+    <body>
+      <header>
+        <h1>Siegel bunker</h1>
+        {signedIn && (
+          <form method="post" action="/admin/logout" class="inline">
+            <button type="submit">Sign out</button>
+          </form>
+        )}
+      </header>
+      <main>{children}</main>
+    </body>
+  </html>
+);
+
+/** A message shown above the table after an action. */
+export interface Notice {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/** The sign-in page: one field for the admin token. */
+export const SignInPage: FC<{ error?: string }> = ({ error }) => (
+  <Layout signedIn={false}>
+    <form method="post" action="/admin/login" class="signin">
+      <h2>Sign in</h2>
+      {error && (
+        <p class="notice error" role="alert">
+          {error}
+        </p>
+      )}
+      <label for="token">Admin token</label>
+      <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
+      <button type="submit">Sign in</button>
+    </form>
+  </Layout>
+);
+
+/** The dashboard: every key with its lock state, and unlock / lock buttons. */
+export const DashboardPage: FC<{ keys: KeyInfo[]; notice?: Notice | undefined }> = ({ keys, notice }) => (
+  <Layout signedIn={true}>
+    {notice && (
+      <p class={notice.kind === 'error' ? 'notice error' : 'notice'} role={notice.kind === 'error' ? 'alert' : 'status'}>
+        {notice.text}
+      </p>
+    )}
+    <h2>Keys</h2>
+    {keys.length === 0 ? (
+      <p>No keys yet. Add one with `siegel-bunker keys add NAME --generate` or `POST /api/keys`.</p>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Public key</th>
+            <th>Created</th>
+            <th>State</th>
+            <th>Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr data-key={key.name}>
+              <td>{key.name}</td>
+              <td>
+                <code title={key.pubkey}>{key.npub}</code>
+              </td>
+              <td>{new Date(key.created_at * 1000).toISOString().slice(0, 10)}</td>
+              <td class={key.locked ? 'state locked' : 'state unlocked'}>{key.locked ? 'locked' : 'unlocked'}</td>
+              <td>
+                {key.locked ? (
+                  <form method="post" action={`/admin/keys/${key.name}/unlock`} class="inline">
+                    <input
+                      type="password"
+                      name="passphrase"
+                      aria-label={`Passphrase for ${key.name}`}
+                      autocomplete="off"
+                      required
+                    />
+                    <button type="submit">Unlock</button>
+                  </form>
+                ) : (
+                  <form method="post" action={`/admin/keys/${key.name}/lock`} class="inline">
+                    <button type="submit">Lock</button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </Layout>
+);

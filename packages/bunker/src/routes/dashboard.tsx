@@ -1,0 +1,98 @@
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { AdminSessions } from '../admin-sessions.js';
+import { BunkerError } from '../errors.js';
+import { isValidKeyName } from '../key-name.js';
+import type { KeyStore } from '../key-store.js';
+import { tokensEqual } from '../token-auth.js';
+import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
+
+const COOKIE = 'siegel_admin';
+
+/** Notices the dashboard shows after a redirect, by code (no free text travels in the URL). */
+const NOTICES: Record<string, (key: string) => Notice> = {
+  unlocked: (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` }),
+  locked: (key) => ({ kind: 'ok', text: `Key ${key} is locked.` }),
+  forbidden: (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` }),
+  too_many_attempts: (key) => ({ kind: 'error', text: `Too many wrong passphrases for key ${key}: wait and retry.` }),
+  key_not_found: (key) => ({ kind: 'error', text: `No key named ${key}.` }),
+};
+
+/**
+ * The admin dashboard under `/admin`: a server-rendered page (Hono JSX, plain HTML forms, no script).
+ * Sign in with the admin token; a session cookie (`HttpOnly`, `SameSite=Strict`, path `/admin`) holds a
+ * random session id. Form posts are checked for a same-origin `Origin`.
+ */
+export function createDashboard(deps: { store: KeyStore; adminToken: string }): Hono {
+  const app = new Hono();
+  const sessions = new AdminSessions();
+
+  app.use(async function dashboardHeaders(c, next) {
+    await next();
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+  });
+  app.use(csrf());
+
+  const signedIn = (c: Context) => sessions.has(getCookie(c, COOKIE));
+
+  app.get('/', (c) => {
+    if (!signedIn(c)) return c.html(<SignInPage />);
+    const key = c.req.query('key') ?? '';
+    const make = NOTICES[c.req.query('notice') ?? ''];
+    const notice = make && isValidKeyName(key) ? make(key) : undefined;
+    return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
+  });
+
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    const token = typeof form.token === 'string' ? form.token : '';
+    if (!tokensEqual(token, deps.adminToken)) {
+      return c.html(<SignInPage error="Wrong admin token." />, 401);
+    }
+    setCookie(c, COOKIE, sessions.create(), {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/admin',
+      secure: new URL(c.req.url).protocol === 'https:',
+    });
+    return c.redirect('/admin', 303);
+  });
+
+  app.post('/logout', (c) => {
+    sessions.delete(getCookie(c, COOKIE));
+    deleteCookie(c, COOKIE, { path: '/admin' });
+    return c.redirect('/admin', 303);
+  });
+
+  app.post('/keys/:name/:action{unlock|lock}', async (c) => {
+    if (!signedIn(c)) return c.redirect('/admin', 303);
+    const name = c.req.param('name');
+    const action = c.req.param('action');
+    let outcome: string;
+    try {
+      if (!isValidKeyName(name)) throw new BunkerError('key_not_found', 'invalid name');
+      if (action === 'unlock') {
+        const form = await c.req.parseBody();
+        deps.store.unlock(name, typeof form.passphrase === 'string' ? form.passphrase : '');
+        outcome = 'unlocked';
+      } else {
+        deps.store.lock(name);
+        outcome = 'locked';
+      }
+    } catch (error) {
+      if (!(error instanceof BunkerError) || !(error.code in NOTICES)) throw error;
+      outcome = error.code;
+    }
+    const shown = isValidKeyName(name) ? name : '';
+    return c.redirect(`/admin?notice=${outcome}&key=${encodeURIComponent(shown)}`, 303);
+  });
+
+  return app;
+}

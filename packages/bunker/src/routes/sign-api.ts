@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import type { EventTemplate } from 'nostr-tools/core';
+import { BunkerError } from '../errors.js';
+import { parseEventTemplate } from '../event-template.js';
+import { assertKeyName } from '../key-name.js';
+import type { KeyStore } from '../key-store.js';
+import { readJsonObject } from '../read-json.js';
+import { type BunkerEnv, tokenAuth } from '../token-auth.js';
+
+/** What the API routes need. */
+export interface SignApiDeps {
+  store: KeyStore;
+  apiToken: string;
+  adminToken: string;
+  /** Most templates in one batch. */
+  maxBatch: number;
+}
+
+/**
+ * `GET /api/keys` (either token) and `POST /api/keys/{name}/sign` (API token): the v1 API.
+ */
+export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
+  const app = new Hono<BunkerEnv>();
+  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
+
+  app.get('/', tokenAuth(tokens, ['api', 'admin']), (c) => c.json(deps.store.list()));
+
+  app.post('/:name/sign', tokenAuth(tokens, ['api']), async (c) => {
+    const name = assertKeyName(c.req.param('name'));
+    deps.store.get(name); // 404 before reading a large body for nothing
+    const body = await readJsonObject(c);
+    const events = body.events;
+    if (!Array.isArray(events)) {
+      throw new BunkerError('invalid_request', 'The body must be `{ "events": [template, …] }`: `events` is missing or not an array');
+    }
+    if (events.length > deps.maxBatch) {
+      throw new BunkerError(
+        'batch_too_large',
+        `A batch holds at most ${deps.maxBatch} events, got ${events.length}: split it into several requests`,
+      );
+    }
+    const templates: EventTemplate[] = events.map((e, i) => parseEventTemplate(e, `events[${i}]`));
+    return c.json({ events: await deps.store.sign(name, templates) });
+  });
+
+  return app;
+}

@@ -1,0 +1,131 @@
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { type AuditLog, openAuditLog } from './audit-log.js';
+import { KeyStore } from './key-store.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { loadSigningEngine } from './signing-engine.js';
+
+/** Options of {@link startBunker}. */
+export interface StartBunkerOptions {
+  /** Interface to listen on. Default: `127.0.0.1` (loopback only). */
+  host?: string;
+  /** Port; `0` picks a free one. Default: `7777`. */
+  port?: number;
+  /** Data directory (keys, audit log). */
+  dataDir: string;
+  apiToken: string;
+  adminToken: string;
+  /** Unlock at start every key this passphrase opens. */
+  passphrase?: string;
+  /** Lock keys idle this long (ms). Default: `0` = never. */
+  autoLockMs?: number;
+  /** Most templates in one batch. Default: `1000`. */
+  maxBatch?: number;
+  /** Largest request body in bytes. Default: 8 MiB. */
+  maxBodyBytes?: number;
+  /** Default: `siegel-bunker: …` lines on stderr. */
+  logger?: Logger;
+}
+
+/** A running bunker. */
+export interface RunningBunker {
+  /** Base address, e.g. `http://127.0.0.1:7777`. */
+  url: string;
+  port: number;
+  store: KeyStore;
+  /** `wasm` or `js`: the signing engine in use. */
+  engine: string;
+  /** Stop listening, let requests in flight finish, wipe unlocked keys, close the audit log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Open the data directory, auto-unlock with the passphrase if given, and serve the bunker.
+ *
+ * @throws when the data directory cannot be opened or the port cannot be bound (e.g. `EADDRINUSE`).
+ * @example
+ * ```ts
+ * const bunker = await startBunker({ dataDir: '.bunker', apiToken, adminToken, port: 0 });
+ * console.log(bunker.url);
+ * await bunker.close();
+ * ```
+ */
+export async function startBunker(options: StartBunkerOptions): Promise<RunningBunker> {
+  const logger = options.logger ?? consoleLogger;
+  const engine = await loadSigningEngine({
+    onFallback: (reason) =>
+      logger.warn(`WebAssembly signing unavailable (${String(reason)}); signing with pure JavaScript`),
+  });
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const audit = await openAuditLog(join(options.dataDir, 'audit.log'));
+  try {
+    const store = await KeyStore.open({
+      dataDir: options.dataDir,
+      engine,
+      audit,
+      logger,
+      autoLockMs: options.autoLockMs ?? 0,
+    });
+    return await listen(store, audit, engine.name, options, logger);
+  } catch (error) {
+    await audit.close();
+    throw error;
+  }
+}
+
+async function listen(
+  store: KeyStore,
+  audit: AuditLog,
+  engineName: string,
+  options: StartBunkerOptions,
+  logger: Logger,
+): Promise<RunningBunker> {
+  if (options.passphrase !== undefined) {
+    const { unlocked, failed } = store.unlockAll(options.passphrase);
+    if (unlocked.length > 0) logger.info(`unlocked with the start passphrase: ${unlocked.join(', ')}`);
+    if (failed.length > 0) logger.warn(`the start passphrase does not open: ${failed.join(', ')} (still locked)`);
+  }
+  const app = createApp({
+    store,
+    apiToken: options.apiToken,
+    adminToken: options.adminToken,
+    ...(options.maxBatch !== undefined && { maxBatch: options.maxBatch }),
+    ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }),
+    logger,
+  });
+  const host = options.host ?? '127.0.0.1';
+  const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 7777 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    store,
+    engine: engineName,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Idle keep-alive connections would hold `close` open; requests in flight still finish.
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        });
+        store.close();
+        await audit.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as nip19 from 'nostr-tools/nip19';
+import * as nip49 from 'nostr-tools/nip49';
+import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
+import { describe, expect, it } from 'vitest';
+import { BunkerError, KeyStore, loadSigningEngine, openAuditLog } from '../src/index.js';
+import { openStore, PASSPHRASE, template, tempDir } from './helpers.js';
+
+async function allFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof BunkerError ? error.code : String(error);
+  }
+  return undefined;
+}
+
+describe('KeyStore', () => {
+  it('keeps an imported nsec across a restart, locked, and never writes the raw secret', async () => {
+    const dataDir = await tempDir();
+    const engine = await loadSigningEngine();
+    const secretKey = generateSecretKey();
+    const nsec = nip19.nsecEncode(secretKey);
+    const first = await KeyStore.open({ dataDir, engine });
+    const created = await first.create('imported', { import: nsec, passphrase: PASSPHRASE });
+    expect(created).toMatchObject({ name: 'imported', pubkey: getPublicKey(secretKey), locked: false });
+    first.close();
+
+    const files = await allFiles(dataDir);
+    expect(files.map((f) => f.slice(dataDir.length))).toEqual(['/keys/imported.json']);
+    for (const file of files) {
+      const text = await readFile(file, 'utf8');
+      expect(text).not.toContain(Buffer.from(secretKey).toString('hex'));
+      expect(text).not.toContain(nsec);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+    }
+
+    const second = await KeyStore.open({ dataDir, engine });
+    expect(second.list()).toEqual([{ ...created, locked: true }]);
+    await expect(second.sign('imported', [template()])).rejects.toMatchObject({ code: 'key_locked' });
+    second.unlock('imported', PASSPHRASE);
+    const [event] = await second.sign('imported', [template()]);
+    expect(event?.pubkey).toBe(getPublicKey(secretKey));
+  });
+
+  it('imports an ncryptsec with its own passphrase and refuses the wrong one', async () => {
+    const store = await openStore();
+    const secretKey = generateSecretKey();
+    const ncryptsec = nip49.encrypt(secretKey, 'the old passphrase', 10);
+    await expect(store.create('x', { import: ncryptsec, passphrase: 'not the one!' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    const key = await store.create('x', { import: ncryptsec, passphrase: 'the old passphrase' });
+    expect(key.pubkey).toBe(getPublicKey(secretKey));
+  });
+
+  it('refuses a crafted ncryptsec whose scrypt cost would hang the process', async () => {
+    const store = await openStore();
+    const ncryptsec = nip49.encrypt(generateSecretKey(), 'passphrase', 10);
+    // Re-encode with log N = 40 (byte 1 of the payload).
+    const { bech32 } = await import('@scure/base');
+    const { words } = bech32.decode(ncryptsec as `${string}1${string}`, 5000);
+    const bytes = bech32.fromWords(words);
+    bytes[1] = 40;
+    const crafted = bech32.encode('ncryptsec', bech32.toWords(bytes), 5000);
+    await expect(store.create('x', { import: crafted, passphrase: 'passphrase' })).rejects.toThrow(/log N 40/);
+  });
+
+  it('leaves a key locked after a wrong passphrase, and throttles the next attempt', async () => {
+    let now = 1_000_000;
+    const store = await openStore({ now: () => now });
+    await store.create('k', { passphrase: PASSPHRASE });
+    store.lock('k');
+    expect(codeOf(() => store.unlock('k', 'wrong passphrase'))).toBe('forbidden');
+    expect(store.get('k').locked).toBe(true);
+    expect(codeOf(() => store.unlock('k', PASSPHRASE))).toBe('too_many_attempts');
+    now += 500;
+    expect(codeOf(() => store.unlock('k', 'wrong again!'))).toBe('forbidden');
+    now += 999;
+    expect(codeOf(() => store.unlock('k', PASSPHRASE))).toBe('too_many_attempts');
+    now += 1;
+    expect(store.unlock('k', PASSPHRASE).locked).toBe(false);
+  });
+
+  it('rejects weak passphrases, duplicate names and bad names', async () => {
+    const store = await openStore();
+    await expect(store.create('k', { passphrase: 'short' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await store.create('k', { passphrase: PASSPHRASE });
+    await expect(store.create('k', { passphrase: PASSPHRASE })).rejects.toMatchObject({ code: 'key_exists' });
+    await expect(store.create('../k', { passphrase: PASSPHRASE })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(store.create('k2', { passphrase: PASSPHRASE, import: 'nsec1garbage' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('unlocks at start every key one passphrase opens and reports the rest', async () => {
+    const dataDir = await tempDir();
+    const engine = await loadSigningEngine();
+    const first = await KeyStore.open({ dataDir, engine });
+    await first.create('a', { passphrase: PASSPHRASE });
+    await first.create('b', { passphrase: 'another passphrase' });
+    await first.create('c', { passphrase: PASSPHRASE });
+    first.close();
+    const second = await KeyStore.open({ dataDir, engine });
+    expect(second.unlockAll(PASSPHRASE)).toEqual({ unlocked: ['a', 'c'], failed: ['b'] });
+    expect(second.status()).toEqual({ active: 2, locked: 1 });
+  });
+
+  it('locks keys idle for the auto-lock period', async () => {
+    let now = 0;
+    const store = await openStore({ now: () => now, autoLockMs: 60_000 });
+    await store.create('k', { passphrase: PASSPHRASE });
+    now = 59_000;
+    await store.sign('k', [template()]);
+    now = 118_000;
+    store.lockIdle();
+    expect(store.get('k').locked).toBe(false);
+    now = 119_000;
+    store.lockIdle();
+    expect(store.get('k').locked).toBe(true);
+    store.close();
+  });
+
+  it('signs in order and appends one audit line per event, without content', async () => {
+    const dataDir = await tempDir();
+    const audit = await openAuditLog(join(dataDir, 'audit.log'));
+    const store = await KeyStore.open({ dataDir, engine: await loadSigningEngine(), audit });
+    await store.create('k', { passphrase: PASSPHRASE });
+    const templates = Array.from({ length: 5 }, (_, i) => template(i));
+    const events = await store.sign('k', templates);
+    await store.sign('k', [template(9)]);
+    expect(events.map((e) => e.content)).toEqual(templates.map((t) => t.content));
+    for (const e of events) expect(verifyEvent({ ...e })).toBe(true);
+    await audit.close();
+    const lines = (await readFile(join(dataDir, 'audit.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(6);
+    expect(Object.keys(lines[0])).toEqual(['time', 'key', 'id', 'kind']);
+    expect(lines.slice(0, 5).map((l) => l.id)).toEqual(events.map((e) => e.id));
+    expect(JSON.stringify(lines)).not.toContain('page 0');
+  });
+
+  it('deletes a key from memory and disk', async () => {
+    const store = await openStore();
+    await store.create('k', { passphrase: PASSPHRASE });
+    await store.delete('k');
+    expect(store.list()).toEqual([]);
+    expect(await readdir(join(store.dataDir, 'keys'))).toEqual([]);
+    await expect(store.delete('k')).rejects.toMatchObject({ code: 'key_not_found' });
+  });
+
+  it('skips a damaged key file with a warning instead of failing', async () => {
+    const dataDir = await tempDir();
+    const engine = await loadSigningEngine();
+    const first = await KeyStore.open({ dataDir, engine });
+    await first.create('good', { passphrase: PASSPHRASE });
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(dataDir, 'keys', 'bad.json'), '{not json');
+    const warnings: string[] = [];
+    const logger = { info() {}, error() {}, warn: (m: string) => warnings.push(m) };
+    const second = await KeyStore.open({ dataDir, engine, logger });
+    expect(second.list().map((k) => k.name)).toEqual(['good']);
+    expect(warnings.join()).toContain('bad.json');
+  });
+});
