@@ -63,3 +63,11 @@ export {
   VERIFY_SCRIPT_NAME,
   type VerifyPageInput,
 } from './verify-page.js';
+export {
+  formatVerifyReport,
+  type PageVerdict,
+  type PageVerification,
+  type VerifyReport,
+  type VerifySiteOptions,
+  verifySite,
+} from './verify-site.js';
