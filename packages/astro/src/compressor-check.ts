@@ -7,13 +7,12 @@ export const KNOWN_HTML_REWRITERS = [
   'astro-minify-html',
   'astro-html-minifier',
   '@zokki/astro-minify',
-  'astro-compressor',
   'astro-critters',
   '@playform/inline',
-  'astro-purgecss',
 ] as const;
 
-const REWRITER_PATTERN = /compress|minif|critters|purgecss|(^|[-/])min$/i;
+// Minifiers by name. Not `astro-compressor` & co.: they only add .gz/.br copies and belong after Siegel.
+const REWRITER_PATTERN = /minif|(^|[-/])min$/i;
 
 /**
  * Names of the HTML-rewriting integrations listed after `ownName` in `integrations`. Astro runs

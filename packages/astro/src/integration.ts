@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SiegelError, formatSummary, loadEnv, signSite } from './core-api.js';
+import { SiegelError, loadEnv, signSite } from '@siegel/core';
 import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
 import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
@@ -91,7 +91,6 @@ async function signBuild(input: {
       const first = summary.pages.find((page) => page.outcome === 'failed');
       throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
     }
-    logger.info(formatSummary(summary));
   } catch (error) {
     if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
     const message = error instanceof Error ? error.message : String(error);

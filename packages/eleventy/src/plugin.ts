@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path';
-import { SiegelError, createSiteSigner, formatSummary, loadEnv } from './core-api.js';
+import { SiegelError, createSiteSigner, loadEnv } from '@siegel/core';
 import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
@@ -102,7 +102,6 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
         const first = summary.pages.find((page) => page.outcome === 'failed');
         throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
       }
-      log.info(formatSummary(summary));
     } catch (error) {
       giveUp(error);
     } finally {

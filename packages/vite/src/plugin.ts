@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SiegelError, formatSummary, loadEnv, signSite } from './core-api.js';
+import { SiegelError, loadEnv, signSite } from '@siegel/core';
 import type { Plugin, ResolvedConfig } from 'vite';
 import { DEFAULTS, parseOptions, type SiegelViteOptions } from './options.js';
 
@@ -103,7 +103,6 @@ async function signBuild(input: {
       const first = summary.pages.find((page) => page.outcome === 'failed');
       throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
     }
-    logger.info(prefix + formatSummary(summary));
   } catch (error) {
     if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
     const message = error instanceof Error ? error.message : String(error);

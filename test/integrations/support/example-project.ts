@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const WORK_ROOT = join(REPO_ROOT, 'test/integrations/.work');
+export const WORK_ROOT = join(REPO_ROOT, 'test/integrations/.work');
 const require = createRequire(join(REPO_ROOT, 'package.json'));
 
 /** How the conformance suite drives one of the three example sites. */
@@ -31,7 +32,7 @@ export interface ExampleAdapter {
 
 function binOf(pkg: string, name?: string): string {
   const manifestPath = require.resolve(`${pkg}/package.json`);
-  const manifest = JSON.parse(require('node:fs').readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
   const bin = typeof manifest.bin === 'string' ? manifest.bin : (manifest.bin[name ?? pkg] ?? Object.values(manifest.bin)[0]);
   return join(dirname(manifestPath), bin as string);
 }
@@ -103,6 +104,8 @@ export interface ExampleProject {
   adapter: ExampleAdapter;
   /** Rewrite the config: `options` merged into Siegel's, or `false` for no Siegel at all. */
   configure(options: Record<string, unknown> | false): Promise<void>;
+  /** Rewrite the config from the example's original source. */
+  configureSource(edit: (original: string) => string): Promise<void>;
   /** Write `.env` (replacing it); `undefined` values are left out. */
   writeEnv(env: Record<string, string | undefined>): Promise<void>;
   build(extraEnv?: Record<string, string>): Promise<BuildResult>;
@@ -115,10 +118,10 @@ export interface ExampleProject {
 const SKIP = new Set(['node_modules', 'dist', '_site', '.astro', '.env', '.sign-cache.json']);
 
 /** Copy `examples/<adapter.example>` to a fresh work folder. */
-export async function copyExample(adapter: ExampleAdapter, label = adapter.tool): Promise<ExampleProject> {
+export async function copyExample(adapter: ExampleAdapter, label = adapter.tool, parent = WORK_ROOT): Promise<ExampleProject> {
   const source = join(REPO_ROOT, 'examples', adapter.example);
-  const dir = join(WORK_ROOT, `${label}-${randomBytes(4).toString('hex')}`);
-  await mkdir(WORK_ROOT, { recursive: true });
+  const dir = join(parent, `${label}-${randomBytes(4).toString('hex')}`);
+  await mkdir(parent, { recursive: true });
   await cp(source, dir, { recursive: true, filter: (path) => !SKIP.has(path.split(sep).at(-1) ?? '') });
   const original = await readFile(join(dir, adapter.configFile), 'utf8');
   const outDir = join(dir, adapter.outDir);
@@ -129,6 +132,9 @@ export async function copyExample(adapter: ExampleAdapter, label = adapter.tool)
     async configure(options) {
       const next = options === false ? adapter.withoutSiegel(original) : adapter.withOptions(original, options);
       await writeFile(join(dir, adapter.configFile), next);
+    },
+    async configureSource(edit) {
+      await writeFile(join(dir, adapter.configFile), edit(original));
     },
     async writeEnv(env) {
       const lines = Object.entries(env).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${value}`);

@@ -1,0 +1,144 @@
+// What only Astro has: integration order (minifiers after Siegel), build.format, and `astro add`.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
+import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
+import { startWorkspaceRegistry } from './support/workspace-registry.js';
+
+const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
+if (!astro) throw new Error('no astro adapter');
+
+/** An inline integration named like the real astro-compress that, like it, minifies the built HTML. */
+const FAKE_COMPRESS = `{
+  name: 'astro-compress',
+  hooks: {
+    'astro:build:done': async ({ dir }) => {
+      const { readdir, readFile, writeFile } = await import('node:fs/promises');
+      const { fileURLToPath } = await import('node:url');
+      const root = fileURLToPath(dir);
+      for (const entry of await readdir(root, { recursive: true })) {
+        if (!entry.endsWith('.html') || entry.startsWith('verify')) continue;
+        const file = root + '/' + entry;
+        await writeFile(file, (await readFile(file, 'utf8')).replace(/\\s*\\n\\s*/g, ' '));
+      }
+    },
+  },
+}`;
+
+let bunker: RunningBunker;
+const projects: ExampleProject[] = [];
+
+beforeAll(async () => {
+  bunker = await startBunker();
+});
+
+afterAll(async () => {
+  await Promise.all(projects.map((project) => project.remove()));
+  await bunker?.stop();
+});
+
+async function signedProject(editConfig: (source: string) => string): Promise<ExampleProject> {
+  const project = await copyExample(astro as NonNullable<typeof astro>, 'astro-specific');
+  projects.push(project);
+  await project.configureSource(editConfig);
+  await project.writeEnv({ BUNKER_URL: bunker.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+  return project;
+}
+
+describe('@siegel/astro', () => {
+  it('warns, with the fix, when a known compressor is listed after Siegel (and it would break the signatures)', async () => {
+    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [siegel(), ${FAKE_COMPRESS}]`));
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('`astro-compress` is listed after `@siegel/astro`');
+    expect(result.output).toContain('move siegel() to the end');
+    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    expect(verified.code, 'the minifier really did break the signatures').not.toBe(0);
+  });
+
+  it('stays quiet when the compressor runs before Siegel, and every page verifies', async () => {
+    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [${FAKE_COMPRESS}, siegel()]`));
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).not.toContain('is listed after `@siegel/astro`');
+    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    expect(verified.code, verified.output).toBe(0);
+  });
+
+  it.each([
+    ['file', ['about.html', 'blog/first-post.html', 'counter.html', 'index.html', '404.html']],
+    ['directory', ['about/index.html', 'blog/first-post/index.html', 'counter/index.html', 'index.html', '404.html']],
+  ] as const)('build.format %s: every page signed and verified', async (format, expected) => {
+    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [siegel()], build: { format: '${format}' }`));
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    const pages = await checkPages(project.outDir);
+    expect(pages.map((page) => page.path)).toEqual(expect.arrayContaining([...expected]));
+    expect(pages.every((page) => page.hasMain)).toBe(true);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    expect(verified.code, verified.output).toBe(0);
+  });
+
+  it('`astro add @siegel/astro` adds it to the config of a fresh copy, offline against the workspace package', async () => {
+    // Outside the repository (no lockfile or install metadata above it), so `astro add` finds no package
+    // manager and skips its install step; the packages resolve through links to the workspace's node_modules.
+    const parent = await mkdtemp(join(tmpdir(), 'siegel-astro-add-'));
+    const registry = await startWorkspaceRegistry({ '@siegel/astro': 'packages/astro', '@siegel/core': 'packages/core' });
+    try {
+      const project = await copyExample(astro as NonNullable<typeof astro>, 'astro-add', parent);
+      await project.configure(false);
+      const config = join(project.dir, 'astro.config.mjs');
+      await writeFile(config, (await readFile(config, 'utf8')).replace(/^import siegel.*\n/m, ''));
+      const manifestPath = join(project.dir, 'package.json');
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
+      delete manifest.dependencies['@siegel/astro'];
+      delete manifest.dependencies['@siegel/core'];
+      await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
+      await mkdir(join(project.dir, 'node_modules'));
+      for (const entry of await readdir(join(REPO_ROOT, 'node_modules'))) {
+        if (!entry.startsWith('.')) await symlink(join(REPO_ROOT, 'node_modules', entry), join(project.dir, 'node_modules', entry));
+      }
+      expect(await readFile(config, 'utf8')).not.toContain('siegel');
+
+      const added = await runAstro(project.dir, ['add', '@siegel/astro', '--yes'], { npm_config_registry: registry.url });
+      expect(added.code, added.output).toBe(0);
+      expect(registry.requests).toContain('/@siegel/astro/latest');
+      const updated = await readFile(config, 'utf8');
+      expect(updated).toMatch(/import siegel from ['"]@siegel\/astro['"]/);
+      expect(updated).toMatch(/integrations: \[\s*siegel\(\)\s*\]/);
+
+      await project.writeEnv({ BUNKER_URL: bunker.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+      const built = await project.build();
+      expect(built.code, built.output).toBe(0);
+      const pages = await checkPages(project.outDir);
+      expect(pages.length).toBeGreaterThan(4);
+      expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+      expect(existsSync(join(project.dir, 'package-lock.json'))).toBe(false);
+    } finally {
+      await registry.close();
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+async function runAstro(cwd: string, args: string[], env: Record<string, string>) {
+  const { spawn } = await import('node:child_process');
+  const script = join(REPO_ROOT, 'node_modules/astro/bin/astro.mjs');
+  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd,
+      env: { ...process.env, ...env, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1', CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}

@@ -1,0 +1,84 @@
+// What only Eleventy has: per-page transforms (batched), non-HTML outputs, and --serve.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { freePort } from '../support/free-port.js';
+import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
+import { startRequestCounter, type RequestCounter } from './support/request-counter.js';
+import { checkPages, signatureProblems } from './support/signed-output.js';
+
+const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
+if (!eleventy) throw new Error('no eleventy adapter');
+
+let bunker: RunningBunker;
+let counter: RequestCounter;
+let project: ExampleProject;
+const unsigned = new Map<string, string>();
+
+beforeAll(async () => {
+  bunker = await startBunker();
+  counter = await startRequestCounter(bunker.url);
+  project = await copyExample(eleventy as NonNullable<typeof eleventy>, 'eleventy-specific');
+  await project.configure(false);
+  const reference = await project.build();
+  if (reference.code !== 0) throw new Error(reference.output);
+  for (const path of ['feed.xml', 'posts.json', 'fragments/card.html']) unsigned.set(path, await project.read(path));
+  await project.configure({});
+  await project.writeEnv({ BUNKER_URL: counter.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+});
+
+afterAll(async () => {
+  await project?.remove();
+  await counter?.close();
+  await bunker?.stop();
+});
+
+describe('@siegel/eleventy', () => {
+  it('signs concurrent pages in batches: far fewer bunker requests than pages', async () => {
+    counter.reset();
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
+    expect(pages.length).toBeGreaterThanOrEqual(25);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    expect(counter.signedEvents).toBe(pages.length);
+    expect(counter.signRequests).toBeGreaterThanOrEqual(1);
+    expect(counter.signRequests).toBeLessThanOrEqual(Math.ceil(pages.length / 10));
+  });
+
+  it('leaves the feed (XML), the JSON index and a fragment without <main> untouched', async () => {
+    for (const [path, content] of unsigned) expect(await project.read(path), path).toBe(content);
+    expect(existsSync(join(project.outDir, 'draft/index.html'))).toBe(false);
+  });
+
+  it('is off in --serve unless enabled', async () => {
+    const port = await freePort();
+    counter.reset();
+    const child = spawn(process.execPath, [eleventy?.command().script ?? '', '--serve', '--port', String(port)], {
+      cwd: project.dir,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/Server at|Wrote \d+ files/.test(output)) {
+        if (Date.now() > deadline) throw new Error(`eleventy --serve did not start:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(counter.signRequests).toBe(0);
+    const about = (await checkPages(project.outDir)).find((page) => page.path === 'about/index.html');
+    expect(about?.hasMain).toBe(true);
+    expect(about?.block, output).toBeUndefined();
+  });
+});

@@ -1,0 +1,121 @@
+// What only Vite has: several environments per build, failed builds, and the dev server.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { freePort } from '../support/free-port.js';
+import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
+import { startRequestCounter, type RequestCounter } from './support/request-counter.js';
+import { checkPages, listPages, signatureProblems } from './support/signed-output.js';
+
+const vite = ADAPTERS.find((adapter) => adapter.tool === 'vite');
+if (!vite) throw new Error('no vite adapter');
+
+let bunker: RunningBunker;
+let counter: RequestCounter;
+const projects: ExampleProject[] = [];
+
+beforeAll(async () => {
+  bunker = await startBunker();
+  counter = await startRequestCounter(bunker.url);
+});
+
+afterAll(async () => {
+  await Promise.all(projects.map((project) => project.remove()));
+  await counter?.close();
+  await bunker?.stop();
+});
+
+async function project(editConfig: (source: string) => string): Promise<ExampleProject> {
+  const copy = await copyExample(vite as NonNullable<typeof vite>, 'vite-specific');
+  projects.push(copy);
+  await copy.configureSource(editConfig);
+  await copy.writeEnv({ BUNKER_URL: counter.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+  return copy;
+}
+
+/** Lines Siegel logs once per signing run (core's summary goes through Vite's logger with this prefix). */
+const signingRuns = (output: string) => output.split('\n').filter((line) => /^\[@siegel\/vite\] Siegel: \d+ signed/.test(line)).length;
+
+describe('@siegel/vite', () => {
+  it('with two environments (client + ssr) signs once, the client output only', async () => {
+    const copy = await project((source) =>
+      source.replace(
+        'build: {',
+        `builder: {},
+  environments: { ssr: { build: { outDir: 'dist-server', rolldownOptions: { input: 'src/entry-server.js' } } } },
+  build: {`,
+      ),
+    );
+    await writeFile(join(copy.dir, 'src/entry-server.js'), "export const render = () => '<main><p>server</p></main>';\n");
+    counter.reset();
+    const result = await copy.build();
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/ssr/);
+    expect(existsSync(join(copy.dir, 'dist-server'))).toBe(true);
+    expect(signingRuns(result.output), result.output).toBe(1);
+    expect(counter.signRequests).toBe(1);
+    const pages = await checkPages(copy.outDir);
+    expect(pages.length).toBe(4);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    expect(existsSync(join(copy.dir, 'dist-server/verify'))).toBe(false);
+  });
+
+  it('a failed build signs nothing', async () => {
+    const copy = await project((source) =>
+      source.replace('plugins: [', "plugins: [{ name: 'fail-late', generateBundle() { this.error('deliberate failure'); } }, "),
+    );
+    counter.reset();
+    const result = await copy.build();
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('deliberate failure');
+    expect(counter.signRequests).toBe(0);
+    expect(signingRuns(result.output)).toBe(0);
+    expect(existsSync(join(copy.dir, '.sign-cache.json'))).toBe(false);
+    if (existsSync(copy.outDir)) {
+      for (const page of await checkPages(copy.outDir)) expect(page.block, page.path).toBeUndefined();
+    }
+  });
+
+  it('a dev server signs nothing, neither while running nor when it closes', async () => {
+    const copy = await project((source) => source);
+    counter.reset();
+    const port = await freePort();
+    const child = spawn(process.execPath, [vite?.command().script ?? '', '--port', String(port), '--strictPort'], {
+      cwd: copy.dir,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      const response = await waitForOk(`http://127.0.0.1:${port}/about/`);
+      expect(await response.text()).toContain('<main>');
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(counter.signRequests).toBe(0);
+    expect(signingRuns(output)).toBe(0);
+    expect(existsSync(join(copy.dir, '.sign-cache.json'))).toBe(false);
+    expect(existsSync(copy.outDir) ? await listPages(copy.outDir) : []).toEqual([]);
+  });
+});
+
+async function waitForOk(url: string): Promise<Response> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return response;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
