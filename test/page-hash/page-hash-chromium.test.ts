@@ -1,0 +1,89 @@
+// Acceptance 1 of issue 3 / DESIGN "Invariant, tested in real Chromium": for every spec vector,
+// sha256(new DOMParser().parseFromString(html, 'text/html').querySelector('main').innerHTML), computed IN
+// the browser with crypto.subtle, equals our hash — except the vectors listed as divergent in the data,
+// which must differ (so the list of known divergences stays honest).
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { hashPage } from '@siegel/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+
+interface Vector {
+  file: string;
+  sha256: string;
+  divergent?: { browser: string; reason: string };
+}
+
+const directory = new URL('../../packages/core/fixtures/page-hash/', import.meta.url);
+const expected = JSON.parse(readFileSync(new URL('expected.json', directory), 'utf8')) as {
+  selector: string;
+  vectors: Vector[];
+};
+const vectors = expected.vectors.map((vector) => ({
+  ...vector,
+  html: readFileSync(new URL(vector.file, directory), 'utf8'),
+}));
+
+let chromium: LaunchedChromium;
+let server: Server;
+let browserHashes: Record<string, string | null>;
+
+beforeAll(async () => {
+  // crypto.subtle needs a secure context: a blank page served from loopback is one, about:blank is not.
+  server = createServer((_request, response) => {
+    response
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>blank</title>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  chromium = await launchChromium();
+  const page = await chromium.context.newPage();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  browserHashes = await page.evaluate(
+    async ({ pages, selector }) => {
+      const result: Record<string, string | null> = {};
+      for (const { file, html } of pages) {
+        const element = new DOMParser().parseFromString(html, 'text/html').querySelector(selector);
+        if (!element) {
+          result[file] = null;
+          continue;
+        }
+        const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(element.innerHTML));
+        result[file] = Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join(
+          '',
+        );
+      }
+      return result;
+    },
+    { pages: vectors.map(({ file, html }) => ({ file, html })), selector: expected.selector },
+  );
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('siegel-page/1 in Chromium: DOMParser + crypto.subtle agree with our hash', () => {
+  it('covers at least 40 vectors', () => {
+    expect(vectors.length).toBeGreaterThanOrEqual(40);
+    expect(Object.keys(browserHashes)).toHaveLength(vectors.length);
+  });
+
+  for (const vector of vectors) {
+    if (vector.divergent) {
+      it(`${vector.file}: differs in Chromium, as listed (${vector.divergent.reason.slice(0, 60)}…)`, () => {
+        expect(hashPage(vector.html, { selector: expected.selector })).toBe(vector.sha256);
+        expect(browserHashes[vector.file]).toMatch(/^[0-9a-f]{64}$/);
+        expect(browserHashes[vector.file]).not.toBe(vector.sha256);
+      });
+    } else {
+      it(`${vector.file}: same hash in Chromium`, () => {
+        expect(browserHashes[vector.file]).toBe(vector.sha256);
+        expect(hashPage(vector.html, { selector: expected.selector })).toBe(vector.sha256);
+      });
+    }
+  }
+});
