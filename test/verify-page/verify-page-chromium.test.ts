@@ -1,0 +1,181 @@
+// Acceptance 5 of issue 3 (browser half): the verify page, opened in Chromium from a local static server over
+// a signed site, says valid; after one word of the page's <main> changes it says invalid, and why. The site is
+// served under a sub-path (/site/) to prove the page and script links work there too.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  analyzePage,
+  applySignatureBlock,
+  createPageEvent,
+  pageUrl,
+  readVerifyScript,
+  renderSignatureBlock,
+  renderVerifyPage,
+  VERIFY_SCRIPT_NAME,
+} from '@siegel/core';
+import { npubEncode } from 'nostr-tools/nip19';
+import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from 'nostr-tools/pure';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { serveDirectory } from './serve-directory.js';
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>A post about seals</title>
+<meta name="description" content="Seals, signed.">
+</head>
+<body>
+<header><nav><a href="../../">Home</a></nav></header>
+<main>
+<h1>Seals</h1>
+<p>A seal proves who closed the letter &amp; that nobody opened it.</p>
+<astro-island props="{&quot;n&quot;:[0,1]}"><button>1</button></astro-island>
+</main>
+<script>document.querySelector('main').insertAdjacentHTML('beforeend', '<p>hydrated</p>');</script>
+</body>
+</html>
+`;
+
+const secretKey = generateSecretKey();
+let root: string;
+let server: Awaited<ReturnType<typeof serveDirectory>>;
+let chromium: LaunchedChromium;
+let event: NostrEvent;
+let pageFile: string;
+
+/** Sign one page the way signSite does, with our page-level functions and a local key. */
+async function signPage(site: string, relativePath: string, html: string): Promise<NostrEvent> {
+  const analysis = analyzePage(html);
+  if (!analysis.hash) throw new Error('no main');
+  const signed = finalizeEvent(
+    createPageEvent({
+      hash: analysis.hash,
+      url: pageUrl(site, relativePath),
+      title: analysis.title,
+      description: analysis.description,
+    }),
+    secretKey,
+  );
+  const block = renderSignatureBlock(signed, { verifyUrl: `${site}/verify/${signed.id}/` });
+  await mkdir(dirname(join(root, relativePath)), { recursive: true });
+  await writeFile(join(root, relativePath), applySignatureBlock(html, analysis, block));
+  await mkdir(join(root, 'verify', signed.id), { recursive: true });
+  await writeFile(join(root, 'verify', `${signed.id}.json`), JSON.stringify(signed));
+  await writeFile(
+    join(root, 'verify', signed.id, 'index.html'),
+    renderVerifyPage({
+      event: signed,
+      pageUrl: pageUrl(site, relativePath),
+      pagePath: new URL(pageUrl(site, relativePath)).pathname.slice('/site'.length),
+      scriptPath: `/verify/${VERIFY_SCRIPT_NAME}`,
+      selector: 'main',
+    }),
+  );
+  return signed;
+}
+
+async function readVerdict(page: Page, id: string): Promise<{ state: string; reason: string; text: string }> {
+  await page.goto(`${server.url}verify/${id}/`);
+  const status = page.locator('#siegel-status:not([data-state="pending"])');
+  await status.waitFor({ timeout: 20_000 });
+  return {
+    state: (await status.getAttribute('data-state')) ?? '',
+    reason: (await status.getAttribute('data-reason')) ?? '',
+    text: (await status.textContent()) ?? '',
+  };
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'siegel-verify-page-'));
+  server = await serveDirectory(root, '/site/');
+  const site = server.url.replace(/\/$/, '');
+  await mkdir(join(root, 'verify'), { recursive: true });
+  await writeFile(join(root, 'verify', VERIFY_SCRIPT_NAME), await readVerifyScript());
+  pageFile = join(root, 'blog', 'seals', 'index.html');
+  event = await signPage(site, 'blog/seals/index.html', PAGE);
+  chromium = await launchChromium();
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('verify page in Chromium', () => {
+  it('says valid for the signed page, shows who signed and when, and loads nothing but the site', async () => {
+    const page = await chromium.context.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url)) outside.push(request.url());
+    });
+    const verdict = await readVerdict(page, event.id);
+    expect(verdict).toMatchObject({ state: 'valid', reason: 'ok' });
+    expect(verdict.text).toMatch(
+      /^Valid: the page’s main is exactly what this key signed on \d{4}-\d\d-\d\d/,
+    );
+    const body = (await page.textContent('body')) ?? '';
+    expect(body).toContain(npubEncode(getPublicKey(secretKey)));
+    expect(body).toContain('A post about seals');
+    expect(body).toContain(new Date(event.created_at * 1000).toISOString().slice(0, 10));
+    expect(outside).toEqual([]);
+    expect(server.requests).toContain('/site/blog/seals/');
+    expect(server.requests).toContain(`/site/verify/${VERIFY_SCRIPT_NAME}`);
+    await page.close();
+  });
+
+  it('says invalid, and why, after one word of <main> changed', async () => {
+    const signed = await readFile(pageFile, 'utf8');
+    await writeFile(pageFile, signed.replace('nobody opened it', 'somebody opened it'));
+    try {
+      const page = await chromium.context.newPage();
+      const verdict = await readVerdict(page, event.id);
+      expect(verdict).toMatchObject({ state: 'invalid', reason: 'hash' });
+      expect(verdict.text).toContain('changed since it was signed');
+      expect(verdict.text).toContain(`the signature covers ${event.tags.find((tag) => tag[0] === 'x')?.[1]}`);
+      await page.close();
+    } finally {
+      await writeFile(pageFile, signed);
+    }
+  });
+
+  it('says invalid when the event was altered or its signature is not the key’s', async () => {
+    const verifyFile = join(root, 'verify', event.id, 'index.html');
+    const original = await readFile(verifyFile, 'utf8');
+    const page = await chromium.context.newPage();
+    try {
+      // Changed content, id left as it was: the id no longer matches.
+      await writeFile(
+        verifyFile,
+        original.replace('"content":"A post about seals"', '"content":"A post about sails"'),
+      );
+      expect(await readVerdict(page, event.id)).toMatchObject({ state: 'invalid', reason: 'event-id' });
+      // Another key's pubkey with this signature: the id is recomputed over it, so sign a fresh event
+      // and swap in a signature from a different event.
+      const other = finalizeEvent({ kind: 1063, created_at: 1, tags: [], content: 'x' }, secretKey);
+      await writeFile(verifyFile, original.replace(`"sig":"${event.sig}"`, `"sig":"${other.sig}"`));
+      expect(await readVerdict(page, event.id)).toMatchObject({ state: 'invalid', reason: 'signature' });
+    } finally {
+      await writeFile(verifyFile, original);
+      await page.close();
+    }
+  });
+
+  it('says invalid when the page lost its <main>', async () => {
+    const signed = await readFile(pageFile, 'utf8');
+    await writeFile(pageFile, signed.replace('<main>', '<div>').replace('</main>', '</div>'));
+    try {
+      const page = await chromium.context.newPage();
+      const verdict = await readVerdict(page, event.id);
+      expect(verdict).toMatchObject({ state: 'invalid', reason: 'no-element' });
+      expect(verdict.text).toContain('`main`');
+      await page.close();
+    } finally {
+      await writeFile(pageFile, signed);
+    }
+  });
+});
