@@ -1,1 +1,17 @@
-export {};
+export { type ApiErrorCode, ApiError, SUPPORTED_FORMATS } from './api-error.js';
+export { type AppDeps, createApp, type SiegelApp } from './app.js';
+export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config.js';
+export { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
+export { FileSigner, type FileSignerOptions } from './file-signer.js';
+export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
+export { isRealAuthor, PLACEHOLDER_AUTHORS } from './metadata/author.js';
+export { readPdfMetadata } from './metadata/pdf-metadata.js';
+export { decodePdfText } from './metadata/pdf-text.js';
+export { readTextMetadata } from './metadata/text-metadata.js';
+export { readXmp } from './metadata/xmp.js';
+export { type FileUrls, fileUrls } from './public-urls.js';
+export type { FileStorage } from './storage/file-storage.js';
+export { FilesystemStorage } from './storage/filesystem-storage.js';
+export { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+export { MIGRATIONS, SqliteRecordStore } from './storage/sqlite-record-store.js';
+export { checkStoredEvent, type RecordVerdict } from './verify-record.js';

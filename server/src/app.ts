@@ -1,0 +1,79 @@
+import type { Signer } from '@siegel/core';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError } from './api-error.js';
+import { FileSigner } from './file-signer.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { createFileRoutes } from './routes/file-routes.js';
+import { createInspectRoutes } from './routes/inspect-routes.js';
+import { createPageRoutes } from './routes/page-routes.js';
+import { createSignRoutes } from './routes/sign-routes.js';
+import { createVerifyRoutes } from './routes/verify-routes.js';
+import type { FileStorage } from './storage/file-storage.js';
+import type { RecordStore } from './storage/record-store.js';
+
+/** What {@link createApp} is built from: the signer, the storage, the records, and the settings. */
+export interface AppDeps {
+  signer: Signer;
+  storage: FileStorage;
+  records: RecordStore;
+  /** Public address of the service (no trailing slash). */
+  baseUrl: string;
+  /** Where files and event pages are served from (default `baseUrl`). */
+  cdnUrl?: string;
+  /** Tokens allowed to sign (`SIGN_API_TOKENS`); none → signing is refused. */
+  signTokens: readonly string[];
+  /** Upload limit in bytes (default 25 MiB). */
+  maxUploadBytes?: number;
+  /** Uploads (sign + inspect) per client per minute (default 60). */
+  rateLimitPerMinute?: number;
+  /** Where unexpected errors are reported (default `console.error`). */
+  logError?: (error: unknown) => void;
+}
+
+/** The built app and the file signer inside it (for `removeOrphans()` at start). */
+export interface SiegelApp {
+  app: Hono;
+  fileSigner: FileSigner;
+}
+
+/**
+ * Build the Hono app of the file-signing service: sign, inspect and verify APIs, served files and event
+ * pages, and the web pages. One router per resource; errors answer `{ success: false, error, message }`.
+ *
+ * @example
+ * ```ts
+ * const { app } = createApp({ signer, storage, records, baseUrl: 'http://localhost:8787', signTokens: ['t'] });
+ * const response = await app.request('/api/verify?hash=' + hash);
+ * ```
+ */
+export function createApp(deps: AppDeps): SiegelApp {
+  const baseUrl = deps.baseUrl.replace(/\/+$/, '');
+  const cdnUrl = (deps.cdnUrl ?? baseUrl).replace(/\/+$/, '');
+  const maxUploadBytes = deps.maxUploadBytes ?? 25 * 1024 * 1024;
+  const rateLimitPerMinute = deps.rateLimitPerMinute ?? 60;
+  const logError = deps.logError ?? ((error: unknown) => console.error(error));
+  const fileSigner = new FileSigner({ signer: deps.signer, storage: deps.storage, records: deps.records, baseUrl, cdnUrl });
+
+  const app = new Hono();
+  app.use('*', securityHeaders({ https: baseUrl.startsWith('https:') }));
+  app.route(
+    '/api',
+    createSignRoutes({ fileSigner, signTokens: deps.signTokens, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
+  );
+  app.route('/api', createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }));
+  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl }));
+  app.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
+  app.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
+
+  app.notFound((c) => c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404));
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return c.json(error.toJSON(), error.status);
+    if (error instanceof HTTPException && error.status < 500) {
+      return c.json({ success: false, error: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
+    }
+    logError(error);
+    return c.json({ success: false, error: 'INTERNAL_ERROR', message: 'Internal error' }, 500);
+  });
+  return { app, fileSigner };
+}

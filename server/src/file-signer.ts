@@ -1,0 +1,176 @@
+import type { Signer } from '@siegel/core';
+import type { NostrEvent } from 'nostr-tools/core';
+import { verifyEvent } from 'nostr-tools/pure';
+import { ApiError } from './api-error.js';
+import { renderEventPage } from './event-page.js';
+import { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
+import { type FileAnalysis, analyzeFile } from './metadata/analyze-file.js';
+import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
+import type { FileStorage } from './storage/file-storage.js';
+import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+import { describeRecord } from './describe-record.js';
+
+/** What {@link FileSigner} needs. */
+export interface FileSignerOptions {
+  signer: Signer;
+  storage: FileStorage;
+  records: RecordStore;
+  /** Public address of the service, no trailing slash. */
+  baseUrl: string;
+  /** Where files and event pages are served from, no trailing slash. */
+  cdnUrl: string;
+}
+
+const SIGNER_ERROR_CODES = new Set(['token_missing', 'key_not_found', 'key_locked', 'bunker_unreachable', 'bunker_error']);
+
+/**
+ * Signs uploads: analyzes the file, has the bunker sign its NIP-94 event, stores file and event page, then
+ * writes the record. Order and clean-up keep the invariant: never a record without its file, never a file
+ * left without its record (a crash between the two leaves files that {@link FileSigner.removeOrphans} deletes
+ * at the next start). Uploads of the same bytes are serialized, so the second one gets `ALREADY_SIGNED`.
+ */
+export class FileSigner {
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(readonly options: FileSignerOptions) {}
+
+  /**
+   * Sign and publish `bytes`.
+   *
+   * @throws {ApiError} `INVALID_FORMAT`, `AUTHOR_REQUIRED`, `ALREADY_SIGNED` (409, with `existing_event`),
+   *   `BUNKER_UNAVAILABLE` (503, with the bunker's German message).
+   */
+  async sign(bytes: Uint8Array, fileName: string): Promise<SignedFileRecord> {
+    const analysis = analyzeFile(bytes, fileName);
+    requireAuthor(analysis, fileName);
+    return this.serialize(analysis.hash, () => this.signAnalyzed(bytes, fileName, analysis));
+  }
+
+  private async serialize<T>(hash: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.inFlight.get(hash) ?? Promise.resolve();
+    const current = previous.then(run, run);
+    const settled = current.catch(() => undefined);
+    this.inFlight.set(hash, settled);
+    try {
+      return await current;
+    } finally {
+      if (this.inFlight.get(hash) === settled) this.inFlight.delete(hash);
+    }
+  }
+
+  private async signAnalyzed(bytes: Uint8Array, fileName: string, analysis: FileAnalysis): Promise<SignedFileRecord> {
+    const { signer, storage, records, baseUrl, cdnUrl } = this.options;
+    await this.rejectIfSigned(analysis.hash);
+    const fileKey = documentKey(analysis.hash, analysis.type.extension);
+    const template = createFileEvent(analysis, `${cdnUrl}/${fileKey}`, fileName);
+    const event = await signWithBunker(async () => (await signer.signEvents([template]))[0]);
+    if (!isSignedFileEvent(event, analysis.hash)) {
+      throw new ApiError(502, 'BUNKER_UNAVAILABLE', 'The bunker returned an event that does not verify');
+    }
+    const record: SignedFileRecord = {
+      hash: analysis.hash,
+      eventId: event.id,
+      pubkey: event.pubkey,
+      fileType: analysis.type.kind,
+      mimeType: analysis.type.mimeType,
+      sizeBytes: analysis.sizeBytes,
+      width: analysis.dimensions?.width,
+      height: analysis.dimensions?.height,
+      authors: analysis.authors,
+      title: analysis.title,
+      description: analysis.description,
+      fileName: fileName.slice(0, 255),
+      fileKey,
+      event,
+      createdAt: Math.floor(Date.now() / 1000),
+    };
+    const urls = fileUrls(record, baseUrl, cdnUrl);
+    const text = analysis.type.kind === 'text' ? new TextDecoder().decode(bytes) : undefined;
+    const written: string[] = [];
+    try {
+      for (const [key, data] of [
+        [fileKey, bytes],
+        [eventPageKey(record.hash, 'index.html'), new TextEncoder().encode(await renderEventPage(record, urls, baseUrl, text))],
+        [eventPageKey(record.hash, 'index.json'), new TextEncoder().encode(JSON.stringify(describeRecord(record, urls), null, 2))],
+      ] as const) {
+        written.push(key);
+        await storage.put(key, data);
+      }
+      await records.insert(record);
+    } catch (error) {
+      await Promise.allSettled(written.map((key) => storage.delete(key)));
+      if (error instanceof DuplicateRecordError) await this.rejectIfSigned(analysis.hash);
+      throw error;
+    }
+    return record;
+  }
+
+  private async rejectIfSigned(hash: string): Promise<void> {
+    const existing = await this.options.records.findByHash(hash);
+    if (existing === undefined) return;
+    throw new ApiError(409, 'ALREADY_SIGNED', `This file was already signed (event \`${existing.eventId}\`)`, {
+      hash,
+      existing_event: existing.event,
+      urls: fileUrls(existing, this.options.baseUrl, this.options.cdnUrl),
+    });
+  }
+
+  /**
+   * Delete stored files and event pages that have no record (left by a crash between storing and recording).
+   * Returns the keys removed. Run at start, before serving.
+   */
+  async removeOrphans(): Promise<string[]> {
+    const { storage, records } = this.options;
+    const removed: string[] = [];
+    for (const prefix of ['documents/', 'events/']) {
+      for await (const key of storage.list(prefix)) {
+        const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];
+        if (hash !== undefined && !key.includes('.tmp-') && (await records.findByHash(hash)) !== undefined) continue;
+        await storage.delete(key);
+        removed.push(key);
+      }
+    }
+    return removed;
+  }
+}
+
+/** Analyze a file and check that it names a real author, without signing (for `POST /api/inspect`). */
+export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
+  if (analysis.authors.length > 0) return;
+  const where =
+    analysis.type.kind === 'image'
+      ? 'the XMP `dc:creator` of the image'
+      : analysis.type.kind === 'document'
+        ? 'the PDF `/Author` (or its XMP `dc:creator`)'
+        : 'the YAML frontmatter `author:`';
+  throw new ApiError(
+    422,
+    'AUTHOR_REQUIRED',
+    `\`${fileName}\` names no author (or only a placeholder such as \`unknown\`); set ${where}`,
+  );
+}
+
+/** Run the bunker call; its errors become 503 answers carrying the signer's (German) message. */
+async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Promise<NostrEvent | undefined> {
+  try {
+    return await sign();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof Error && typeof code === 'string' && SIGNER_ERROR_CODES.has(code)) {
+      throw new ApiError(503, 'BUNKER_UNAVAILABLE', error.message, { bunker_error: code });
+    }
+    throw new ApiError(503, 'BUNKER_UNAVAILABLE', 'The signing bunker could not sign the event', {
+      bunker_error: 'bunker_error',
+    });
+  }
+}
+
+function isSignedFileEvent(event: NostrEvent | undefined, hash: string): event is NostrEvent {
+  if (event === undefined || event.kind !== FILE_EVENT_KIND) return false;
+  if (!event.tags.some((tag) => tag[0] === 'x' && tag[1] === hash)) return false;
+  try {
+    return verifyEvent({ ...event });
+  } catch {
+    return false;
+  }
+}

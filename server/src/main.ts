@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Entry point of the file-signing service: the only module that reads the environment and listens.
+import { randomBytes } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { createSigner, loadEnv, type Signer } from '@siegel/core';
+import { createApp } from './app.js';
+import { databasePath, filesPath, readServerConfig } from './config.js';
+import { FilesystemStorage } from './storage/filesystem-storage.js';
+import { SqliteRecordStore } from './storage/sqlite-record-store.js';
+
+const dev = process.argv.includes('--dev');
+// process.env, overlaid with `.env` in the working directory (never mutating process.env).
+const env = loadEnv(process.cwd());
+const config = readServerConfig(env);
+const signTokens = [...config.signTokens];
+let devToken: string | undefined;
+if (dev) {
+  devToken = randomBytes(24).toString('base64url');
+  signTokens.push(devToken);
+}
+
+let signer: Signer;
+try {
+  signer = createSigner({ env });
+} catch (error) {
+  // Without BUNKER_API_TOKEN the service still serves and verifies; signing answers 503 with the message.
+  console.warn((error as Error).message);
+  signer = {
+    getPublicKey: () => Promise.reject(error),
+    signEvents: () => Promise.reject(error),
+  };
+}
+
+const records = new SqliteRecordStore(databasePath(config.dataDir));
+const storage = new FilesystemStorage(filesPath(config.dataDir));
+const { app, fileSigner } = createApp({
+  signer,
+  storage,
+  records,
+  baseUrl: config.baseUrl,
+  cdnUrl: config.cdnUrl,
+  signTokens,
+  maxUploadBytes: config.maxUploadBytes,
+  rateLimitPerMinute: config.rateLimitPerMinute,
+});
+const orphans = await fileSigner.removeOrphans();
+if (orphans.length > 0) console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
+
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  console.log(`Siegel server listening on http://${info.address}:${info.port} (public address ${config.baseUrl})`);
+  console.log(`Sign page: ${config.baseUrl}/tools/sign · verify page: ${config.baseUrl}/verify`);
+  if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
+  else if (signTokens.length === 0) console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');
+});
+
+function shutdown(): void {
+  server.close(() => {
+    records.close();
+    process.exit(0);
+  });
+  setTimeout(() => process.exit(0), 3000).unref();
+}
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

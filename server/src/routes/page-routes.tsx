@@ -1,0 +1,81 @@
+import { Hono } from 'hono';
+import { fileUrls } from '../public-urls.js';
+import type { RecordStore } from '../storage/record-store.js';
+import { checkStoredEvent } from '../verify-record.js';
+import { Layout } from '../web/layout.js';
+import { SignPage } from '../web/sign-page.js';
+import { SITE_STYLE } from '../web/site-style.js';
+import { SIGN_SCRIPT } from '../web/sign-script.js';
+import { VerifyPage } from '../web/verify-page.js';
+import { NotFoundResult, VerifyResult } from '../web/verify-result.js';
+import { VERIFY_SCRIPT } from '../web/verify-script.js';
+import { readHashParam } from './verify-routes.js';
+
+/** Options of {@link createPageRoutes}. */
+export interface PageRoutesOptions {
+  records: RecordStore;
+  baseUrl: string;
+  cdnUrl: string;
+  maxUploadBytes: number;
+}
+
+/** The web pages: `/tools/sign`, `/verify` (`?hash=`), `/verify/{event id}`, and their assets. */
+export function createPageRoutes(options: PageRoutesOptions): Hono {
+  const { records, baseUrl, cdnUrl } = options;
+  const app = new Hono();
+  const asset = (body: string, type: string) => () =>
+    new Response(body, { headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=300' } });
+  app.get('/assets/siegel.css', asset(SITE_STYLE, 'text/css; charset=utf-8'));
+  app.get('/assets/sign.js', asset(SIGN_SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/verify.js', asset(VERIFY_SCRIPT, 'text/javascript; charset=utf-8'));
+
+  app.get('/', (c) => c.redirect('/verify'));
+  app.get('/tools/sign', (c) => c.html(<SignPage maxUploadBytes={options.maxUploadBytes} />));
+
+  app.get('/verify', async (c) => {
+    const raw = c.req.query('hash');
+    if (raw === undefined || raw.trim() === '') return c.html(<VerifyPage />);
+    const hash = readHashParam(raw);
+    if (hash === undefined) {
+      return c.html(<VerifyPage hash={raw.slice(0, 100)} error="A SHA-256 hash is 64 hexadecimal characters." />, 400);
+    }
+    const record = await records.findByHash(hash);
+    if (record === undefined) {
+      return c.html(
+        <VerifyPage hash={hash}>
+          <NotFoundResult hash={hash} />
+        </VerifyPage>,
+        404,
+      );
+    }
+    return c.html(
+      <VerifyPage hash={hash}>
+        <VerifyResult record={record} verdict={checkStoredEvent(record.event, hash)} urls={fileUrls(record, baseUrl, cdnUrl)} />
+      </VerifyPage>,
+    );
+  });
+
+  app.get('/verify/:eventId{[0-9a-f]{64}}', async (c) => {
+    const record = await records.findByEventId(c.req.param('eventId') ?? '');
+    if (record === undefined) {
+      return c.html(
+        <Layout title="Unknown event">
+          <h1>Unknown event</h1>
+          <p>No file signed here has this event id.</p>
+        </Layout>,
+        404,
+      );
+    }
+    return c.html(
+      <Layout title={`Verify “${record.title ?? record.fileName}”`}>
+        <h1>{`“${record.title ?? record.fileName}”`}</h1>
+        <VerifyResult
+          record={record}
+          verdict={checkStoredEvent(record.event, record.hash)}
+          urls={fileUrls(record, baseUrl, cdnUrl)}
+        />
+      </Layout>,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,46 @@
+import type { NostrEvent } from 'nostr-tools/core';
+import type { FileKind } from '../metadata/file-metadata.js';
+
+/** One signed file as the database keeps it. */
+export interface SignedFileRecord {
+  /** SHA-256 of the file, lowercase hex (primary key). */
+  hash: string;
+  eventId: string;
+  pubkey: string;
+  fileType: FileKind;
+  mimeType: string;
+  sizeBytes: number;
+  width: number | undefined;
+  height: number | undefined;
+  authors: string[];
+  title: string | undefined;
+  description: string | undefined;
+  /** The name the file was uploaded under (shown, never used as a path). */
+  fileName: string;
+  /** Storage key of the file, e.g. `documents/{hash}.png`. */
+  fileKey: string;
+  /** The signed NIP-94 event exactly as the bunker returned it. */
+  event: NostrEvent;
+  /** When the record was written, Unix seconds. */
+  createdAt: number;
+}
+
+/** Thrown by {@link RecordStore.insert} when a record for the hash already exists. */
+export class DuplicateRecordError extends Error {
+  constructor(readonly hash: string) {
+    super(`A record for \`${hash}\` already exists`);
+    this.name = 'DuplicateRecordError';
+  }
+}
+
+/**
+ * The records of signed files. The default is SQLite through `node:sqlite`; a deployment can implement this
+ * on PostgreSQL.
+ */
+export interface RecordStore {
+  findByHash(hash: string): Promise<SignedFileRecord | undefined>;
+  findByEventId(eventId: string): Promise<SignedFileRecord | undefined>;
+  /** @throws {DuplicateRecordError} when `record.hash` is already recorded. */
+  insert(record: SignedFileRecord): Promise<void>;
+  close(): void;
+}

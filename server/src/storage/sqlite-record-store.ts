@@ -1,0 +1,155 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type { NostrEvent } from 'nostr-tools/core';
+import type { FileKind } from '../metadata/file-metadata.js';
+import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './record-store.js';
+
+/** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE signed_files (
+     hash TEXT PRIMARY KEY NOT NULL CHECK (length(hash) = 64),
+     event_id TEXT NOT NULL UNIQUE,
+     pubkey TEXT NOT NULL,
+     file_type TEXT NOT NULL,
+     mime_type TEXT NOT NULL,
+     size_bytes INTEGER NOT NULL,
+     width INTEGER,
+     height INTEGER,
+     authors TEXT NOT NULL,
+     title TEXT,
+     description TEXT,
+     file_name TEXT NOT NULL,
+     file_key TEXT NOT NULL,
+     event_json TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   ) STRICT`,
+  'CREATE INDEX signed_files_pubkey ON signed_files (pubkey, created_at)',
+];
+
+interface Row {
+  hash: string;
+  event_id: string;
+  pubkey: string;
+  file_type: string;
+  mime_type: string;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  authors: string;
+  title: string | null;
+  description: string | null;
+  file_name: string;
+  file_key: string;
+  event_json: string;
+  created_at: number;
+}
+
+/**
+ * {@link RecordStore} on SQLite (`node:sqlite`, built into Node; WAL journal). Opens or creates the database
+ * at `path` (`:memory:` for tests) and runs pending {@link MIGRATIONS} in one transaction.
+ *
+ * @example
+ * ```ts
+ * const records = new SqliteRecordStore('./data/siegel.sqlite');
+ * ```
+ */
+export class SqliteRecordStore implements RecordStore {
+  readonly db: DatabaseSync;
+  private readonly byHash;
+  private readonly byEventId;
+  private readonly insertRow;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new DatabaseSync(path);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    migrate(this.db);
+    this.byHash = this.db.prepare('SELECT * FROM signed_files WHERE hash = ?');
+    this.byEventId = this.db.prepare('SELECT * FROM signed_files WHERE event_id = ?');
+    this.insertRow = this.db.prepare(
+      `INSERT INTO signed_files (hash, event_id, pubkey, file_type, mime_type, size_bytes, width, height, authors,
+         title, description, file_name, file_key, event_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+  }
+
+  async findByHash(hash: string): Promise<SignedFileRecord | undefined> {
+    const row = this.byHash.get(hash) as Row | undefined;
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  async findByEventId(eventId: string): Promise<SignedFileRecord | undefined> {
+    const row = this.byEventId.get(eventId) as Row | undefined;
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  async insert(record: SignedFileRecord): Promise<void> {
+    const values: SQLInputValue[] = [
+      record.hash,
+      record.eventId,
+      record.pubkey,
+      record.fileType,
+      record.mimeType,
+      record.sizeBytes,
+      record.width ?? null,
+      record.height ?? null,
+      JSON.stringify(record.authors),
+      record.title ?? null,
+      record.description ?? null,
+      record.fileName,
+      record.fileKey,
+      JSON.stringify(record.event),
+      record.createdAt,
+    ];
+    try {
+      this.insertRow.run(...values);
+    } catch (error) {
+      if (/UNIQUE constraint failed: signed_files\.hash/.test((error as Error).message)) {
+        throw new DuplicateRecordError(record.hash);
+      }
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function migrate(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) {
+    throw new Error(`Database schema version \`${version}\` is newer than this server (${MIGRATIONS.length})`);
+  }
+  if (version === MIGRATIONS.length) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    for (const migration of MIGRATIONS.slice(version)) db.exec(migration);
+    db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+function toRecord(row: Row): SignedFileRecord {
+  return {
+    hash: row.hash,
+    eventId: row.event_id,
+    pubkey: row.pubkey,
+    fileType: row.file_type as FileKind,
+    mimeType: row.mime_type,
+    sizeBytes: row.size_bytes,
+    width: row.width ?? undefined,
+    height: row.height ?? undefined,
+    authors: JSON.parse(row.authors) as string[],
+    title: row.title ?? undefined,
+    description: row.description ?? undefined,
+    fileName: row.file_name,
+    fileKey: row.file_key,
+    event: JSON.parse(row.event_json) as NostrEvent,
+    createdAt: row.created_at,
+  };
+}

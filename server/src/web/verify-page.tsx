@@ -1,0 +1,28 @@
+import type { Child } from 'hono/jsx';
+import { Layout } from './layout.js';
+
+/** `/verify`: paste a hash, or drop a file that is hashed in the browser (WebCrypto) and never uploaded. */
+export function VerifyPage(props: { hash?: string; error?: string; children?: Child }) {
+  return (
+    <Layout title="Verify a file" scripts={['/assets/verify.js']}>
+      <h1>Verify a file</h1>
+      <div id="drop" class="drop">
+        <p>Drop a file here to check it — it is hashed on your device and never uploaded — or</p>
+        <label>
+          choose one: <input type="file" id="file" />
+        </label>
+      </div>
+      <form id="hash-form" method="get" action="/verify">
+        <label>
+          …or paste its SHA-256 hash
+          <input type="text" id="hash" name="hash" value={props.hash ?? ''} spellcheck={false} autocomplete="off" />
+        </label>
+        <button type="submit">Check</button>
+      </form>
+      <p id="message" role="status">
+        {props.error ?? ''}
+      </p>
+      {props.children}
+    </Layout>
+  );
+}

@@ -1,0 +1,80 @@
+import { npubEncode } from 'nostr-tools/nip19';
+import { describeSigning } from '../event-page.js';
+import type { FileUrls } from '../public-urls.js';
+import type { SignedFileRecord } from '../storage/record-store.js';
+import type { RecordVerdict } from '../verify-record.js';
+
+/** The verdict on a signed file, as the verify pages show it (all text escaped by JSX). */
+export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordVerdict; urls: FileUrls }) {
+  const { record, verdict, urls } = props;
+  return (
+    <section id="result" data-verified={String(verdict.verified)}>
+      {verdict.verified ? (
+        <p class="verdict ok">✓ Verified: this exact file was signed.</p>
+      ) : (
+        <p class="verdict bad">✗ Not verified: the stored signature does not hold.</p>
+      )}
+      <p class="statement">{describeSigning(record)}</p>
+      {verdict.reasons.length === 0 ? (
+        ''
+      ) : (
+        <ul class="reasons">
+          {verdict.reasons.map((reason) => (
+            <li>{reason}</li>
+          ))}
+        </ul>
+      )}
+      <dl>
+        <dt>Author</dt>
+        <dd id="result-author">{record.authors.join(', ')}</dd>
+        <dt>Title</dt>
+        <dd id="result-title">{record.title ?? record.fileName}</dd>
+        <dt>Signer</dt>
+        <dd>
+          <code>{npubEncode(record.pubkey)}</code>
+        </dd>
+        <dt>Signed at</dt>
+        <dd>{new Date(record.event.created_at * 1000).toISOString()}</dd>
+        <dt>SHA-256</dt>
+        <dd>
+          <code id="result-hash">{record.hash}</code>
+        </dd>
+        <dt>Checks</dt>
+        <dd>
+          {`event id ${verdict.checks.event_id ? '✓' : '✗'} · signature ${verdict.checks.signature ? '✓' : '✗'} · hash tag ${verdict.checks.hash_tag ? '✓' : '✗'}`}
+        </dd>
+      </dl>
+      <ul>
+        <li>
+          <a href={urls.file}>The file</a>
+        </li>
+        <li>
+          <a href={urls.static_page}>Event page</a>
+        </li>
+        <li>
+          <a href={urls.event_page}>Verify page of this event</a>
+        </li>
+        <li>
+          <a href={urls.verify}>Verify API (JSON)</a>
+        </li>
+      </ul>
+      <details>
+        <summary>Raw Nostr event</summary>
+        <pre>{JSON.stringify(record.event, null, 2)}</pre>
+      </details>
+    </section>
+  );
+}
+
+/** What the verify page says about a hash nobody signed here. */
+export function NotFoundResult(props: { hash: string }) {
+  return (
+    <section id="result" data-verified="false">
+      <p class="verdict bad">✗ Not found: no file with this hash was signed here.</p>
+      <p>
+        SHA-256 <code id="result-hash">{props.hash}</code>. A file changed in any way — even one byte — has another
+        hash. <a href="/tools/sign">Sign a file</a>.
+      </p>
+    </section>
+  );
+}
