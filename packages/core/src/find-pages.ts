@@ -5,13 +5,15 @@ import { SiegelError } from './errors.js';
 
 /** Our own verify pages (`verify/{event id}/index.html`) are never signed. */
 const VERIFY_PAGE = /^verify\/[0-9a-f]{64}\/index\.html$/;
+/** Temp files of `writeFileAtomic` that a killed run left behind. */
+const STALE_TEMP = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Every `*.html` file under `dir`, as sorted paths relative to it with `/` separators — except Siegel's own
- * verify pages.
+ * verify pages. Temp files a killed run left behind are listed in `found.staleTemp` when that is given.
  * @throws {SiegelError} `io_error` when `dir` cannot be read.
  */
-export async function findPages(dir: string): Promise<string[]> {
+export async function findPages(dir: string, found: { staleTemp?: string[] } = {}): Promise<string[]> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -20,6 +22,10 @@ export async function findPages(dir: string): Promise<string[]> {
   }
   const pages: string[] = [];
   for (const entry of entries) {
+    if (entry.isFile() && found.staleTemp && STALE_TEMP.test(entry.name)) {
+      found.staleTemp.push(`${entry.parentPath}${sep}${entry.name}`);
+      continue;
+    }
     if (!entry.isFile() || !entry.name.toLowerCase().endsWith('.html')) continue;
     const path = relative(dir, `${entry.parentPath}${sep}${entry.name}`).split(sep).join('/');
     if (!VERIFY_PAGE.test(path)) pages.push(path);

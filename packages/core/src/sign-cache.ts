@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
@@ -175,4 +176,17 @@ function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
     Array.isArray(event.tags) &&
     event.tags.some((tag) => Array.isArray(tag) && tag[0] === 'x' && tag[1] === entry.hash)
   );
+}
+
+/** Remove temp files of cache writes that a killed run left next to the cache. */
+export async function removeStaleCacheTemps(file: string): Promise<void> {
+  const prefix = `.${basename(file)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(file));
+  } catch {
+    return;
+  }
+  const stale = names.filter((name) => name.startsWith(prefix) && /\.[0-9a-f]{12}\.tmp$/.test(name));
+  await Promise.all(stale.map((name) => rm(join(dirname(file), name), { force: true })));
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
@@ -33,8 +33,11 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const resolved = resolveSignSiteOptions(options);
   const root = resolve(dir);
   await requireDirectory(root);
-  const paths = resolved.files ? normalizeFiles(resolved.files) : await findPages(root);
+  const staleTemp: string[] = [];
+  const paths = resolved.files ? normalizeFiles(resolved.files) : await findPages(root, { staleTemp });
   const session = await SigningSession.open(resolved);
+  // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
+  if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
   const verify = new VerifyOutput(root, resolved.site, resolved.selector);
   const writes = new TaskPool(WRITE_CONCURRENCY);
   const progress = createProgress(resolved.progress && paths.length >= 100, paths.length);

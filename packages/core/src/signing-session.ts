@@ -7,6 +7,7 @@ import { createPageEvent, pageUrl } from './page-event.js';
 import {
   fingerprintFile,
   readSignCache,
+  removeStaleCacheTemps,
   type SignCache,
   type SignCacheEntry,
   writeSignCache,
@@ -97,6 +98,7 @@ export class SigningSession {
     if (notice) logger.warn(notice);
     const session = new SigningSession(options, signer, cache);
     if (notice && !options.dryRun) session.#dirty = true;
+    if (!options.dryRun) await removeStaleCacheTemps(options.cacheFile);
     return session;
   }
 

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { verifySite } from '@siegel/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSite } from '../../bench/sign-site/generate-site.mjs';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { runSiegel, SIEGEL_CLI } from './support.js';
+
+const PAGES = 300;
+const BATCH = 10;
+const KILL_AT_REQUEST = 6;
+
+let bunker: RunningBunker;
+let proxy: CountingProxy;
+let root: string;
+
+beforeAll(async () => {
+  bunker = await startBunker();
+  proxy = await startCountingProxy(bunker.url);
+  root = await mkdtemp(join(tmpdir(), 'siegel-e2e-crash-'));
+  await generateSite(join(root, 'dist'), PAGES, 11);
+  const env = {
+    BUNKER_URL: proxy.url,
+    BUNKER_API_TOKEN: bunker.apiToken,
+    SITE_URL: 'https://example.com',
+    SIEGEL_BATCH_SIZE: String(BATCH),
+  };
+  await writeFile(
+    join(root, '.env'),
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await bunker?.stop();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('crash safety (issue 3, acceptance 4)', () => {
+  it('a run killed with SIGKILL mid-batch, then rerun: every page signed, at most one batch re-signed', async () => {
+    const child = spawn(process.execPath, [SIEGEL_CLI, 'sign'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: 'ignore',
+    });
+    let held = 0;
+    proxy.reset();
+    proxy.onRequest = (request) => {
+      if (request.events === 0) return undefined;
+      if (proxy.signRequests() < KILL_AT_REQUEST) return undefined;
+      // The next batch is on the wire: kill the CLI now and never answer.
+      held += request.events;
+      child.kill('SIGKILL');
+      return false;
+    };
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, sig) => resolve(sig)),
+    );
+    expect(signal).toBe('SIGKILL');
+    proxy.onRequest = undefined;
+    const signedBeforeKill = proxy.signedEvents() - held;
+    expect(signedBeforeKill).toBe((KILL_AT_REQUEST - 1) * BATCH);
+
+    proxy.reset();
+    const rerun = await runSiegel(['sign'], { cwd: root });
+    expect(rerun.stderr).toBe('');
+    expect(rerun.code).toBe(0);
+    const resigned = proxy.signedEvents();
+    // Every signature the bunker made before the kill that did not survive is signed again: at most one batch.
+    const wasted = signedBeforeKill + resigned - PAGES;
+    expect(wasted).toBeGreaterThanOrEqual(0);
+    expect(wasted).toBeLessThanOrEqual(BATCH);
+
+    const report = await verifySite(join(root, 'dist'));
+    expect(report).toMatchObject({ ok: true, valid: PAGES, invalid: 0, unsigned: 0 });
+    const cache = JSON.parse(await readFile(join(root, '.sign-cache.json'), 'utf8'));
+    expect(Object.keys(cache.pages)).toHaveLength(PAGES);
+    const leftovers = (await readdir(root, { recursive: true })).filter((name) =>
+      String(name).endsWith('.tmp'),
+    );
+    expect(leftovers).toEqual([]);
+
+    // And a third run has nothing left to do.
+    proxy.reset();
+    const third = await runSiegel(['sign'], { cwd: root });
+    expect(third.stdout).toContain(`0 signed, ${PAGES} unchanged`);
+    expect(proxy.signRequests()).toBe(0);
+  });
+});
