@@ -56,7 +56,7 @@ describe('@siegel/astro', () => {
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('`astro-compress` is listed after `@siegel/astro`');
     expect(result.output).toContain('move siegel() to the end');
-    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
     expect(verified.code, 'the minifier really did break the signatures').not.toBe(0);
   });
 
@@ -65,7 +65,7 @@ describe('@siegel/astro', () => {
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     expect(result.output).not.toContain('is listed after `@siegel/astro`');
-    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
     expect(verified.code, verified.output).toBe(0);
   });
 
@@ -80,7 +80,7 @@ describe('@siegel/astro', () => {
     expect(pages.map((page) => page.path)).toEqual(expect.arrayContaining([...expected]));
     expect(pages.every((page) => page.hasMain)).toBe(true);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
-    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
     expect(verified.code, verified.output).toBe(0);
   });
 

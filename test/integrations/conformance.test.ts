@@ -87,7 +87,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(counter.signedEvents).toBe(pagesWithMain);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
 
-    const verified = await runSiegelCli(['verify', project.outDir], project.dir);
+    const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
     expect(verified.code, verified.output).toBe(0);
   });
 

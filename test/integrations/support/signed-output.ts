@@ -41,7 +41,9 @@ export async function checkPages(outDir: string): Promise<PageCheck[]> {
       }
     }
     const existing = analysis.existingBlock;
-    const withoutBlock = existing ? raw.slice(0, existing.start) + raw.slice(existing.end) : raw;
+    // The block is written as its own line: markers and content, then one line break.
+    const end = existing && raw[existing.end] === '\n' ? existing.end + 1 : existing?.end;
+    const withoutBlock = existing ? raw.slice(0, existing.start) + raw.slice(end) : raw;
     checks.push({ path, hasMain: analysis.hash !== undefined, hash: analysis.hash, block, event, withoutBlock, raw });
   }
   return checks;

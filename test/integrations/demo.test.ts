@@ -1,0 +1,101 @@
+// `npm run demo`: starts, its printed verify URL says valid in Chromium, and Ctrl-C stops every process.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
+import { REPO_ROOT } from './support/example-project.js';
+
+let demo: ChildProcess | undefined;
+
+afterAll(() => {
+  if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+});
+
+/** Pids of every process below `root` (from /proc). */
+function descendantsOf(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(join('/proc', entry, 'stat'), 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(entry), ppid);
+    } catch {
+      // gone already
+    }
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const parent = queue.shift() as number;
+    for (const [pid, ppid] of parents) {
+      if (ppid === parent) {
+        found.push(pid);
+        queue.push(pid);
+      }
+    }
+  }
+  return found;
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+describe('npm run demo', () => {
+  it('serves the signed Astro example, its verify URL says valid in Chromium, and SIGINT stops everything', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')));
+    demo = spawn(process.execPath, [join(REPO_ROOT, 'scripts/demo.mjs')], {
+      cwd: REPO_ROOT,
+      env: { ...env, DEMO_PORT: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    demo.stdout?.on('data', (chunk) => (output += chunk));
+    demo.stderr?.on('data', (chunk) => (output += chunk));
+
+    const deadline = Date.now() + 120_000;
+    while (!/Ctrl-C/.test(output)) {
+      if (demo.exitCode !== null) throw new Error(`demo exited (${demo.exitCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`demo did not get ready:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const pageUrl = /^Page:\s+(\S+)$/m.exec(output)?.[1];
+    const verifyUrl = /^Verify page:\s+(\S+)$/m.exec(output)?.[1];
+    expect(pageUrl, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blog\/first-post\/$/);
+    expect(verifyUrl, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/verify\/[0-9a-f]{64}$/);
+
+    const page = await fetch(pageUrl as string);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(`href="${verifyUrl}"`);
+
+    const signUrl = /^Sign files:\s+(http\S+)$/m.exec(output)?.[1];
+    if (signUrl) expect((await fetch(signUrl)).status).toBe(200);
+
+    const browser = await launchChromium();
+    try {
+      const tab = await browser.context.newPage();
+      await tab.goto(verifyUrl as string);
+      const status = tab.locator('#siegel-status');
+      await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
+      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
+    } finally {
+      await browser.close();
+    }
+
+    const children = descendantsOf(demo.pid as number);
+    expect(children.length, 'the demo runs at least the bunker').toBeGreaterThanOrEqual(1);
+    const exited = new Promise<number | null>((resolve) => demo?.once('exit', (code) => resolve(code)));
+    demo.kill('SIGINT');
+    expect(await exited).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(children.filter(isAlive)).toEqual([]);
+  });
+});
