@@ -8,7 +8,9 @@ describe('startBunker (test support)', () => {
     const bunker = await startBunker({ keys: [{ name: 'default' }, { name: 'cold', locked: true }] });
     try {
       expect(bunker.keyName).toBe('default');
-      const keys = (await (await callBunker(bunker.url, 'GET', '/api/keys', { token: bunker.apiToken })).json()) as {
+      const keys = (await (
+        await callBunker(bunker.url, 'GET', '/api/keys', { token: bunker.apiToken })
+      ).json()) as {
         name: string;
         pubkey: string;
         locked: boolean;

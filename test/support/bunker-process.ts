@@ -33,7 +33,11 @@ export interface RunningBunker {
  * `opts.dataDir` are kept (and unlocked with the passphrase unless `locked: true`).
  */
 export async function startBunker(
-  opts: { dataDir?: string; keys?: Array<{ name: string; locked?: boolean }>; env?: Record<string, string> } = {},
+  opts: {
+    dataDir?: string;
+    keys?: Array<{ name: string; locked?: boolean }>;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<RunningBunker> {
   const apiToken = opts.env?.BUNKER_API_TOKEN || newSecret();
   const adminToken = opts.env?.BUNKER_ADMIN_TOKEN || newSecret();
@@ -53,19 +57,38 @@ export async function startBunker(
     let pubkey = '';
     for (const [i, key] of keys.entries()) {
       const admin = { token: adminToken };
-      const created = await callBunker(bunker.url, 'POST', '/api/keys', { ...admin, body: { name: key.name, generate: true, passphrase } });
+      const created = await callBunker(bunker.url, 'POST', '/api/keys', {
+        ...admin,
+        body: { name: key.name, generate: true, passphrase },
+      });
       if (created.status === 409) {
-        if (!key.locked) await callBunker(bunker.url, 'POST', `/api/keys/${key.name}/unlock`, { ...admin, body: { passphrase } });
+        if (!key.locked)
+          await callBunker(bunker.url, 'POST', `/api/keys/${key.name}/unlock`, {
+            ...admin,
+            body: { passphrase },
+          });
       } else if (created.status !== 201) {
         throw new Error(`creating key \`${key.name}\` failed: ${created.status} ${await created.text()}`);
       }
       if (key.locked) await callBunker(bunker.url, 'POST', `/api/keys/${key.name}/lock`, admin);
       if (i === 0) {
-        const list = (await (await callBunker(bunker.url, 'GET', '/api/keys', admin)).json()) as { name: string; pubkey: string }[];
+        const list = (await (await callBunker(bunker.url, 'GET', '/api/keys', admin)).json()) as {
+          name: string;
+          pubkey: string;
+        }[];
         pubkey = list.find((k) => k.name === key.name)?.pubkey ?? '';
       }
     }
-    return { url: bunker.url, apiToken, adminToken, dataDir, keyName: keys[0]?.name ?? '', pubkey, passphrase, stop };
+    return {
+      url: bunker.url,
+      apiToken,
+      adminToken,
+      dataDir,
+      keyName: keys[0]?.name ?? '',
+      pubkey,
+      passphrase,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -92,7 +115,10 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /** Spawn `siegel-bunker start ARGS` (add `--port 0` for a free port) and wait for its ready line. */
-export async function spawnBunker(options: { args: string[]; env?: Record<string, string> }): Promise<BunkerProcess> {
+export async function spawnBunker(options: {
+  args: string[];
+  env?: Record<string, string>;
+}): Promise<BunkerProcess> {
   const child = spawn(process.execPath, [BUNKER_CLI, 'start', ...options.args], {
     env: { ...cleanEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,7 +167,10 @@ export function runBunkerCli(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUNKER_CLI, ...args], { env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BUNKER_CLI, ...args], {
+      env: { ...cleanEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => {

@@ -49,7 +49,8 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<BunkerEnv> {
   const maxBatch = options.maxBatch ?? DEFAULTS.maxBatch;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
-  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) throw new TypeError(`\`maxBatch\` must be a positive integer, got \`${maxBatch}\``);
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1)
+    throw new TypeError(`\`maxBatch\` must be a positive integer, got \`${maxBatch}\``);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1024) {
     throw new TypeError(`\`maxBodyBytes\` must be an integer ≥ 1024, got \`${maxBodyBytes}\``);
   }
@@ -70,14 +71,25 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
   app.route('/api', createCompatApi(deps));
   app.route('/admin', createDashboard({ store: options.store, adminToken: options.adminToken }));
 
-  app.notFound((c) => errorResponse(c, 'not_found', `No route \`${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}\``));
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      'not_found',
+      `No route \`${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}\``,
+    ),
+  );
   app.onError((error, c) => {
     if (error instanceof BunkerError) {
       if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
       return errorResponse(c, error.code, error.message, error.status);
     }
     if (error instanceof HTTPException && error.status < 500) {
-      return errorResponse(c, 'invalid_request', error.message || 'Bad request', error.status as ContentfulStatusCode);
+      return errorResponse(
+        c,
+        'invalid_request',
+        error.message || 'Bad request',
+        error.status as ContentfulStatusCode,
+      );
     }
     logger.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
     return errorResponse(c, 'internal_error', 'Internal error');
@@ -93,6 +105,7 @@ function errorResponse(
 ): Response {
   const error = new BunkerError(code, message);
   // The compatibility route answers in its own shape: `{ success: false, … }`.
-  const body = c.req.path === '/api/sign' ? { success: false, error: { code, message } } : { error: { code, message } };
+  const body =
+    c.req.path === '/api/sign' ? { success: false, error: { code, message } } : { error: { code, message } };
   return c.json(body, status ?? error.status);
 }

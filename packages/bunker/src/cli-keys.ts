@@ -12,11 +12,17 @@ export const DEFAULT_DATA_DIR = '.bunker';
  * `siegel-bunker keys add|list`: manage the keys of a data directory directly (a running bunker reads
  * them at its next start).
  */
-export async function runKeysCommand(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+export async function runKeysCommand(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'add') return addKey(rest, env);
   if (sub === 'list') return listKeys(rest, env);
-  throw new BunkerError('invalid_request', `Unknown \`keys\` command \`${sub ?? ''}\`: use \`keys add\` or \`keys list\``);
+  throw new BunkerError(
+    'invalid_request',
+    `Unknown \`keys\` command \`${sub ?? ''}\`: use \`keys add\` or \`keys list\``,
+  );
 }
 
 async function addKey(argv: string[], env: Record<string, string | undefined>): Promise<number> {
@@ -31,7 +37,11 @@ async function addKey(argv: string[], env: Record<string, string | undefined>): 
     },
   });
   const [name, ...extra] = positionals;
-  if (!name || extra.length > 0) throw new BunkerError('invalid_request', 'Usage: siegel-bunker keys add NAME [--generate | --import KEY]');
+  if (!name || extra.length > 0)
+    throw new BunkerError(
+      'invalid_request',
+      'Usage: siegel-bunker keys add NAME [--generate | --import KEY]',
+    );
   if (values.generate && values.import !== undefined) {
     throw new BunkerError('invalid_request', 'Give either `--generate` or `--import`, not both');
   }
@@ -39,10 +49,15 @@ async function addKey(argv: string[], env: Record<string, string | undefined>): 
   const passphrase = values['passphrase-file']
     ? await readPassphraseFile(values['passphrase-file'])
     : ((await passphraseFromEnv(env)) ?? (await askNewPassphrase()));
-  const store = await KeyStore.open({ dataDir: dataDirOf(values['data-dir'], env), engine: await loadSigningEngine() });
+  const store = await KeyStore.open({
+    dataDir: dataDirOf(values['data-dir'], env),
+    engine: await loadSigningEngine(),
+  });
   try {
     const key = await store.create(name, { passphrase, ...(imported !== undefined && { import: imported }) });
-    process.stdout.write(`${imported === undefined ? 'generated' : 'imported'} key \`${key.name}\`: ${key.npub}\n`);
+    process.stdout.write(
+      `${imported === undefined ? 'generated' : 'imported'} key \`${key.name}\`: ${key.npub}\n`,
+    );
   } finally {
     store.close();
   }
@@ -57,7 +72,10 @@ async function askNewPassphrase(): Promise<string> {
 }
 
 async function listKeys(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+  });
   const store = await KeyStore.open({
     dataDir: dataDirOf(values['data-dir'], env),
     engine: await loadSigningEngine(),
@@ -66,7 +84,13 @@ async function listKeys(argv: string[], env: Record<string, string | undefined>)
   const keys = store.list();
   store.close();
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(keys.map(({ locked: _, ...key }) => key), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        keys.map(({ locked: _, ...key }) => key),
+        null,
+        2,
+      )}\n`,
+    );
   } else if (keys.length === 0) {
     process.stdout.write('no keys\n');
   } else {

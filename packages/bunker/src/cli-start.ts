@@ -23,7 +23,10 @@ const SHUTDOWN_GRACE_MS = 5000;
  * generates the missing tokens and a `default` key, prints the tokens once, and keeps its data in a
  * throwaway directory unless `--data-dir` is given.
  */
-export async function runStartCommand(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+export async function runStartCommand(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -41,21 +44,30 @@ export async function runStartCommand(argv: string[], env: Record<string, string
   const autoLockText = values['auto-lock'] ?? env.BUNKER_AUTO_LOCK_MINUTES;
   const autoLockMinutes = autoLockText === undefined || autoLockText === '' ? 0 : Number(autoLockText);
   if (!Number.isFinite(autoLockMinutes) || autoLockMinutes < 0) {
-    throw new BunkerError('invalid_request', `The auto-lock period must be a number of minutes, got \`${autoLockText}\``);
+    throw new BunkerError(
+      'invalid_request',
+      `The auto-lock period must be a number of minutes, got \`${autoLockText}\``,
+    );
   }
 
   const dev = values.dev;
   let apiToken = env.BUNKER_API_TOKEN ?? '';
   let adminToken = env.BUNKER_ADMIN_TOKEN ?? '';
   const printed: string[] = [];
-  if (dev) {
-    if (!apiToken) printed.push(`BUNKER_API_TOKEN=${(apiToken = newToken())}`);
-    if (!adminToken) printed.push(`BUNKER_ADMIN_TOKEN=${(adminToken = newToken())}`);
+  if (dev && !apiToken) {
+    apiToken = newToken();
+    printed.push(`BUNKER_API_TOKEN=${apiToken}`);
+  }
+  if (dev && !adminToken) {
+    adminToken = newToken();
+    printed.push(`BUNKER_ADMIN_TOKEN=${adminToken}`);
   }
   checkTokens(apiToken, adminToken);
 
   const throwaway = dev && values['data-dir'] === undefined;
-  const dataDir = throwaway ? await mkdtemp(join(tmpdir(), 'siegel-bunker-dev-')) : dataDirOf(values['data-dir'], env);
+  const dataDir = throwaway
+    ? await mkdtemp(join(tmpdir(), 'siegel-bunker-dev-'))
+    : dataDirOf(values['data-dir'], env);
   let passphrase = await passphraseFromEnv(env);
   if (dev && passphrase === undefined) {
     passphrase = newToken();
@@ -84,7 +96,10 @@ export async function runStartCommand(argv: string[], env: Record<string, string
     out.write(`  data directory: ${dataDir}${throwaway ? ' (deleted on exit)' : ''}\n`);
   }
   out.write(`siegel-bunker listening on ${bunker.url} (signing engine: ${bunker.engine})\n`);
-  const ready: Record<string, unknown> = { url: bunker.url, keys: bunker.store.list().map((key) => key.name) };
+  const ready: Record<string, unknown> = {
+    url: bunker.url,
+    keys: bunker.store.list().map((key) => key.name),
+  };
   if (dev) {
     const key = bunker.store.list().find((k) => k.name === 'default');
     Object.assign(ready, { apiToken, adminToken, keyName: 'default', pubkey: key?.pubkey });
@@ -129,10 +144,14 @@ function checkTokens(apiToken: string, adminToken: string): void {
     ['BUNKER_ADMIN_TOKEN', adminToken],
   ] as const) {
     if (token.length < MIN_TOKEN_LENGTH) {
-      throw new BunkerError('invalid_request', `${name} is too short: use at least ${MIN_TOKEN_LENGTH} characters`);
+      throw new BunkerError(
+        'invalid_request',
+        `${name} is too short: use at least ${MIN_TOKEN_LENGTH} characters`,
+      );
     }
   }
-  if (apiToken === adminToken) throw new BunkerError('invalid_request', 'BUNKER_API_TOKEN and BUNKER_ADMIN_TOKEN must differ');
+  if (apiToken === adminToken)
+    throw new BunkerError('invalid_request', 'BUNKER_API_TOKEN and BUNKER_ADMIN_TOKEN must differ');
 }
 
 function newToken(): string {

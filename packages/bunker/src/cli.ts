@@ -42,11 +42,13 @@ main(process.argv.slice(2)).then(
     if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
   },
   (error: unknown) => {
-    const message = error instanceof BunkerError || (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-      ? error.message
-      : error instanceof Error
+    const message =
+      error instanceof BunkerError ||
+      (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
         ? error.message
-        : String(error);
+        : error instanceof Error
+          ? error.message
+          : String(error);
     process.stderr.write(`siegel-bunker: ${message}\n`);
     process.exitCode = 1;
   },

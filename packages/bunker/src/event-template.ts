@@ -23,7 +23,9 @@ export function parseEventTemplate(value: unknown, where: string): EventTemplate
     throw invalid(`\`${where}.kind\` must be an integer from 0 to 65535, got ${show(kind)}`);
   }
   if (!Number.isSafeInteger(created_at) || (created_at as number) < 0) {
-    throw invalid(`\`${where}.created_at\` must be a non-negative integer (Unix seconds), got ${show(created_at)}`);
+    throw invalid(
+      `\`${where}.created_at\` must be a non-negative integer (Unix seconds), got ${show(created_at)}`,
+    );
   }
   if (!Array.isArray(tags)) throw invalid(`\`${where}.tags\` must be an array, got ${show(tags)}`);
   for (let i = 0; i < tags.length; i++) {
@@ -35,7 +37,8 @@ export function parseEventTemplate(value: unknown, where: string): EventTemplate
       }
     }
   }
-  if (typeof content !== 'string') throw invalid(`\`${where}.content\` must be a string, got ${show(content)}`);
+  if (typeof content !== 'string')
+    throw invalid(`\`${where}.content\` must be a string, got ${show(content)}`);
   return {
     kind: kind as number,
     created_at: created_at as number,

@@ -1,10 +1,10 @@
-export { createApp, DEFAULTS, type AppOptions } from './app.js';
-export { openAuditLog, noAuditLog, type AuditEntry, type AuditLog } from './audit-log.js';
-export { BunkerError, ERROR_STATUS, type BunkerErrorCode } from './errors.js';
+export { type AppOptions, createApp, DEFAULTS } from './app.js';
+export { type AuditEntry, type AuditLog, noAuditLog, openAuditLog } from './audit-log.js';
+export { BunkerError, type BunkerErrorCode, ERROR_STATUS } from './errors.js';
 export { parseEventTemplate } from './event-template.js';
 export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
-export { KeyStore, type CreateKeyOptions, type KeyInfo, type KeyStoreOptions } from './key-store.js';
-export { consoleLogger, silentLogger, type Logger } from './logger.js';
-export { startBunker, type RunningBunker, type StartBunkerOptions } from './server.js';
+export { type CreateKeyOptions, type KeyInfo, KeyStore, type KeyStoreOptions } from './key-store.js';
+export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { type RunningBunker, type StartBunkerOptions, startBunker } from './server.js';
 export { jsEngine, loadSigningEngine, type SigningEngine } from './signing-engine.js';
-export { tokensEqual, type Role } from './token-auth.js';
+export { type Role, tokensEqual } from './token-auth.js';

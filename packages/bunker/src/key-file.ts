@@ -23,7 +23,10 @@ export function keysDirectory(dataDir: string): string {
 
 /** Write a key file atomically, mode `0600`. */
 export async function writeKeyFile(dataDir: string, key: KeyFile): Promise<void> {
-  await writeFileAtomic(join(keysDirectory(dataDir), `${key.name}.json`), `${JSON.stringify(key, null, 2)}\n`);
+  await writeFileAtomic(
+    join(keysDirectory(dataDir), `${key.name}.json`),
+    `${JSON.stringify(key, null, 2)}\n`,
+  );
 }
 
 /** Remove a key file (no error when it is already gone). */
@@ -61,7 +64,8 @@ function checkKeyFile(value: unknown, expectedName: string): string | undefined 
   if (key.version !== 1) return `unknown version \`${String(key.version)}\``;
   if (!isValidKeyName(key.name) || key.name !== expectedName) return 'name does not match the file name';
   if (typeof key.pubkey !== 'string' || !/^[0-9a-f]{64}$/.test(key.pubkey)) return 'invalid pubkey';
-  if (typeof key.ncryptsec !== 'string' || !key.ncryptsec.startsWith('ncryptsec1')) return 'invalid ncryptsec';
+  if (typeof key.ncryptsec !== 'string' || !key.ncryptsec.startsWith('ncryptsec1'))
+    return 'invalid ncryptsec';
   if (!Number.isSafeInteger(key.created_at)) return 'invalid created_at';
   return undefined;
 }

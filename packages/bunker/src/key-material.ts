@@ -28,7 +28,8 @@ export function decodeSecretKey(input: string, passphrase: string): SecretKeyInp
   const key = input.trim();
   if (key.startsWith('ncryptsec1')) {
     const problem = checkNcryptsec(key);
-    if (problem) throw new BunkerError('invalid_request', `The \`ncryptsec\` to import is malformed: ${problem}`);
+    if (problem)
+      throw new BunkerError('invalid_request', `The \`ncryptsec\` to import is malformed: ${problem}`);
     let secretKey: Uint8Array;
     try {
       secretKey = nip49.decrypt(key, passphrase);
@@ -52,7 +53,10 @@ export function decodeSecretKey(input: string, passphrase: string): SecretKeyInp
   if (/^[0-9a-fA-F]{64}$/.test(key)) {
     return { secretKey: new Uint8Array(Buffer.from(key, 'hex')), keySecurity: 0x02 };
   }
-  throw new BunkerError('invalid_request', 'A key to import must be an `nsec1…`, an `ncryptsec1…` or 64 hex characters');
+  throw new BunkerError(
+    'invalid_request',
+    'A key to import must be an `nsec1…`, an `ncryptsec1…` or 64 hex characters',
+  );
 }
 
 /**
@@ -60,7 +64,11 @@ export function decodeSecretKey(input: string, passphrase: string): SecretKeyInp
  *
  * @throws {BunkerError} `invalid_request` when the passphrase is shorter than {@link MIN_PASSPHRASE_LENGTH}.
  */
-export function encryptSecretKey(secretKey: Uint8Array, passphrase: string, keySecurity: 0x01 | 0x02): string {
+export function encryptSecretKey(
+  secretKey: Uint8Array,
+  passphrase: string,
+  keySecurity: 0x01 | 0x02,
+): string {
   assertPassphrase(passphrase);
   return nip49.encrypt(secretKey, passphrase, SCRYPT_LOG_N, keySecurity);
 }

@@ -145,11 +145,23 @@ export class KeyStore {
         options.import === undefined
           ? { secretKey: this.#engine.generateSecretKey(), keySecurity: 0x01 as const }
           : decodeSecretKey(options.import, options.passphrase);
-      const ncryptsec = input.ncryptsec ?? encryptSecretKey(input.secretKey, options.passphrase, input.keySecurity);
+      const ncryptsec =
+        input.ncryptsec ?? encryptSecretKey(input.secretKey, options.passphrase, input.keySecurity);
       const pubkey = this.#engine.getPublicKey(input.secretKey);
-      const file: KeyFile = { version: 1, name, pubkey, ncryptsec, created_at: Math.floor(this.#now() / 1000) };
+      const file: KeyFile = {
+        version: 1,
+        name,
+        pubkey,
+        ncryptsec,
+        created_at: Math.floor(this.#now() / 1000),
+      };
       await writeKeyFile(this.dataDir, file);
-      const entry: Entry = { file, npub: nip19.npubEncode(pubkey), secret: input.secretKey, lastUsed: this.#now() };
+      const entry: Entry = {
+        file,
+        npub: nip19.npubEncode(pubkey),
+        secret: input.secretKey,
+        lastUsed: this.#now(),
+      };
       this.#entries.set(name, entry);
       this.#logger?.info(`key \`${name}\` created (${entry.npub})`);
       return info(entry);
@@ -178,7 +190,10 @@ export class KeyStore {
     }
     if (this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
       secret.fill(0);
-      throw new BunkerError('internal_error', `Key file \`${name}.json\` is inconsistent: its pubkey does not match`);
+      throw new BunkerError(
+        'internal_error',
+        `Key file \`${name}.json\` is inconsistent: its pubkey does not match`,
+      );
     }
     this.#throttle.succeed(name);
     entry.secret = secret;

@@ -22,7 +22,9 @@ export async function readPassphraseFile(path: string): Promise<string> {
  * The start passphrase from the environment: `BUNKER_PASSPHRASE`, else the file named by
  * `BUNKER_PASSPHRASE_FILE`, else none.
  */
-export async function passphraseFromEnv(env: Record<string, string | undefined>): Promise<string | undefined> {
+export async function passphraseFromEnv(
+  env: Record<string, string | undefined>,
+): Promise<string | undefined> {
   if (env.BUNKER_PASSPHRASE) return env.BUNKER_PASSPHRASE;
   if (env.BUNKER_PASSPHRASE_FILE) return readPassphraseFile(env.BUNKER_PASSPHRASE_FILE);
   return undefined;

@@ -8,7 +8,8 @@ import { BunkerError } from './errors.js';
  */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
-  if (text.trim() === '') throw new BunkerError('invalid_request', 'The request body is empty: send a JSON object');
+  if (text.trim() === '')
+    throw new BunkerError('invalid_request', 'The request body is empty: send a JSON object');
   let value: unknown;
   try {
     value = JSON.parse(text);

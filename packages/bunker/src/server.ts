@@ -86,7 +86,8 @@ async function listen(
   if (options.passphrase !== undefined) {
     const { unlocked, failed } = store.unlockAll(options.passphrase);
     if (unlocked.length > 0) logger.info(`unlocked with the start passphrase: ${unlocked.join(', ')}`);
-    if (failed.length > 0) logger.warn(`the start passphrase does not open: ${failed.join(', ')} (still locked)`);
+    if (failed.length > 0)
+      logger.warn(`the start passphrase does not open: ${failed.join(', ')} (still locked)`);
   }
   const app = createApp({
     store,

@@ -37,7 +37,9 @@ let loading: Promise<SigningEngine> | undefined;
  * engine.signEvent({ kind: 1, created_at: 0, tags: [], content: 'hi' }, secretKey);
  * ```
  */
-export function loadSigningEngine(options: { onFallback?: (reason: unknown) => void } = {}): Promise<SigningEngine> {
+export function loadSigningEngine(
+  options: { onFallback?: (reason: unknown) => void } = {},
+): Promise<SigningEngine> {
   loading ??= loadWasmEngine().catch((reason: unknown) => {
     options.onFallback?.(reason);
     return jsEngine;
@@ -62,7 +64,10 @@ async function loadWasmEngine(): Promise<SigningEngine> {
 /** Sign one event with the engine and check it with the pure-JS verifier before trusting the engine. */
 function selfTest(engine: SigningEngine): void {
   const secretKey = pure.generateSecretKey();
-  const event = engine.signEvent({ kind: 1, created_at: 0, tags: [['t', 'ü']], content: 'self-test ✓' }, secretKey);
+  const event = engine.signEvent(
+    { kind: 1, created_at: 0, tags: [['t', 'ü']], content: 'self-test ✓' },
+    secretKey,
+  );
   if (event.pubkey !== pure.getPublicKey(secretKey) || !pure.verifyEvent(withoutMarks(event))) {
     throw new Error('WebAssembly signing engine failed its self-test');
   }

@@ -31,7 +31,10 @@ export function tokensEqual(given: string, expected: string): boolean {
  *
  * @throws {BunkerError} `unauthorized` (no or unknown token), `forbidden` (a known token of the wrong role).
  */
-export function tokenAuth(tokens: { apiToken: string; adminToken: string }, allowed: readonly Role[]): MiddlewareHandler<BunkerEnv> {
+export function tokenAuth(
+  tokens: { apiToken: string; adminToken: string },
+  allowed: readonly Role[],
+): MiddlewareHandler<BunkerEnv> {
   for (const [name, token] of Object.entries(tokens)) {
     if (typeof token !== 'string' || token.length < MIN_TOKEN_LENGTH) {
       throw new TypeError(`\`${name}\` must be a string of at least ${MIN_TOKEN_LENGTH} characters`);

@@ -18,12 +18,18 @@ describe('API v1', () => {
       ['cold', true],
       ['default', false],
     ]);
-    for (const key of keys) expect(Object.keys(key).sort()).toEqual(['created_at', 'locked', 'name', 'npub', 'pubkey']);
+    for (const key of keys)
+      expect(Object.keys(key).sort()).toEqual(['created_at', 'locked', 'name', 'npub', 'pubkey']);
   });
 
   it('signs a batch in order with the key, without trusting pubkey/id/sig from the caller', async () => {
     const { call, store } = await setupApp();
-    const templates = Array.from({ length: 20 }, (_, i) => ({ ...template(i), pubkey: 'f'.repeat(64), id: 'x', sig: 'y' }));
+    const templates = Array.from({ length: 20 }, (_, i) => ({
+      ...template(i),
+      pubkey: 'f'.repeat(64),
+      id: 'x',
+      sig: 'y',
+    }));
     const res = await call('POST', '/api/keys/default/sign', { events: templates });
     expect(res.status).toBe(200);
     const { events } = (await res.json()) as { events: import('nostr-tools').Event[] };
@@ -50,10 +56,17 @@ describe('API v1', () => {
     const { call } = await setupApp();
     expect((await errorOf(await call('GET', '/api/keys', undefined, null))).code).toBe('unauthorized');
     expect((await errorOf(await call('GET', '/api/keys', undefined, `${API_TOKEN}x`))).status).toBe(401);
-    expect((await errorOf(await call('GET', '/api/keys', undefined, API_TOKEN.slice(0, -1)))).status).toBe(401);
+    expect((await errorOf(await call('GET', '/api/keys', undefined, API_TOKEN.slice(0, -1)))).status).toBe(
+      401,
+    );
     const create = { name: 'new', generate: true, passphrase: PASSPHRASE };
-    expect(await errorOf(await call('POST', '/api/keys', create))).toMatchObject({ status: 403, code: 'forbidden' });
-    expect((await errorOf(await call('POST', '/api/keys/cold/unlock', { passphrase: PASSPHRASE }))).status).toBe(403);
+    expect(await errorOf(await call('POST', '/api/keys', create))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
+    expect(
+      (await errorOf(await call('POST', '/api/keys/cold/unlock', { passphrase: PASSPHRASE }))).status,
+    ).toBe(403);
     expect((await errorOf(await call('POST', '/api/keys/default/lock'))).status).toBe(403);
     expect((await errorOf(await call('DELETE', '/api/keys/default'))).status).toBe(403);
     const signAsAdmin = await call('POST', '/api/keys/default/sign', { events: [template()] }, ADMIN_TOKEN);
@@ -63,10 +76,17 @@ describe('API v1', () => {
 
   it('manages keys with the admin token: create, unlock, lock, delete', async () => {
     const { call } = await setupApp();
-    const created = await call('POST', '/api/keys', { name: 'new', generate: true, passphrase: PASSPHRASE }, ADMIN_TOKEN);
+    const created = await call(
+      'POST',
+      '/api/keys',
+      { name: 'new', generate: true, passphrase: PASSPHRASE },
+      ADMIN_TOKEN,
+    );
     expect(created.status).toBe(201);
     expect(await created.json()).toMatchObject({ name: 'new', locked: false });
-    expect(await (await call('POST', '/api/keys/new/lock', undefined, ADMIN_TOKEN)).json()).toMatchObject({ locked: true });
+    expect(await (await call('POST', '/api/keys/new/lock', undefined, ADMIN_TOKEN)).json()).toMatchObject({
+      locked: true,
+    });
     const wrong = await call('POST', '/api/keys/new/unlock', { passphrase: 'wrong passphrase' }, ADMIN_TOKEN);
     expect(await errorOf(wrong)).toMatchObject({ status: 403, code: 'forbidden' });
     const throttled = await call('POST', '/api/keys/new/unlock', { passphrase: PASSPHRASE }, ADMIN_TOKEN);
@@ -75,7 +95,9 @@ describe('API v1', () => {
     await new Promise((r) => setTimeout(r, 520));
     const unlocked = await call('POST', '/api/keys/new/unlock', { passphrase: PASSPHRASE }, ADMIN_TOKEN);
     expect(await unlocked.json()).toMatchObject({ name: 'new', locked: false });
-    expect(await (await call('DELETE', '/api/keys/new', undefined, ADMIN_TOKEN)).json()).toEqual({ deleted: 'new' });
+    expect(await (await call('DELETE', '/api/keys/new', undefined, ADMIN_TOKEN)).json()).toEqual({
+      deleted: 'new',
+    });
     expect((await call('POST', '/api/keys/new/sign', { events: [] })).status).toBe(404);
   });
 
@@ -99,7 +121,11 @@ describe('bad input', () => {
     ['a JSON array', '[]', /JSON object/],
     ['no events', { templates: [] }, /`events`/],
     ['a string kind', { events: [{ ...template(), kind: '1' }] }, /`events\[0\]\.kind`/],
-    ['a fractional created_at', { events: [template(), { ...template(), created_at: 1.5 }] }, /`events\[1\]\.created_at`/],
+    [
+      'a fractional created_at',
+      { events: [template(), { ...template(), created_at: 1.5 }] },
+      /`events\[1\]\.created_at`/,
+    ],
     ['tags not an array', { events: [{ ...template(), tags: {} }] }, /`events\[0\]\.tags`/],
     ['a number in a tag', { events: [{ ...template(), tags: [['e', 5]] }] }, /`events\[0\]\.tags\[0\]\[1\]`/],
     ['content missing', { events: [{ kind: 1, created_at: 1, tags: [] }] }, /`events\[0\]\.content`/],
@@ -116,14 +142,24 @@ describe('bad input', () => {
 
   it('answers a batch over the limit with 413, and an oversized body with 413', async () => {
     const { call } = await setupApp({ maxBatch: 10, maxBodyBytes: 4096 });
-    const batch = await call('POST', '/api/keys/default/sign', { events: Array.from({ length: 11 }, (_, i) => template(i)) });
+    const batch = await call('POST', '/api/keys/default/sign', {
+      events: Array.from({ length: 11 }, (_, i) => template(i)),
+    });
     expect(await errorOf(batch)).toMatchObject({ status: 413, code: 'batch_too_large' });
-    const big = await call('POST', '/api/keys/default/sign', { events: [{ ...template(), content: 'x'.repeat(5000) }] });
+    const big = await call('POST', '/api/keys/default/sign', {
+      events: [{ ...template(), content: 'x'.repeat(5000) }],
+    });
     expect(await errorOf(big)).toMatchObject({ status: 413, code: 'payload_too_large' });
     expect((await call('POST', '/api/keys/default/sign', { events: [template()] })).status).toBe(200);
   });
 
-  for (const path of ['/api/keys/..%2F..%2Fetc%2Fpasswd/sign', '/api/keys/a%00b/sign', '/api/keys/..%5C..%5Cx/sign', '/api/keys/%C3%A9/sign', '/api/keys/.hidden/sign']) {
+  for (const path of [
+    '/api/keys/..%2F..%2Fetc%2Fpasswd/sign',
+    '/api/keys/a%00b/sign',
+    '/api/keys/..%5C..%5Cx/sign',
+    '/api/keys/%C3%A9/sign',
+    '/api/keys/.hidden/sign',
+  ]) {
     it(`refuses the key name in \`${path}\``, async () => {
       const { call } = await setupApp();
       const error = await errorOf(await call('POST', path, { events: [template()] }));

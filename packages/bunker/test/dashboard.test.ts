@@ -42,14 +42,19 @@ describe('admin dashboard', () => {
     expect(page).toMatch(/<tr data-key="cold">.*locked/s);
     expect(page).toContain(store.get('cold').npub);
 
-    const wrong = await app.request('/admin/keys/cold/unlock', form({ passphrase: 'wrong passphrase' }, cookie));
+    const wrong = await app.request(
+      '/admin/keys/cold/unlock',
+      form({ passphrase: 'wrong passphrase' }, cookie),
+    );
     expect(wrong.headers.get('location')).toBe('/admin?notice=forbidden&key=cold');
     expect(store.get('cold').locked).toBe(true);
     await new Promise((r) => setTimeout(r, 520));
     const ok = await app.request('/admin/keys/cold/unlock', form({ passphrase: PASSPHRASE }, cookie));
     expect(ok.headers.get('location')).toBe('/admin?notice=unlocked&key=cold');
     expect(store.get('cold').locked).toBe(false);
-    const notice = await (await app.request('/admin?notice=unlocked&key=cold', { headers: { cookie } })).text();
+    const notice = await (
+      await app.request('/admin?notice=unlocked&key=cold', { headers: { cookie } })
+    ).text();
     expect(notice).toContain('Key cold is unlocked.');
 
     await app.request('/admin/keys/cold/lock', form({}, cookie));
@@ -61,7 +66,10 @@ describe('admin dashboard', () => {
     const cookie = await signIn(app);
     await app.request('/admin/keys/cold/unlock', form({ passphrase: PASSPHRASE }));
     expect(store.get('cold').locked).toBe(true);
-    const crossSite = await app.request('/admin/keys/cold/unlock', form({ passphrase: PASSPHRASE }, cookie, 'https://evil.example'));
+    const crossSite = await app.request(
+      '/admin/keys/cold/unlock',
+      form({ passphrase: PASSPHRASE }, cookie, 'https://evil.example'),
+    );
     expect(crossSite.status).toBe(403);
     expect(store.get('cold').locked).toBe(true);
   });
@@ -69,11 +77,13 @@ describe('admin dashboard', () => {
   it('escapes what it shows and ends the session on sign-out', async () => {
     const { app } = await setupApp();
     const cookie = await signIn(app);
-    const page = await (await app.request('/admin?notice=unlocked&key=<script>', { headers: { cookie } })).text();
+    const page = await (
+      await app.request('/admin?notice=unlocked&key=<script>', { headers: { cookie } })
+    ).text();
     expect(page).not.toContain('<script>');
-    expect((await app.request('/admin', { headers: { cookie } })).headers.get('content-security-policy')).toMatch(
-      /default-src 'none'/,
-    );
+    expect(
+      (await app.request('/admin', { headers: { cookie } })).headers.get('content-security-policy'),
+    ).toMatch(/default-src 'none'/);
     await app.request('/admin/logout', form({}, cookie));
     expect(await (await app.request('/admin', { headers: { cookie } })).text()).toContain('name="token"');
   });

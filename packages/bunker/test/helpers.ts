@@ -21,7 +21,9 @@ export async function tempDir(): Promise<string> {
 }
 
 /** A key store on a fresh directory. */
-export async function openStore(options: Partial<KeyStoreOptions> & { audit?: AuditLog } = {}): Promise<KeyStore> {
+export async function openStore(
+  options: Partial<KeyStoreOptions> & { audit?: AuditLog } = {},
+): Promise<KeyStore> {
   return KeyStore.open({ dataDir: await tempDir(), engine: await loadSigningEngine(), ...options });
 }
 

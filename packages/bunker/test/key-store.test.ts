@@ -5,7 +5,7 @@ import * as nip49 from 'nostr-tools/nip49';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import { BunkerError, KeyStore, loadSigningEngine, openAuditLog } from '../src/index.js';
-import { openStore, PASSPHRASE, template, tempDir } from './helpers.js';
+import { openStore, PASSPHRASE, tempDir, template } from './helpers.js';
 
 async function allFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -69,7 +69,9 @@ describe('KeyStore', () => {
     const bytes = bech32.fromWords(words);
     bytes[1] = 40;
     const crafted = bech32.encode('ncryptsec', bech32.toWords(bytes), 5000);
-    await expect(store.create('x', { import: crafted, passphrase: 'passphrase' })).rejects.toThrow(/log N 40/);
+    await expect(store.create('x', { import: crafted, passphrase: 'passphrase' })).rejects.toThrow(
+      /log N 40/,
+    );
   });
 
   it('leaves a key locked after a wrong passphrase, and throttles the next attempt', async () => {
@@ -90,11 +92,17 @@ describe('KeyStore', () => {
 
   it('rejects weak passphrases, duplicate names and bad names', async () => {
     const store = await openStore();
-    await expect(store.create('k', { passphrase: 'short' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(store.create('k', { passphrase: 'short' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     await store.create('k', { passphrase: PASSPHRASE });
     await expect(store.create('k', { passphrase: PASSPHRASE })).rejects.toMatchObject({ code: 'key_exists' });
-    await expect(store.create('../k', { passphrase: PASSPHRASE })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(store.create('k2', { passphrase: PASSPHRASE, import: 'nsec1garbage' })).rejects.toMatchObject({
+    await expect(store.create('../k', { passphrase: PASSPHRASE })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(
+      store.create('k2', { passphrase: PASSPHRASE, import: 'nsec1garbage' }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
     });
   });
@@ -138,7 +146,10 @@ describe('KeyStore', () => {
     expect(events.map((e) => e.content)).toEqual(templates.map((t) => t.content));
     for (const e of events) expect(verifyEvent({ ...e })).toBe(true);
     await audit.close();
-    const lines = (await readFile(join(dataDir, 'audit.log'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(join(dataDir, 'audit.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(6);
     expect(Object.keys(lines[0])).toEqual(['time', 'key', 'id', 'kind']);
     expect(lines.slice(0, 5).map((l) => l.id)).toEqual(events.map((e) => e.id));

@@ -11,7 +11,15 @@ describe('loadSigningEngine', () => {
     it(`signs events that nostr-tools verifies, without mutating the template (${load === loadSigningEngine ? 'wasm' : 'js'})`, async () => {
       const engine = await load();
       const secretKey = engine.generateSecretKey();
-      const template = { kind: 1, created_at: 1_700_000_000, tags: [['t', 'ü'], ['e', 'x']], content: 'Grüße "quoted"\n😀' };
+      const template = {
+        kind: 1,
+        created_at: 1_700_000_000,
+        tags: [
+          ['t', 'ü'],
+          ['e', 'x'],
+        ],
+        content: 'Grüße "quoted"\n😀',
+      };
       const before = structuredClone(template);
       const event = engine.signEvent(template, secretKey);
       expect(template).toEqual(before);
@@ -28,7 +36,12 @@ describe('loadSigningEngine', () => {
   it('computes the same event id as the pure-JS engine', async () => {
     const wasm = await loadSigningEngine();
     const secretKey = jsEngine.generateSecretKey();
-    const template = { kind: 1063, created_at: 5, tags: [['url', 'https://a.example/ä?b=1&c']], content: '\u2028<>&' };
+    const template = {
+      kind: 1063,
+      created_at: 5,
+      tags: [['url', 'https://a.example/ä?b=1&c']],
+      content: '\u2028<>&',
+    };
     expect(wasm.signEvent(template, secretKey).id).toBe(jsEngine.signEvent(template, secretKey).id);
   });
 });

@@ -12,7 +12,11 @@ import { type BunkerEnv, tokenAuth } from '../token-auth.js';
  * `POST /api/keys/{name}/unlock` `{ passphrase }` → key; `POST /api/keys/{name}/lock` → key;
  * `DELETE /api/keys/{name}` → `{ deleted: name }`.
  */
-export function createAdminApi(deps: { store: KeyStore; apiToken: string; adminToken: string }): Hono<BunkerEnv> {
+export function createAdminApi(deps: {
+  store: KeyStore;
+  apiToken: string;
+  adminToken: string;
+}): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
   const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken }, ['admin']);
 
@@ -27,7 +31,10 @@ export function createAdminApi(deps: { store: KeyStore; apiToken: string; adminT
       throw new BunkerError('invalid_request', 'Give either `generate: true` or `import`, not both');
     }
     if (body.import === undefined && body.generate !== true) {
-      throw new BunkerError('invalid_request', 'Give `generate: true` to make a new key, or `import` with a key');
+      throw new BunkerError(
+        'invalid_request',
+        'Give `generate: true` to make a new key, or `import` with a key',
+      );
     }
     const key = await deps.store.create(name, { passphrase: body.passphrase, import: body.import });
     return c.json(key, 201);
@@ -37,7 +44,8 @@ export function createAdminApi(deps: { store: KeyStore; apiToken: string; adminT
     const name = assertKeyName(c.req.param('name'));
     deps.store.get(name);
     const body = await readJsonObject(c);
-    if (typeof body.passphrase !== 'string') throw new BunkerError('invalid_request', '`passphrase` must be a string');
+    if (typeof body.passphrase !== 'string')
+      throw new BunkerError('invalid_request', '`passphrase` must be a string');
     return c.json(deps.store.unlock(name, body.passphrase));
   });
 

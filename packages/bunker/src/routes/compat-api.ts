@@ -14,7 +14,11 @@ export const DEFAULT_KEY_NAME = 'default';
  * `POST /api/sign` `{ keyName, event }` → `{ success, event }` (API token) and
  * `GET /api/status` → `{ keys: { active, locked } }` (either token). Errors also carry `success: false`.
  */
-export function createCompatApi(deps: { store: KeyStore; apiToken: string; adminToken: string }): Hono<BunkerEnv> {
+export function createCompatApi(deps: {
+  store: KeyStore;
+  apiToken: string;
+  adminToken: string;
+}): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
   const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
 

@@ -69,7 +69,10 @@ export const SignInPage: FC<{ error?: string }> = ({ error }) => (
 export const DashboardPage: FC<{ keys: KeyInfo[]; notice?: Notice | undefined }> = ({ keys, notice }) => (
   <Layout signedIn={true}>
     {notice && (
-      <p class={notice.kind === 'error' ? 'notice error' : 'notice'} role={notice.kind === 'error' ? 'alert' : 'status'}>
+      <p
+        class={notice.kind === 'error' ? 'notice error' : 'notice'}
+        role={notice.kind === 'error' ? 'alert' : 'status'}
+      >
         {notice.text}
       </p>
     )}
@@ -95,7 +98,9 @@ export const DashboardPage: FC<{ keys: KeyInfo[]; notice?: Notice | undefined }>
                 <code title={key.pubkey}>{key.npub}</code>
               </td>
               <td>{new Date(key.created_at * 1000).toISOString().slice(0, 10)}</td>
-              <td class={key.locked ? 'state locked' : 'state unlocked'}>{key.locked ? 'locked' : 'unlocked'}</td>
+              <td class={key.locked ? 'state locked' : 'state unlocked'}>
+                {key.locked ? 'locked' : 'unlocked'}
+              </td>
               <td>
                 {key.locked ? (
                   <form method="post" action={`/admin/keys/${key.name}/unlock`} class="inline">

@@ -15,7 +15,10 @@ const NOTICES: Record<string, (key: string) => Notice> = {
   unlocked: (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` }),
   locked: (key) => ({ kind: 'ok', text: `Key ${key} is locked.` }),
   forbidden: (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` }),
-  too_many_attempts: (key) => ({ kind: 'error', text: `Too many wrong passphrases for key ${key}: wait and retry.` }),
+  too_many_attempts: (key) => ({
+    kind: 'error',
+    text: `Too many wrong passphrases for key ${key}: wait and retry.`,
+  }),
   key_not_found: (key) => ({ kind: 'error', text: `No key named ${key}.` }),
 };
 

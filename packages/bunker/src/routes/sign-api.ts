@@ -31,7 +31,10 @@ export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
     const body = await readJsonObject(c);
     const events = body.events;
     if (!Array.isArray(events)) {
-      throw new BunkerError('invalid_request', 'The body must be `{ "events": [template, …] }`: `events` is missing or not an array');
+      throw new BunkerError(
+        'invalid_request',
+        'The body must be `{ "events": [template, …] }`: `events` is missing or not an array',
+      );
     }
     if (events.length > deps.maxBatch) {
       throw new BunkerError(

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+
+let bunker: RunningBunker;
+let browser: LaunchedChromium;
+
+beforeAll(async () => {
+  bunker = await startBunker({ keys: [{ name: 'cold', locked: true }, { name: 'warm' }] });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await bunker?.stop();
+});
+
+async function lockState(name: string): Promise<boolean | undefined> {
+  const keys = (await (
+    await callBunker(bunker.url, 'GET', '/api/keys', { token: bunker.apiToken })
+  ).json()) as { name: string; locked: boolean }[];
+  return keys.find((k) => k.name === name)?.locked;
+}
+
+describe('admin dashboard in Chromium', () => {
+  it('signs in with the admin token, unlocks a locked key, and the API then reports it unlocked', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${bunker.url}/admin`);
+
+    // A wrong token is refused.
+    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong admin token');
+
+    await page.getByLabel('Admin token').fill(bunker.adminToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const row = page.locator('tr[data-key="cold"]');
+    await row.waitFor();
+    expect(await row.locator('.state').textContent()).toBe('locked');
+    expect(await page.locator('tr[data-key="warm"] .state').textContent()).toBe('unlocked');
+    expect(await lockState('cold')).toBe(true);
+
+    // A wrong passphrase leaves it locked.
+    await row.getByLabel('Passphrase for cold').fill('wrong passphrase!');
+    await row.getByRole('button', { name: 'Unlock' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('stays locked');
+    expect(await lockState('cold')).toBe(true);
+
+    await new Promise((r) => setTimeout(r, 600)); // the throttle after one wrong passphrase
+    await page.locator('tr[data-key="cold"]').getByLabel('Passphrase for cold').fill(bunker.passphrase);
+    await page.locator('tr[data-key="cold"]').getByRole('button', { name: 'Unlock' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Key cold is unlocked.');
+    expect(await page.locator('tr[data-key="cold"] .state').textContent()).toBe('unlocked');
+
+    expect(await lockState('cold')).toBe(false);
+    const signed = await callBunker(bunker.url, 'POST', '/api/keys/cold/sign', {
+      token: bunker.apiToken,
+      body: { events: [{ kind: 1, created_at: 1, tags: [], content: 'unlocked in the browser' }] },
+    });
+    expect(signed.status).toBe(200);
+
+    // And locks it again.
+    await page.locator('tr[data-key="cold"]').getByRole('button', { name: 'Lock' }).click();
+    await expect.poll(() => lockState('cold')).toBe(true);
+    await page.close();
+  });
+});
