@@ -1,0 +1,137 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SiegelError, createGermanError } from '@siegel/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
+
+let t: Awaited<ReturnType<typeof makeTestApp>> | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function listFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { recursive: true })).map(String);
+  } catch {
+    return [];
+  }
+}
+
+describe('sign API errors', () => {
+  it('answers 401 without a token, with a wrong token, and when no token is configured', async () => {
+    t = await makeTestApp();
+    const form = () => uploadForm('md-string-author.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n'));
+    for (const token of ['', 'wrong-token', 'test-sign-token-but-longer']) {
+      const response = await signRequest(t.app, form(), token);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ success: false, error: 'UNAUTHORIZED' });
+    }
+    const closed = await makeTestApp({ signTokens: [] });
+    expect((await signRequest(closed.app, form())).status).toBe(401);
+    await closed.close();
+  });
+
+  it('answers 400 NO_FILE for a missing field, a non-multipart body and a broken multipart body', async () => {
+    t = await makeTestApp();
+    const form = new FormData();
+    form.append('other', 'x');
+    expect(await (await signRequest(t.app, form)).json()).toMatchObject({ success: false, error: 'NO_FILE' });
+    const json = await t.app.request('/api/sign-image-v2', {
+      method: 'POST',
+      body: '{"file":"x"}',
+      headers: { Authorization: 'Bearer test-sign-token', 'Content-Type': 'application/json' },
+    });
+    expect(json.status).toBe(400);
+    const broken = await t.app.request('/api/sign-image-v2', {
+      method: 'POST',
+      body: '--nope\r\ngarbage',
+      headers: { Authorization: 'Bearer test-sign-token', 'Content-Type': 'multipart/form-data; boundary=xyz' },
+    });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error).toBe('NO_FILE');
+  });
+
+  it('accepts the field `image` as well as `file`', async () => {
+    t = await makeTestApp();
+    const response = await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\nx'), 'image'));
+    expect(response.status).toBe(201);
+  });
+
+  it('answers 413 FILE_TOO_LARGE over MAX_UPLOAD_BYTES, with and without Content-Length', async () => {
+    t = await makeTestApp({ maxUploadBytes: 1000 });
+    const big = new Uint8Array(5000).fill(0x61);
+    const response = await signRequest(t.app, uploadForm('big.txt', big));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ success: false, error: 'FILE_TOO_LARGE' });
+    // Just over the file limit but within the multipart allowance: still refused by the file-size check.
+    const slightly = await signRequest(t.app, uploadForm('slightly.txt', new Uint8Array(1001).fill(0x61)));
+    expect(slightly.status).toBe(413);
+  });
+
+  it('answers 409 ALREADY_SIGNED with the existing event, and keeps one record', async () => {
+    t = await makeTestApp();
+    const bytes = await readFixture('png-author.png');
+    const first = await (await signRequest(t.app, uploadForm('png-author.png', bytes))).json();
+    const again = await signRequest(t.app, uploadForm('other-name.png', bytes));
+    expect(again.status).toBe(409);
+    const body = await again.json();
+    expect(body).toMatchObject({ success: false, error: 'ALREADY_SIGNED', existing_event: first.event });
+    const count = t.records.db.prepare('SELECT count(*) AS n FROM signed_files').get() as { n: number };
+    expect(count.n).toBe(1);
+  });
+
+  it('signs the same bytes sent concurrently exactly once', async () => {
+    t = await makeTestApp();
+    const bytes = await readFixture('gif-author.gif');
+    const app = t.app;
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => signRequest(app, uploadForm('gif-author.gif', bytes)).then((r) => r.status)),
+    );
+    expect(statuses.sort()).toEqual([201, 409, 409, 409, 409]);
+  });
+
+  it('answers 429 RATE_LIMITED past the per-client limit', async () => {
+    t = await makeTestApp({ rateLimitPerMinute: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await signRequest(t.app, uploadForm('x.zip', new Uint8Array([0x50, 0x4b, 3, 4])))).status);
+    }
+    expect(statuses).toEqual([415, 415, 429, 429]);
+  });
+
+  it('answers 503 with the German message when the key is locked, and stores nothing', async () => {
+    const locked = {
+      getPublicKey: async () => 'ab'.repeat(32),
+      signEvents: async () => {
+        throw createGermanError('key_locked', 'The key `default` is locked.');
+      },
+    };
+    t = await makeTestApp({ signer: locked });
+    const bytes = await readFixture('webp-author.webp');
+    const response = await signRequest(t.app, uploadForm('webp-author.webp', bytes));
+    expect(response.status).toBe(503);
+    const body = await response.json();
+    expect(body).toMatchObject({ success: false, error: 'BUNKER_UNAVAILABLE' });
+    expect(body.message.split('\n')[0]).toBe('Key ist gesperrt');
+    expect(await listFiles(join(t.dir, 'files'))).toEqual([]);
+    const count = t.records.db.prepare('SELECT count(*) AS n FROM signed_files').get() as { n: number };
+    expect(count.n).toBe(0);
+    expect(new SiegelError('key_locked', 'x').code).toBe('key_locked');
+  });
+
+  it('removes stored files again when writing the record fails', async () => {
+    t = await makeTestApp();
+    const failing = t.records;
+    const original = failing.insert.bind(failing);
+    failing.insert = async () => {
+      throw new Error('disk full');
+    };
+    const response = await signRequest(t.app, uploadForm('md.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')));
+    expect(response.status).toBe(500);
+    expect((await response.json()).message).toBe('Internal error');
+    expect((await listFiles(join(t.dir, 'files'))).filter((f) => /\.(md|html|json)$/.test(f))).toEqual([]);
+    failing.insert = original;
+    t.errors.length = 0;
+  });
+});
