@@ -2,13 +2,11 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const WORK_ROOT = join(REPO_ROOT, 'test/integrations/.work');
-const require = createRequire(join(REPO_ROOT, 'package.json'));
 
 /** How the conformance suite drives one of the three example sites. */
 export interface ExampleAdapter {
@@ -31,7 +29,8 @@ export interface ExampleAdapter {
 }
 
 function binOf(pkg: string, name?: string): string {
-  const manifestPath = require.resolve(`${pkg}/package.json`);
+  // Not require.resolve(`${pkg}/package.json`): @11ty/eleventy's exports map does not expose it.
+  const manifestPath = join(REPO_ROOT, 'node_modules', pkg, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
   const bin = typeof manifest.bin === 'string' ? manifest.bin : (manifest.bin[name ?? pkg] ?? Object.values(manifest.bin)[0]);
   return join(dirname(manifestPath), bin as string);
