@@ -10,6 +10,33 @@ export interface Upload {
 
 /** Room for multipart boundaries and headers on top of the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
+/** An oversized body is read and discarded up to this many times the limit, so the client gets the 413. */
+const DRAIN_LIMIT_FACTOR = 4;
+
+/**
+ * Read and discard what is left of a request body (up to `maxBytes`), so a client that is still sending
+ * receives the error answer instead of a reset connection. Bodies larger than that are cut off.
+ */
+async function drainBody(request: Request, maxBytes: number): Promise<void> {
+  if (request.bodyUsed || request.body === null) return;
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = request.body.getReader();
+  } catch {
+    return;
+  }
+  let seen = 0;
+  try {
+    while (seen <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing left to answer.
+  }
+}
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'FILE_TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes`, {
@@ -25,7 +52,8 @@ function tooLarge(maxBytes: number): ApiError {
 export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { upload: Upload } }>[] {
   const limit = bodyLimit({
     maxSize: maxBytes + MULTIPART_OVERHEAD,
-    onError: () => {
+    onError: async (c) => {
+      await drainBody(c.req.raw, DRAIN_LIMIT_FACTOR * (maxBytes + MULTIPART_OVERHEAD));
       throw tooLarge(maxBytes);
     },
   });
