@@ -2,7 +2,7 @@ import type { DefaultTreeAdapterTypes } from 'parse5';
 import { selectFirst } from './css-selector.js';
 import { hashContent } from './page-hash.js';
 import { compileCachedSelector, DEFAULT_SELECTOR, parsePage, serializeContent } from './page-parse.js';
-import { BLOCK_END_MARKER, BLOCK_START_MARKER } from './signature-block.js';
+import { locateBlockSlot } from './block-slot.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -62,95 +62,11 @@ function readTitle(title: Element): string | undefined {
   return collapseWhitespace(text);
 }
 
-/** Start offset of the first node at or below `node` (first-child chain) that has a source location. */
-function firstSourceOffset(node: ChildNode | undefined): number | undefined {
-  for (let current = node; current !== undefined; ) {
-    const location = current.sourceCodeLocation;
-    if (location) return location.startOffset;
-    current = isElement(current) ? current.childNodes[0] : undefined;
-  }
-  return undefined;
-}
-
-const VOID_IN_HEAD = new Set(['meta', 'link', 'base', 'basefont', 'bgsound']);
-
-/** Offset right after `node` when its end is exact in the source, else `undefined` (closed implicitly). */
-function exactEnd(node: ChildNode): number | undefined {
-  const location = node.sourceCodeLocation;
-  if (!location) return undefined;
-  if (!isElement(node)) return location.endOffset;
-  const elementLocation = node.sourceCodeLocation;
-  if (elementLocation?.endTag || VOID_IN_HEAD.has(node.tagName)) return location.endOffset;
-  return undefined;
-}
-
 /**
- * Where a new block goes so that the parser puts it in `<head>`, after everything else there.
- * Explicit `</head>`: right before it. Head closed implicitly (by `<body>`, a body element or text): after
- * its last child — or before that child when the child itself was closed implicitly (an unclosed
- * `<noscript>` would otherwise swallow the block). Head implied and empty: where the next node starts.
- */
-function findInsertAt(html: string, root: Element | undefined, head: Element | undefined): number {
-  const headLocation = head?.sourceCodeLocation;
-  if (headLocation?.endTag) return headLocation.endTag.startOffset;
-  const lastChild = head?.childNodes.at(-1);
-  if (lastChild) {
-    const end = exactEnd(lastChild) ?? lastChild.sourceCodeLocation?.startOffset;
-    if (end !== undefined) return end;
-  }
-  if (headLocation?.startTag) return headLocation.startTag.endOffset;
-  if (root && head) {
-    const siblings = root.childNodes;
-    for (let index = siblings.indexOf(head) + 1; index < siblings.length; index++) {
-      const offset = firstSourceOffset(siblings[index]);
-      if (offset !== undefined) return offset;
-    }
-  }
-  // Nothing after it either: before an explicit `</html>`, else at the very end.
-  return root?.sourceCodeLocation?.endTag?.startOffset ?? html.length;
-}
-
-function isMarker(node: ChildNode, marker: string): boolean {
-  return node.nodeName === '#comment' && (node as { data: string }).data.trim().startsWith(marker);
-}
-
-/** The first Siegel block, looked for where a block can end up: in `<head>`, or before it when head is implied. */
-function findExistingBlock(
-  containers: Array<ParentNode | undefined>,
-): { start: number; end: number } | undefined {
-  let start: number | undefined;
-  let startNode: ChildNode | undefined;
-  for (const container of containers) {
-    for (const child of container?.childNodes ?? []) {
-      const offset = child.sourceCodeLocation?.startOffset;
-      if (
-        offset !== undefined &&
-        isMarker(child, BLOCK_START_MARKER) &&
-        (start === undefined || offset < start)
-      ) {
-        start = offset;
-        startNode = child;
-      }
-    }
-  }
-  if (start === undefined || !startNode) return undefined;
-  let end: number | undefined;
-  for (const container of containers) {
-    for (const child of container?.childNodes ?? []) {
-      const location = child.sourceCodeLocation;
-      if (location && location.startOffset > start && isMarker(child, BLOCK_END_MARKER)) {
-        if (end === undefined || location.endOffset < end) end = location.endOffset;
-      }
-    }
-  }
-  // A block cut short (no closing marker): replace the opening comment alone rather than add a second block.
-  return { start, end: end ?? startNode.sourceCodeLocation?.endOffset ?? start };
-}
-
-/**
- * Analyse a page for signing in ONE parse (parse5, scripting disabled, as `DOMParser`): the
- * `siegel-page/1` hash of the selected element, title, description, where the signature block goes and
- * the range of a block an earlier run left, plus the block the page carries now.
+ * Analyse a page for signing: the `siegel-page/1` hash of the selected element, title, description,
+ * the block the page carries now, where a new signature block goes and the range of a block an earlier
+ * run left. One full parse (parse5, scripting disabled, as `DOMParser`) without source locations, plus a
+ * parse with locations of just the part up to the body start (see {@link locateBlockSlot}).
  *
  * @example
  * ```ts
@@ -162,7 +78,7 @@ function findExistingBlock(
  */
 export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
   const selector = compileCachedSelector(options.selector ?? DEFAULT_SELECTOR);
-  const document = parsePage(html, { locations: true });
+  const document = parsePage(html);
   const root = findChild(document, 'html');
   const head = findChild(root, 'head');
 
@@ -185,8 +101,7 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     hash: element === undefined ? undefined : hashContent(serializeContent(element)),
     title: title || undefined,
     description: description || undefined,
-    insertAt: findInsertAt(html, root, head),
-    existingBlock: findExistingBlock([document, root, head]),
+    ...locateBlockSlot(html),
     signatureBlock: readSignatureBlockFromHead(head),
   };
 }
