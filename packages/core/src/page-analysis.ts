@@ -1,8 +1,8 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
+import { locateBlockSlot } from './block-slot.js';
 import { selectFirst } from './css-selector.js';
 import { hashContent } from './page-hash.js';
 import { compileCachedSelector, DEFAULT_SELECTOR, parsePage, serializeContent } from './page-parse.js';
-import { locateBlockSlot } from './block-slot.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
