@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { SiegelError, createSiteSigner, loadEnv } from '@siegel/core';
 import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
@@ -9,7 +10,7 @@ type SiteSigner = ReturnType<typeof createSiteSigner>;
 
 /** The part of Eleventy's `eleventyConfig` this plugin uses. */
 export interface EleventyConfigLike {
-  addTransform(name: string, callback: (this: { page: { outputPath: string | false } }, content: string) => unknown): void;
+  addTransform(name: string, callback: (this: { page: { outputPath: string | false } }, content: unknown) => unknown): void;
   on(event: string, callback: (args: EleventyEventArgs) => unknown): void;
   logger?: { warn?(message: string): void };
 }
@@ -28,9 +29,9 @@ const log = {
 };
 
 /**
- * Eleventy plugin: signs each HTML output's `<main>` as Eleventy writes it (one transform; concurrent
- * pages share bunker requests), then writes the cache, the verify pages and the summary in
- * `eleventy.after`. Add it last, after plugins that rewrite HTML.
+ * Eleventy plugin: a transform takes each HTML output as Eleventy writes it; `eleventy.after` signs them
+ * all through core's site signer (so they share few bunker requests), writes the signed pages, the cache,
+ * the verify pages and the summary. Add it last, after plugins that rewrite HTML.
  *
  * @example
  * // eleventy.config.js
@@ -42,7 +43,7 @@ const log = {
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
   const failHard = (settings.onError ?? DEFAULTS.onError) === 'fail';
-  let run: { signer: SiteSigner; outDir: string; failed: boolean } | undefined;
+  let run: { signer: SiteSigner; outDir: string; pages: Map<string, string>; failed: boolean } | undefined;
 
   const giveUp = (error: unknown): void => {
     if (failHard) throw error;
@@ -74,30 +75,36 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
         bunkerKeyName: settings.bunkerKeyName,
         logger: log,
       });
-      run = { signer, outDir, failed: false };
+      run = { signer, outDir, pages: new Map(), failed: false };
     } catch (error) {
-      run = { signer: undefined as never, outDir, failed: false };
+      run = { signer: undefined as never, outDir, pages: new Map(), failed: false };
       giveUp(error);
       run.failed = true;
     }
   });
 
-  eleventyConfig.addTransform(PLUGIN_NAME, async function (content) {
+  // The transform only collects each HTML output as Eleventy is about to write it. Pages of one paginated
+  // template are rendered one after another (Eleventy awaits each page's transforms before rendering the
+  // next), so awaiting a signature here would cost one bunker request per page. Signing them all at once in
+  // `eleventy.after` lets core's site signer put them into few batches.
+  eleventyConfig.addTransform(PLUGIN_NAME, function (content) {
     const outputPath = this.page.outputPath;
     if (!run || run.failed || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
-    if (typeof content !== 'string') return content;
-    try {
-      return await run.signer.signPage(relative(run.outDir, resolve(outputPath)), content);
-    } catch (error) {
-      giveUp(error);
-      return content;
-    }
+    if (typeof content === 'string') run.pages.set(resolve(outputPath), content);
+    return content;
   });
 
   eleventyConfig.on('eleventy.after', async () => {
     if (!run || run.failed) return;
+    const { signer, outDir, pages } = run;
     try {
-      const summary = await run.signer.finish();
+      await Promise.all(
+        [...pages].map(async ([file, html]) => {
+          const signed = await signer.signPage(relative(outDir, file), html);
+          if (signed !== html) await writeFile(file, signed);
+        }),
+      );
+      const summary = await signer.finish();
       if (summary.failed > 0) {
         const first = summary.pages.find((page) => page.outcome === 'failed');
         throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
