@@ -70,8 +70,9 @@ async function signPage(site: string, relativePath: string, html: string): Promi
     renderVerifyPage({
       event: signed,
       pageUrl: pageUrl(site, relativePath),
-      pagePath: new URL(pageUrl(site, relativePath)).pathname.slice('/site'.length),
-      scriptPath: `/verify/${VERIFY_SCRIPT_NAME}`,
+      // As signSite writes it: paths from the origin, including the site's base path /site.
+      pagePath: new URL(pageUrl(site, relativePath)).pathname,
+      scriptPath: `/site/verify/${VERIFY_SCRIPT_NAME}`,
       selector: 'main',
     }),
   );

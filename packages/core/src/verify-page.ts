@@ -14,20 +14,37 @@ export interface VerifyPageInput {
   event: NostrEvent;
   /** Absolute URL of the signed page, shown and linked. Required. */
   pageUrl: string;
-  /** Site-relative URL path of the page, e.g. `/blog/x/`; the check fetches it from the site. Required. */
+  /**
+   * URL path of the page, e.g. `/blog/x/`, either site-relative or from the origin including the site's
+   * base path (`/docs/blog/x/` when `scriptPath` is `/docs/verify/…`); the check fetches it. Required.
+   */
   pagePath: string;
-  /** URL path of the shared script, e.g. `/verify/siegel-verify.js`. Required. */
+  /** URL path of the shared script, e.g. `/verify/siegel-verify.js` (`/docs/verify/…` under a base path). Required. */
   scriptPath: string;
   /** The selector the hash covers. Default `'main'`. */
   selector?: string;
 }
 
 /**
- * A root-relative path (`/x/y`) rewritten relative to `verify/{id}/index.html`, so a site served under a
- * sub-path (`https://host/docs/`) still finds it; other values are kept.
+ * The site's base path as revealed by a root-relative `scriptPath` that ends in `/verify/{script}`:
+ * `/docs/verify/siegel-verify.js` → `/docs`, `/verify/siegel-verify.js` → `` (site at the domain root).
  */
-function fromVerifyDirectory(path: string): string {
-  return path.startsWith('/') && !path.startsWith('//') ? `../..${path}` : path;
+function readBasePath(scriptPath: string): string {
+  return /^(\/[^?#]*?)?\/verify\/[^/?#]+$/.exec(scriptPath)?.[1] ?? '';
+}
+
+/**
+ * A root-relative path (`/x/y`, with or without the site's base path) rewritten relative to
+ * `verify/{id}/index.html`, so the verify page works wherever the site is served — at its real URL, under a
+ * sub-path, or from a local preview at another base; other values (absolute or relative URLs) are kept.
+ */
+function fromVerifyDirectory(path: string, basePath: string): string {
+  if (!path.startsWith('/') || path.startsWith('//')) return path;
+  const inSite =
+    basePath !== '' && (path === basePath || path.startsWith(`${basePath}/`))
+      ? path.slice(basePath.length)
+      : path;
+  return `../..${inSite || '/'}`;
 }
 
 /** JSON that can sit inside `<script type="application/json">` without ending it. */
@@ -77,6 +94,7 @@ export function renderVerifyPage(input: VerifyPageInput): string {
   const signedAt = new Date(event.created_at * 1000).toISOString();
   const hash = readTag(event, 'x') ?? '';
   const covered = selector === DEFAULT_SELECTOR ? 'main.innerHTML' : `innerHTML of ${selector}`;
+  const basePath = readBasePath(input.scriptPath);
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="en">
@@ -96,7 +114,7 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 <body>
 <main>
 <h1>Signature check</h1>
-<p id="siegel-status" role="status" data-state="pending" data-page="${e(fromVerifyDirectory(input.pagePath))}" data-selector="${e(selector)}">Checking the signature…</p>
+<p id="siegel-status" role="status" data-state="pending" data-page="${e(fromVerifyDirectory(input.pagePath, basePath))}" data-selector="${e(selector)}">Checking the signature…</p>
 <noscript><p>The check runs in your browser and needs JavaScript. Without it, compare the facts below by hand: the page hash is the SHA-256 of <code>${e(covered)}</code>.</p></noscript>
 <dl>
 <dt>Page</dt><dd><a href="${e(input.pageUrl)}">${e(title)}</a><br><code>${e(input.pageUrl)}</code></dd>
@@ -108,7 +126,7 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 <p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>siegel-page/1</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
 </main>
 <script type="application/json" id="siegel-event">${embedJson(event)}</script>
-<script src="${e(fromVerifyDirectory(input.scriptPath))}" defer></script>
+<script src="${e(fromVerifyDirectory(input.scriptPath, basePath))}" defer></script>
 </body>
 </html>
 `;

@@ -72,6 +72,25 @@ describe('renderVerifyPage', () => {
     expect(absolute).toContain('data-selector="article"');
   });
 
+  it('strips the site base path revealed by scriptPath, so a sub-path site works from any base', () => {
+    const based = renderVerifyPage({
+      event,
+      pageUrl: 'https://example.com/docs/a/',
+      pagePath: '/docs/a/',
+      scriptPath: `/docs/verify/${VERIFY_SCRIPT_NAME}`,
+      selector: 'main',
+    });
+    expect(based).toContain('data-page="../../a/"');
+    expect(based).toContain(`<script src="../../verify/${VERIFY_SCRIPT_NAME}" defer></script>`);
+    const home = renderVerifyPage({
+      event,
+      pageUrl: 'https://example.com/docs/',
+      pagePath: '/docs',
+      scriptPath: `/docs/verify/${VERIFY_SCRIPT_NAME}`,
+    });
+    expect(home).toContain('data-page="../../"');
+  });
+
   it('escapes a hostile title, URL and selector: one script element runs, the JSON stays intact', () => {
     const evil = signedEvent(EVIL);
     const page = renderVerifyPage({
