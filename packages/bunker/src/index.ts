@@ -6,5 +6,10 @@ export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
 export { type CreateKeyOptions, type KeyInfo, KeyStore, type KeyStoreOptions } from './key-store.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { type RunningBunker, type StartBunkerOptions, startBunker } from './server.js';
-export { jsEngine, loadSigningEngine, type SigningEngine } from './signing-engine.js';
+export {
+  jsEngine,
+  type LoadSigningEngineOptions,
+  loadSigningEngine,
+  type SigningEngine,
+} from './signing-engine.js';
 export { type Role, tokensEqual } from './token-auth.js';

@@ -25,26 +25,35 @@ export const jsEngine: SigningEngine = {
 
 let loading: Promise<SigningEngine> | undefined;
 
+/** Options of {@link loadSigningEngine}. */
+export interface LoadSigningEngineOptions {
+  /** Called with the reason when the WebAssembly engine could not be used. Default: nothing. */
+  onFallback?: (reason: unknown) => void;
+  /**
+   * Loads the WebAssembly engine. Default: `nostr-tools/wasm` with `nostr-wasm`, once per process. Given,
+   * it is called every time (used to test the fallback).
+   */
+  loadWasm?: () => Promise<SigningEngine>;
+}
+
 /**
  * Load the fastest available engine: libsecp256k1 compiled to WebAssembly (`nostr-tools/wasm` with
- * `nostr-wasm`), checked once against a known signature; the pure-JS engine when that cannot load.
- * Loaded once per process.
+ * `nostr-wasm`), checked once against the pure-JS verifier; the pure-JS engine when that cannot load.
  *
- * @param options.onFallback - called with the reason when the WebAssembly engine could not be used.
  * @example
  * ```ts
- * const engine = await loadSigningEngine();
+ * const engine = await loadSigningEngine({ onFallback: (reason) => console.warn(reason) });
  * engine.signEvent({ kind: 1, created_at: 0, tags: [], content: 'hi' }, secretKey);
  * ```
  */
-export function loadSigningEngine(
-  options: { onFallback?: (reason: unknown) => void } = {},
-): Promise<SigningEngine> {
-  loading ??= loadWasmEngine().catch((reason: unknown) => {
+export function loadSigningEngine(options: LoadSigningEngineOptions = {}): Promise<SigningEngine> {
+  const fallBack = (reason: unknown) => {
     options.onFallback?.(reason);
     return jsEngine;
-  });
-  return loading;
+  };
+  if (options.loadWasm) return options.loadWasm().then(checkEngine).catch(fallBack);
+  loading ??= loadWasmEngine().then(checkEngine);
+  return loading.catch(fallBack);
 }
 
 async function loadWasmEngine(): Promise<SigningEngine> {
@@ -57,12 +66,11 @@ async function loadWasmEngine(): Promise<SigningEngine> {
     // nostr-wasm fills id, pubkey and sig into the object it is given: give it a copy.
     signEvent: (template, secretKey) => wasm.finalizeEvent(copyTemplate(template), secretKey),
   };
-  selfTest(engine);
   return engine;
 }
 
 /** Sign one event with the engine and check it with the pure-JS verifier before trusting the engine. */
-function selfTest(engine: SigningEngine): void {
+function checkEngine(engine: SigningEngine): SigningEngine {
   const secretKey = pure.generateSecretKey();
   const event = engine.signEvent(
     { kind: 1, created_at: 0, tags: [['t', 'ü']], content: 'self-test ✓' },
@@ -72,6 +80,7 @@ function selfTest(engine: SigningEngine): void {
     throw new Error('WebAssembly signing engine failed its self-test');
   }
   secretKey.fill(0);
+  return engine;
 }
 
 /** The plain fields only, so a cached `verified` mark cannot make the check pass. */

@@ -1,3 +1,4 @@
+import type { EventTemplate } from 'nostr-tools';
 import { getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import { jsEngine, loadSigningEngine } from '../src/index.js';
@@ -43,5 +44,32 @@ describe('loadSigningEngine', () => {
       content: '\u2028<>&',
     };
     expect(wasm.signEvent(template, secretKey).id).toBe(jsEngine.signEvent(template, secretKey).id);
+  });
+
+  it('falls back to plain nostr-tools when WebAssembly cannot load', async () => {
+    const reasons: unknown[] = [];
+    const engine = await loadSigningEngine({
+      loadWasm: () => Promise.reject(new Error('WebAssembly is disabled')),
+      onFallback: (reason) => reasons.push(reason),
+    });
+    expect(engine).toBe(jsEngine);
+    expect(String(reasons[0])).toContain('WebAssembly is disabled');
+  });
+
+  it('falls back when the WebAssembly engine signs wrongly', async () => {
+    const broken = {
+      ...jsEngine,
+      name: 'wasm' as const,
+      signEvent: (t: EventTemplate, k: Uint8Array) => ({ ...jsEngine.signEvent(t, k), sig: '0'.repeat(128) }),
+    };
+    let reason: unknown;
+    const engine = await loadSigningEngine({
+      loadWasm: async () => broken,
+      onFallback: (r) => {
+        reason = r;
+      },
+    });
+    expect(engine).toBe(jsEngine);
+    expect(String(reason)).toMatch(/self-test/);
   });
 });
