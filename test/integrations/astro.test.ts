@@ -84,6 +84,40 @@ describe('@siegel/astro', () => {
     expect(verified.code, verified.output).toBe(0);
   });
 
+  it("output: 'server' signs the prerendered pages in the client directory and names the on-demand ones", async () => {
+    const project = await signedProject((source) =>
+      source.replace(
+        'integrations: [siegel()]',
+        `output: 'server',
+  adapter: {
+    name: 'minimal-adapter',
+    hooks: {
+      'astro:config:done': ({ setAdapter }) =>
+        setAdapter({
+          name: 'minimal-adapter',
+          entrypointResolution: 'auto',
+          serverEntrypoint: new URL('./server-entry.mjs', import.meta.url),
+          supportedAstroFeatures: { serverOutput: 'stable', staticOutput: 'stable', hybridOutput: 'stable', sharpImageService: 'stable' },
+        }),
+    },
+  },
+  integrations: [siegel()]`,
+      ),
+    );
+    await writeFile(join(project.dir, 'server-entry.mjs'), "export default { fetch: () => new Response('on demand') };\n");
+    const about = join(project.dir, 'src/pages/about.astro');
+    await writeFile(about, (await readFile(about, 'utf8')).replace('---\n', '---\nexport const prerender = true;\n'));
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    const client = join(project.outDir, 'client');
+    const pages = await checkPages(client);
+    expect(pages.map((page) => page.path)).toEqual(['about/index.html']);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    expect(result.output).toMatch(/on-demand pages? \(.*`\/counter`.*\) cannot be signed at build time/);
+    expect(result.output).not.toMatch(/on-demand pages? \(.*`\/about`/);
+    expect(existsSync(join(project.outDir, 'server/verify'))).toBe(false);
+  });
+
   it('`astro add @siegel/astro` adds it to the config of a fresh copy, offline against the workspace package', async () => {
     // Outside the repository (no lockfile or install metadata above it), so `astro add` finds no package
     // manager and skips its install step; the packages resolve through links to the workspace's node_modules.
