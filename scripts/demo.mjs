@@ -49,7 +49,11 @@ async function main() {
   const { server, port } = await listenSite();
   siteServer = server;
   const site = `http://127.0.0.1:${port}`;
-  const bunkerEnv = { BUNKER_URL: bunker.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName };
+  const bunkerEnv = {
+    BUNKER_URL: bunker.url,
+    BUNKER_API_TOKEN: bunker.apiToken,
+    BUNKER_KEY_NAME: bunker.keyName,
+  };
 
   say('building and signing examples/astro-site…');
   await run(process.execPath, [ASTRO_BIN, 'build', '--site', site], {
@@ -68,7 +72,14 @@ async function main() {
     const dataDir = join(ROOT, 'data', 'demo');
     await startChild('server', process.execPath, [SERVER_MAIN, '--dev'], {
       cwd: ROOT,
-      env: { ...process.env, ...bunkerEnv, HOST: '127.0.0.1', PORT: String(serverPort), BASE_URL: serverUrl, SIEGEL_DATA_DIR: dataDir },
+      env: {
+        ...process.env,
+        ...bunkerEnv,
+        HOST: '127.0.0.1',
+        PORT: String(serverPort),
+        BASE_URL: serverUrl,
+        SIEGEL_DATA_DIR: dataDir,
+      },
       ready: /listening|http:\/\//i,
     });
   }
@@ -85,22 +96,35 @@ async function main() {
 
 /** Run `npm run build` when the parts the demo runs are not built. */
 function ensureBuilt() {
-  const needed = [BUNKER_CLI, join(ROOT, 'packages/core/dist/index.js'), join(ROOT, 'packages/astro/dist/index.js')];
+  const needed = [
+    BUNKER_CLI,
+    join(ROOT, 'packages/core/dist/index.js'),
+    join(ROOT, 'packages/astro/dist/index.js'),
+  ];
   if (needed.every((file) => existsSync(file))) return;
   say('building the workspace (npm run build)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['run', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+  const result = spawnSync(npm, ['run', 'build'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (result.status !== 0) throw new Error('`npm run build` failed');
 }
 
 /** Start the dev bunker and read its machine-readable `SIEGEL_BUNKER_READY {json}` line. */
 async function startBunker(port) {
-  const { output } = await startChild('bunker', process.execPath, [BUNKER_CLI, 'start', '--dev', '--port', String(port)], {
-    cwd: ROOT,
-    env: withoutBunkerEnv(process.env),
-    ready: /^SIEGEL_BUNKER_READY .*$/m,
-    quiet: true,
-  });
+  const { output } = await startChild(
+    'bunker',
+    process.execPath,
+    [BUNKER_CLI, 'start', '--dev', '--port', String(port)],
+    {
+      cwd: ROOT,
+      env: withoutBunkerEnv(process.env),
+      ready: /^SIEGEL_BUNKER_READY .*$/m,
+      quiet: true,
+    },
+  );
   const line = /^SIEGEL_BUNKER_READY (.*)$/m.exec(output())?.[1];
   const ready = JSON.parse(line ?? '{}');
   if (!ready.url || !ready.apiToken) throw new Error(`unexpected bunker output:\n${output()}`);
@@ -175,7 +199,9 @@ async function listenSite() {
     try {
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' }).end(body);
+      response
+        .writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' })
+        .end(body);
     } catch {
       const notFound = await readFile(join(OUT_DIR, '404.html')).catch(() => Buffer.from('not found'));
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end(notFound);

@@ -45,13 +45,19 @@ async function signedProject(editConfig: (source: string) => string): Promise<Ex
   const project = await copyExample(astro as NonNullable<typeof astro>, 'astro-specific');
   projects.push(project);
   await project.configureSource(editConfig);
-  await project.writeEnv({ BUNKER_URL: bunker.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+  await project.writeEnv({
+    BUNKER_URL: bunker.url,
+    BUNKER_API_TOKEN: bunker.apiToken,
+    BUNKER_KEY_NAME: bunker.keyName,
+  });
   return project;
 }
 
 describe('@siegel/astro', () => {
   it('warns, with the fix, when a known compressor is listed after Siegel (and it would break the signatures)', async () => {
-    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [siegel(), ${FAKE_COMPRESS}]`));
+    const project = await signedProject((source) =>
+      source.replace('integrations: [siegel()]', `integrations: [siegel(), ${FAKE_COMPRESS}]`),
+    );
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('`astro-compress` is listed after `@siegel/astro`');
@@ -61,7 +67,9 @@ describe('@siegel/astro', () => {
   });
 
   it('stays quiet when the compressor runs before Siegel, and every page verifies', async () => {
-    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [${FAKE_COMPRESS}, siegel()]`));
+    const project = await signedProject((source) =>
+      source.replace('integrations: [siegel()]', `integrations: [${FAKE_COMPRESS}, siegel()]`),
+    );
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     expect(result.output).not.toContain('is listed after `@siegel/astro`');
@@ -71,9 +79,14 @@ describe('@siegel/astro', () => {
 
   it.each([
     ['file', ['about.html', 'blog/first-post.html', 'counter.html', 'index.html', '404.html']],
-    ['directory', ['about/index.html', 'blog/first-post/index.html', 'counter/index.html', 'index.html', '404.html']],
+    [
+      'directory',
+      ['about/index.html', 'blog/first-post/index.html', 'counter/index.html', 'index.html', '404.html'],
+    ],
   ] as const)('build.format %s: every page signed and verified', async (format, expected) => {
-    const project = await signedProject((source) => source.replace('integrations: [siegel()]', `integrations: [siegel()], build: { format: '${format}' }`));
+    const project = await signedProject((source) =>
+      source.replace('integrations: [siegel()]', `integrations: [siegel()], build: { format: '${format}' }`),
+    );
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     const pages = await checkPages(project.outDir);
@@ -104,9 +117,15 @@ describe('@siegel/astro', () => {
   integrations: [siegel()]`,
       ),
     );
-    await writeFile(join(project.dir, 'server-entry.mjs'), "export default { fetch: () => new Response('on demand') };\n");
+    await writeFile(
+      join(project.dir, 'server-entry.mjs'),
+      "export default { fetch: () => new Response('on demand') };\n",
+    );
     const about = join(project.dir, 'src/pages/about.astro');
-    await writeFile(about, (await readFile(about, 'utf8')).replace('---\n', '---\nexport const prerender = true;\n'));
+    await writeFile(
+      about,
+      (await readFile(about, 'utf8')).replace('---\n', '---\nexport const prerender = true;\n'),
+    );
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     const client = join(project.outDir, 'client');
@@ -122,31 +141,43 @@ describe('@siegel/astro', () => {
     // Outside the repository (no lockfile or install metadata above it), so `astro add` finds no package
     // manager and skips its install step; the packages resolve through links to the workspace's node_modules.
     const parent = await mkdtemp(join(tmpdir(), 'siegel-astro-add-'));
-    const registry = await startWorkspaceRegistry({ '@siegel/astro': 'packages/astro', '@siegel/core': 'packages/core' });
+    const registry = await startWorkspaceRegistry({
+      '@siegel/astro': 'packages/astro',
+      '@siegel/core': 'packages/core',
+    });
     try {
       const project = await copyExample(astro as NonNullable<typeof astro>, 'astro-add', parent);
       await project.configure(false);
       const config = join(project.dir, 'astro.config.mjs');
       await writeFile(config, (await readFile(config, 'utf8')).replace(/^import siegel.*\n/m, ''));
       const manifestPath = join(project.dir, 'package.json');
-      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
       delete manifest.dependencies['@siegel/astro'];
       delete manifest.dependencies['@siegel/core'];
       await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
       await mkdir(join(project.dir, 'node_modules'));
       for (const entry of await readdir(join(REPO_ROOT, 'node_modules'))) {
-        if (!entry.startsWith('.')) await symlink(join(REPO_ROOT, 'node_modules', entry), join(project.dir, 'node_modules', entry));
+        if (!entry.startsWith('.'))
+          await symlink(join(REPO_ROOT, 'node_modules', entry), join(project.dir, 'node_modules', entry));
       }
       expect(await readFile(config, 'utf8')).not.toMatch(/@siegel\/astro|siegel\(/);
 
-      const added = await runAstro(project.dir, ['add', '@siegel/astro', '--yes'], { npm_config_registry: registry.url });
+      const added = await runAstro(project.dir, ['add', '@siegel/astro', '--yes'], {
+        npm_config_registry: registry.url,
+      });
       expect(added.code, added.output).toBe(0);
       expect(registry.requests).toContain('/@siegel/astro/latest');
       const updated = await readFile(config, 'utf8');
       expect(updated).toMatch(/import siegel from ['"]@siegel\/astro['"]/);
       expect(updated).toMatch(/integrations: \[\s*siegel\(\)\s*\]/);
 
-      await project.writeEnv({ BUNKER_URL: bunker.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+      await project.writeEnv({
+        BUNKER_URL: bunker.url,
+        BUNKER_API_TOKEN: bunker.apiToken,
+        BUNKER_KEY_NAME: bunker.keyName,
+      });
       const built = await project.build();
       expect(built.code, built.output).toBe(0);
       const pages = await checkPages(project.outDir);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { launchChromium } from '../support/chromium.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
-import { startRequestCounter, type RequestCounter } from './support/request-counter.js';
+import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import { checkPages, listPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { serveDirectory } from './support/static-server.js';
 
@@ -80,7 +80,9 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     const result = await project.build();
     expectBuildOk(result);
     const pages = await checkPages(project.outDir);
-    const problems = pages.filter((page) => page.hasMain).flatMap((page) => signatureProblems(page, bunker.pubkey));
+    const problems = pages
+      .filter((page) => page.hasMain)
+      .flatMap((page) => signatureProblems(page, bunker.pubkey));
     expect(problems).toEqual([]);
     for (const page of pages.filter((p) => !p.hasMain)) expect(page.block, page.path).toBeUndefined();
     expect(pages.filter((page) => page.block).length).toBe(pagesWithMain);
@@ -112,7 +114,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
       await tab.goto(`${server.url}/verify/${page?.block?.eventId}/`);
       const status = tab.locator('#siegel-status');
       await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
-      expect(await status.getAttribute('data-state'), await status.textContent() ?? '').toBe('valid');
+      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
     } finally {
       await browser.close();
       await server.close();
@@ -124,11 +126,15 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expectBuildOk(await project.build());
     expect(counter.signRequests).toBe(0);
     const pages = await checkPages(project.outDir);
-    expect(pages.filter((page) => page.hasMain).flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    expect(
+      pages.filter((page) => page.hasMain).flatMap((page) => signatureProblems(page, bunker.pubkey)),
+    ).toEqual([]);
   });
 
   it('editing one page signs exactly that page', async () => {
-    const before = new Map((await checkPages(project.outDir)).map((page) => [page.path, page.block?.eventId]));
+    const before = new Map(
+      (await checkPages(project.outDir)).map((page) => [page.path, page.block?.eventId]),
+    );
     const file = join(project.dir, adapter.editable.file);
     await writeFile(file, adapter.editable.edit(await readFile(file, 'utf8')));
     counter.reset();
@@ -136,7 +142,9 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(counter.signedEvents).toBe(1);
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);
-    const changed = pages.filter((page) => page.block?.eventId !== before.get(page.path)).map((page) => page.path);
+    const changed = pages
+      .filter((page) => page.block?.eventId !== before.get(page.path))
+      .map((page) => page.path);
     expect(changed).toEqual([adapter.editable.page]);
   });
 

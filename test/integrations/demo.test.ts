@@ -1,6 +1,6 @@
 // `npm run demo`: starts, its printed verify URL says valid in Chromium, and Ctrl-C stops every process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
@@ -51,7 +51,9 @@ const isAlive = (pid: number) => {
 
 describe('npm run demo', () => {
   it('serves the signed Astro example, its verify URL says valid in Chromium, and SIGINT stops everything', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')),
+    );
     demo = spawn(process.execPath, [join(REPO_ROOT, 'scripts/demo.mjs')], {
       cwd: REPO_ROOT,
       env: { ...env, DEMO_PORT: '0', NO_COLOR: '1' },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
-import { startRequestCounter, type RequestCounter } from './support/request-counter.js';
+import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import { checkPages, signatureProblems } from './support/signed-output.js';
 
 const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
@@ -24,9 +24,14 @@ beforeAll(async () => {
   await project.configure(false);
   const reference = await project.build();
   if (reference.code !== 0) throw new Error(reference.output);
-  for (const path of ['feed.xml', 'posts.json', 'fragments/card.html']) unsigned.set(path, await project.read(path));
+  for (const path of ['feed.xml', 'posts.json', 'fragments/card.html'])
+    unsigned.set(path, await project.read(path));
   await project.configure({});
-  await project.writeEnv({ BUNKER_URL: counter.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+  await project.writeEnv({
+    BUNKER_URL: counter.url,
+    BUNKER_API_TOKEN: bunker.apiToken,
+    BUNKER_KEY_NAME: bunker.keyName,
+  });
 });
 
 afterAll(async () => {
@@ -56,11 +61,15 @@ describe('@siegel/eleventy', () => {
   it('is off in --serve unless enabled', async () => {
     const port = await freePort();
     counter.reset();
-    const child = spawn(process.execPath, [eleventy?.command().script ?? '', '--serve', '--port', String(port)], {
-      cwd: project.dir,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [eleventy?.command().script ?? '', '--serve', '--port', String(port)],
+      {
+        cwd: project.dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
-import { startRequestCounter, type RequestCounter } from './support/request-counter.js';
+import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import { checkPages, listPages, signatureProblems } from './support/signed-output.js';
 
 const vite = ADAPTERS.find((adapter) => adapter.tool === 'vite');
@@ -32,12 +32,17 @@ async function project(editConfig: (source: string) => string): Promise<ExampleP
   const copy = await copyExample(vite as NonNullable<typeof vite>, 'vite-specific');
   projects.push(copy);
   await copy.configureSource(editConfig);
-  await copy.writeEnv({ BUNKER_URL: counter.url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName });
+  await copy.writeEnv({
+    BUNKER_URL: counter.url,
+    BUNKER_API_TOKEN: bunker.apiToken,
+    BUNKER_KEY_NAME: bunker.keyName,
+  });
   return copy;
 }
 
 /** Lines Siegel logs once per signing run (core's summary goes through Vite's logger with this prefix). */
-const signingRuns = (output: string) => output.split('\n').filter((line) => /^\[@siegel\/vite\] Siegel: \d+ signed/.test(line)).length;
+const signingRuns = (output: string) =>
+  output.split('\n').filter((line) => /^\[@siegel\/vite\] Siegel: \d+ signed/.test(line)).length;
 
 describe('@siegel/vite', () => {
   it('with two environments (client + ssr) signs once, the client output only', async () => {
@@ -49,7 +54,10 @@ describe('@siegel/vite', () => {
   build: {`,
       ),
     );
-    await writeFile(join(copy.dir, 'src/entry-server.js'), "export const render = () => '<main><p>server</p></main>';\n");
+    await writeFile(
+      join(copy.dir, 'src/entry-server.js'),
+      "export const render = () => '<main><p>server</p></main>';\n",
+    );
     counter.reset();
     const result = await copy.build();
     expect(result.code, result.output).toBe(0);
@@ -65,7 +73,10 @@ describe('@siegel/vite', () => {
 
   it('a failed build signs nothing', async () => {
     const copy = await project((source) =>
-      source.replace('plugins: [', "plugins: [{ name: 'fail-late', generateBundle() { this.error('deliberate failure'); } }, "),
+      source.replace(
+        'plugins: [',
+        "plugins: [{ name: 'fail-late', generateBundle() { this.error('deliberate failure'); } }, ",
+      ),
     );
     counter.reset();
     const result = await copy.build();
@@ -83,11 +94,15 @@ describe('@siegel/vite', () => {
     const copy = await project((source) => source);
     counter.reset();
     const port = await freePort();
-    const child = spawn(process.execPath, [vite?.command().script ?? '', '--port', String(port), '--strictPort'], {
-      cwd: copy.dir,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [vite?.command().script ?? '', '--port', String(port), '--strictPort'],
+      {
+        cwd: copy.dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

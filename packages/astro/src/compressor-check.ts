@@ -27,7 +27,9 @@ export function findRewritersAfter(integrations: ReadonlyArray<{ name: string }>
   return integrations
     .slice(own + 1)
     .map((integration) => integration.name)
-    .filter((name) => (KNOWN_HTML_REWRITERS as readonly string[]).includes(name) || REWRITER_PATTERN.test(name));
+    .filter(
+      (name) => (KNOWN_HTML_REWRITERS as readonly string[]).includes(name) || REWRITER_PATTERN.test(name),
+    );
 }
 
 /** The warning for {@link findRewritersAfter}'s result, with the fix. */

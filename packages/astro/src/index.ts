@@ -1,3 +1,3 @@
-export { siegel, siegel as default, INTEGRATION_NAME } from './integration.js';
+export { findRewritersAfter, formatRewriterWarning, KNOWN_HTML_REWRITERS } from './compressor-check.js';
+export { INTEGRATION_NAME, siegel, siegel as default } from './integration.js';
 export { DEFAULTS, optionsSchema, parseOptions, type SiegelAstroOptions } from './options.js';
-export { KNOWN_HTML_REWRITERS, findRewritersAfter, formatRewriterWarning } from './compressor-check.js';

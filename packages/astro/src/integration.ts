@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SiegelError, loadEnv, signSite } from '@siegel/core';
+import { loadEnv, SiegelError, signSite } from '@siegel/core';
 import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
 import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
@@ -50,9 +50,16 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
           .map((route) => route.pattern);
       },
       'astro:build:done': async ({ dir, logger }) => {
-        if (!config) throw new SiegelError('invalid_options', '@siegel/astro: `astro:config:done` did not run');
+        if (!config)
+          throw new SiegelError('invalid_options', '@siegel/astro: `astro:config:done` did not run');
         const root = fileURLToPath(config.root);
-        await signBuild({ dir: fileURLToPath(dir), root, site: settings.site ?? config.site ?? '', settings, logger });
+        await signBuild({
+          dir: fileURLToPath(dir),
+          root,
+          site: settings.site ?? config.site ?? '',
+          settings,
+          logger,
+        });
         if (buildOutput === 'server' && onDemandRoutes.length > 0) {
           logger.warn(
             `${onDemandRoutes.length} on-demand page${onDemandRoutes.length === 1 ? '' : 's'} ` +
@@ -89,7 +96,10 @@ async function signBuild(input: {
     });
     if (summary.failed > 0) {
       const first = summary.pages.find((page) => page.outcome === 'failed');
-      throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+      throw new SiegelError(
+        'bunker_error',
+        `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
+      );
     }
   } catch (error) {
     if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;

@@ -47,7 +47,8 @@ export function parseOptions(input: unknown): SiegelAstroOptions {
   const result = optionsSchema.safeParse(input ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') return `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+    if (issue.code === 'unrecognized_keys')
+      return `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
     return `option \`${issue.path.join('.')}\`: ${issue.message}`;
   });
   throw new SiegelError('invalid_options', `@siegel/astro: ${problems.join('; ')}`);

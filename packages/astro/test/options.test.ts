@@ -36,13 +36,25 @@ describe('@siegel/astro integration', () => {
     expect(siegel().name).toBe('@siegel/astro');
     expect(api.default).toBe(siegel);
     expect(Object.keys(api).sort()).toEqual(
-      ['DEFAULTS', 'INTEGRATION_NAME', 'KNOWN_HTML_REWRITERS', 'default', 'findRewritersAfter', 'formatRewriterWarning', 'optionsSchema', 'parseOptions', 'siegel'].sort(),
+      [
+        'DEFAULTS',
+        'INTEGRATION_NAME',
+        'KNOWN_HTML_REWRITERS',
+        'default',
+        'findRewritersAfter',
+        'formatRewriterWarning',
+        'optionsSchema',
+        'parseOptions',
+        'siegel',
+      ].sort(),
     );
   });
 
   it('fails a build without a site URL with a clear message', () => {
     const setup = siegel().hooks['astro:config:setup'] as (input: unknown) => void;
-    expect(() => setup({ config: { site: undefined }, command: 'build' })).toThrow(/needs the site URL: set `site`/);
+    expect(() => setup({ config: { site: undefined }, command: 'build' })).toThrow(
+      /needs the site URL: set `site`/,
+    );
     expect(() => setup({ config: { site: 'https://example.com' }, command: 'build' })).not.toThrow();
     expect(() => setup({ config: { site: undefined }, command: 'dev' })).not.toThrow();
   });
@@ -52,17 +64,25 @@ describe('findRewritersAfter', () => {
   const named = (...names: string[]) => names.map((name) => ({ name }));
 
   it('finds known compressors and minifiers listed after Siegel', () => {
-    expect(findRewritersAfter(named('@astrojs/mdx', '@siegel/astro', 'astro-compress', '@astrojs/sitemap'), '@siegel/astro')).toEqual(['astro-compress']);
-    expect(findRewritersAfter(named('@siegel/astro', '@playform/compress', 'astro-min', 'astro-minify-html'), '@siegel/astro')).toEqual([
-      '@playform/compress',
-      'astro-min',
-      'astro-minify-html',
-    ]);
+    expect(
+      findRewritersAfter(
+        named('@astrojs/mdx', '@siegel/astro', 'astro-compress', '@astrojs/sitemap'),
+        '@siegel/astro',
+      ),
+    ).toEqual(['astro-compress']);
+    expect(
+      findRewritersAfter(
+        named('@siegel/astro', '@playform/compress', 'astro-min', 'astro-minify-html'),
+        '@siegel/astro',
+      ),
+    ).toEqual(['@playform/compress', 'astro-min', 'astro-minify-html']);
   });
 
   it('is quiet when they run before Siegel, or when there are none', () => {
     expect(findRewritersAfter(named('astro-compress', '@siegel/astro'), '@siegel/astro')).toEqual([]);
-    expect(findRewritersAfter(named('@siegel/astro', '@astrojs/sitemap', 'astro-icon'), '@siegel/astro')).toEqual([]);
+    expect(
+      findRewritersAfter(named('@siegel/astro', '@astrojs/sitemap', 'astro-icon'), '@siegel/astro'),
+    ).toEqual([]);
   });
 
   it('says how to fix it', () => {

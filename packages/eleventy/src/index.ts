@@ -1,2 +1,8 @@
-export { siegel, siegel as default, PLUGIN_NAME, type EleventyConfigLike, type EleventyEventArgs } from './plugin.js';
 export { DEFAULTS, optionsSchema, parseOptions, type SiegelEleventyOptions } from './options.js';
+export {
+  type EleventyConfigLike,
+  type EleventyEventArgs,
+  PLUGIN_NAME,
+  siegel,
+  siegel as default,
+} from './plugin.js';

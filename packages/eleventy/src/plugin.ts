@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { SiegelError, createSiteSigner, loadEnv } from '@siegel/core';
+import { createSiteSigner, loadEnv, SiegelError } from '@siegel/core';
 import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
@@ -10,7 +10,10 @@ type SiteSigner = ReturnType<typeof createSiteSigner>;
 
 /** The part of Eleventy's `eleventyConfig` this plugin uses. */
 export interface EleventyConfigLike {
-  addTransform(name: string, callback: (this: { page: { outputPath: string | false } }, content: unknown) => unknown): void;
+  addTransform(
+    name: string,
+    callback: (this: { page: { outputPath: string | false } }, content: unknown) => unknown,
+  ): void;
   on(event: string, callback: (args: EleventyEventArgs) => unknown): void;
   logger?: { warn?(message: string): void };
 }
@@ -107,7 +110,10 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
       const summary = await signer.finish();
       if (summary.failed > 0) {
         const first = summary.pages.find((page) => page.outcome === 'failed');
-        throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+        throw new SiegelError(
+          'bunker_error',
+          `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
+        );
       }
     } catch (error) {
       giveUp(error);

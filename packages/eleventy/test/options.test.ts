@@ -6,7 +6,10 @@ describe('@siegel/eleventy', () => {
   it('registers one transform and the before/after events', () => {
     const transforms: string[] = [];
     const events: string[] = [];
-    siegel({ addTransform: (name) => transforms.push(name), on: (event) => events.push(event) }, { site: 'https://example.com' });
+    siegel(
+      { addTransform: (name) => transforms.push(name), on: (event) => events.push(event) },
+      { site: 'https://example.com' },
+    );
     expect(transforms).toEqual(['@siegel/eleventy']);
     expect(events.sort()).toEqual(['eleventy.after', 'eleventy.before']);
     expect(api.default).toBe(siegel);

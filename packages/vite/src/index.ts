@@ -1,2 +1,2 @@
-export { siegel, siegel as default, PLUGIN_NAME } from './plugin.js';
 export { DEFAULTS, optionsSchema, parseOptions, type SiegelViteOptions } from './options.js';
+export { PLUGIN_NAME, siegel, siegel as default } from './plugin.js';

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { SiegelError, loadEnv, signSite } from '@siegel/core';
+import { loadEnv, SiegelError, signSite } from '@siegel/core';
 import type { Plugin, ResolvedConfig } from 'vite';
 import { DEFAULTS, parseOptions, type SiegelViteOptions } from './options.js';
 
@@ -101,7 +101,10 @@ async function signBuild(input: {
     });
     if (summary.failed > 0) {
       const first = summary.pages.find((page) => page.outcome === 'failed');
-      throw new SiegelError('bunker_error', `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim());
+      throw new SiegelError(
+        'bunker_error',
+        `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
+      );
     }
   } catch (error) {
     if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,14 +32,21 @@ function binOf(pkg: string, name?: string): string {
   // Not require.resolve(`${pkg}/package.json`): @11ty/eleventy's exports map does not expose it.
   const manifestPath = join(REPO_ROOT, 'node_modules', pkg, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : (manifest.bin[name ?? pkg] ?? Object.values(manifest.bin)[0]);
+  const bin =
+    typeof manifest.bin === 'string'
+      ? manifest.bin
+      : (manifest.bin[name ?? pkg] ?? Object.values(manifest.bin)[0]);
   return join(dirname(manifestPath), bin as string);
 }
 
 const mergeCall = (call: string) => (source: string, options: Record<string, unknown>) => {
   const pattern = new RegExp(`${call.replace(/[()]/g, '\\$&')}(\\{[^)]*\\})?\\)`);
   if (!pattern.test(source)) throw new Error(`no \`${call}\` in the config`);
-  return source.replace(pattern, (_match, existing: string | undefined) => `${call}{ ...${existing ?? '{}'}, ...${JSON.stringify(options)} })`);
+  return source.replace(
+    pattern,
+    (_match, existing: string | undefined) =>
+      `${call}{ ...${existing ?? '{}'}, ...${JSON.stringify(options)} })`,
+  );
 };
 
 export const ADAPTERS: ExampleAdapter[] = [
@@ -117,7 +124,11 @@ export interface ExampleProject {
 const SKIP = new Set(['node_modules', 'dist', '_site', '.astro', '.env', '.sign-cache.json']);
 
 /** Copy `examples/<adapter.example>` to a fresh work folder. */
-export async function copyExample(adapter: ExampleAdapter, label = adapter.tool, parent = WORK_ROOT): Promise<ExampleProject> {
+export async function copyExample(
+  adapter: ExampleAdapter,
+  label = adapter.tool,
+  parent = WORK_ROOT,
+): Promise<ExampleProject> {
   const source = join(REPO_ROOT, 'examples', adapter.example);
   const dir = join(parent, `${label}-${randomBytes(4).toString('hex')}`);
   await mkdir(parent, { recursive: true });
@@ -129,14 +140,17 @@ export async function copyExample(adapter: ExampleAdapter, label = adapter.tool,
     outDir,
     adapter,
     async configure(options) {
-      const next = options === false ? adapter.withoutSiegel(original) : adapter.withOptions(original, options);
+      const next =
+        options === false ? adapter.withoutSiegel(original) : adapter.withOptions(original, options);
       await writeFile(join(dir, adapter.configFile), next);
     },
     async configureSource(edit) {
       await writeFile(join(dir, adapter.configFile), edit(original));
     },
     async writeEnv(env) {
-      const lines = Object.entries(env).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${value}`);
+      const lines = Object.entries(env)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => `${key}=${value}`);
       await writeFile(join(dir, '.env'), `${lines.join('\n')}\n`);
     },
     build: (extraEnv = {}) => runBuild(adapter, dir, extraEnv),
@@ -155,12 +169,20 @@ export async function listFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-function runBuild(adapter: ExampleAdapter, cwd: string, extraEnv: Record<string, string>): Promise<BuildResult> {
+function runBuild(
+  adapter: ExampleAdapter,
+  cwd: string,
+  extraEnv: Record<string, string>,
+): Promise<BuildResult> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('BUNKER_') && !key.startsWith('VITEST')) env[key] = value;
   }
-  Object.assign(env, { NO_COLOR: '1', FORCE_COLOR: '0', ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' }, extraEnv);
+  Object.assign(
+    env,
+    { NO_COLOR: '1', FORCE_COLOR: '0', ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    extraEnv,
+  );
   const { script, args } = adapter.command();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -33,7 +33,8 @@ export async function startRequestCounter(target: string): Promise<RequestCounte
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, value);
+      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+        headers.set(name, value);
     }
     try {
       const upstream = await fetch(new URL(request.url ?? '/', target), {

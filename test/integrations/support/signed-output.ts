@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { analyzePage, readSignatureBlock } from '@siegel/core';
-import { verifyEvent, type Event } from 'nostr-tools/pure';
+import { type Event, verifyEvent } from 'nostr-tools/pure';
 import { listFiles, REPO_ROOT } from './example-project.js';
 
 /** One HTML page of a build output and what a reader finds in it. */
@@ -44,7 +44,15 @@ export async function checkPages(outDir: string): Promise<PageCheck[]> {
     // The block is written as its own line: markers and content, then one line break.
     const end = existing && raw[existing.end] === '\n' ? existing.end + 1 : existing?.end;
     const withoutBlock = existing ? raw.slice(0, existing.start) + raw.slice(end) : raw;
-    checks.push({ path, hasMain: analysis.hash !== undefined, hash: analysis.hash, block, event, withoutBlock, raw });
+    checks.push({
+      path,
+      hasMain: analysis.hash !== undefined,
+      hash: analysis.hash,
+      block,
+      event,
+      withoutBlock,
+      raw,
+    });
   }
   return checks;
 }
@@ -53,7 +61,8 @@ export async function checkPages(outDir: string): Promise<PageCheck[]> {
 export function signatureProblems(check: PageCheck, pubkey: string): string[] {
   const problems: string[] = [];
   if (!check.block) return [`${check.path}: no signature block`];
-  if (check.block.hash !== check.hash) problems.push(`${check.path}: block hash ${check.block.hash} ≠ page hash ${check.hash}`);
+  if (check.block.hash !== check.hash)
+    problems.push(`${check.path}: block hash ${check.block.hash} ≠ page hash ${check.hash}`);
   if (check.block.pubkey !== pubkey) problems.push(`${check.path}: signed by ${check.block.pubkey}`);
   if (!check.event) return [...problems, `${check.path}: no verify/${check.block.eventId}.json`];
   if (!verifyEvent(check.event)) problems.push(`${check.path}: event signature invalid`);

@@ -9,7 +9,9 @@ import { REPO_ROOT } from './example-project.js';
  * package's manifest from the registry `npm config get registry` names, to check its keywords; this lets
  * it do so offline against the workspace. Everything else is 404.
  */
-export async function startWorkspaceRegistry(packages: Record<string, string>): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+export async function startWorkspaceRegistry(
+  packages: Record<string, string>,
+): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
@@ -20,12 +22,24 @@ export async function startWorkspaceRegistry(packages: Record<string, string>): 
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
       return;
     }
-    const manifest = JSON.parse(await readFile(join(REPO_ROOT, folder, 'package.json'), 'utf8')) as { version: string };
-    const body = match[2] ? manifest : { name: match[1], 'dist-tags': { latest: manifest.version }, versions: { [manifest.version]: manifest } };
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, folder, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const body = match[2]
+      ? manifest
+      : {
+          name: match[1],
+          'dist-tags': { latest: manifest.version },
+          versions: { [manifest.version]: manifest },
+        };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
