@@ -1,5 +1,4 @@
-import type { DefaultTreeAdapterTypes } from 'parse5';
-import { parsePage } from './page-parse.js';
+import { type DefaultTreeAdapterTypes, parse } from 'parse5';
 import { BLOCK_END_MARKER, BLOCK_START_MARKER } from './signature-block.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -157,17 +156,22 @@ function guessPrefixLength(html: string): number {
  * ```
  */
 export function locateBlockSlot(html: string, options: { prefixLength?: number } = {}): BlockSlot {
-  let length = Math.max(options.prefixLength ?? guessPrefixLength(html), 1);
+  // A leading BOM is not part of the page (see parsePage); offsets in `text` are one less than in `html`.
+  const bom = html.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const text = bom ? html.slice(1) : html;
+  let length = Math.max(options.prefixLength ?? guessPrefixLength(text), 1);
   while (true) {
-    const complete = length >= html.length;
-    const document = parsePage(complete ? html : html.slice(0, length), { locations: true });
+    const complete = length >= text.length;
+    const document = parse(complete ? text : text.slice(0, length), {
+      scriptingEnabled: false,
+      sourceCodeLocationInfo: true,
+    });
     const root = findChild(document, 'html');
     const head = findChild(root, 'head');
     if (complete || isHeadFinal(findChild(root, 'body'), length)) {
-      return {
-        insertAt: findInsertAt(html, root, head),
-        existingBlock: findExistingBlock([document, root, head]),
-      };
+      const insertAt = findInsertAt(text, root, head) + bom;
+      const block = findExistingBlock([document, root, head]);
+      return { insertAt, existingBlock: block && { start: block.start + bom, end: block.end + bom } };
     }
     length *= 2;
   }

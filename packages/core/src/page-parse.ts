@@ -26,6 +26,9 @@ export function compileCachedSelector(selector: string): CompiledSelector {
 
 /**
  * Parse a page as `DOMParser` does (`text/html`, scripting disabled), with or without source offsets.
+ * A leading byte order mark (U+FEFF) is not part of the page: a browser strips it when it decodes the file
+ * (a BOM left in the string would put the parser in quirks mode and push all of `<head>` into `<body>`).
+ * Source offsets are then one less than in `html`.
  *
  * @example
  * ```ts
@@ -33,7 +36,8 @@ export function compileCachedSelector(selector: string): CompiledSelector {
  * ```
  */
 export function parsePage(html: string, options: { locations?: boolean } = {}): Document {
-  return parse(html, { scriptingEnabled: false, sourceCodeLocationInfo: options.locations ?? false });
+  const text = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  return parse(text, { scriptingEnabled: false, sourceCodeLocationInfo: options.locations ?? false });
 }
 
 /**

@@ -122,6 +122,26 @@ describe('analyzePage', () => {
     });
   }
 
+  it('reads a page with a leading BOM as a browser does after decoding it: BOM dropped, head intact', () => {
+    const body =
+      '<!doctype html><head><title>BOM</title></head><main><p>a<table><tr><td>b</td></tr></table></main>';
+    const page = analyzePage(`\ufeff${body}`);
+    // Without stripping, the BOM would be text before the doctype: quirks mode, <title> pushed into <body>,
+    // and <table> would not close <p> — a different hash than the verify page (fetch strips the BOM) computes.
+    expect(page.title).toBe('BOM');
+    expect(page.hash).toBe(analyzePage(body).hash);
+    expect(readPageContent(`\ufeff${body}`)).toBe(
+      '<p>a</p><table><tbody><tr><td>b</td></tr></tbody></table>',
+    );
+    expect(page.insertAt).toBe(1 + body.indexOf('</head>'));
+    const once = applySignatureBlock(`\ufeff${body}`, page, BLOCK);
+    expect(once.startsWith('\ufeff<!doctype html>')).toBe(true);
+    expect(analyzePage(once).existingBlock).toEqual({
+      start: page.insertAt,
+      end: page.insertAt + BLOCK.length,
+    });
+  });
+
   it('replaces an old block with a new one (no duplicate), keeping every other byte', () => {
     const html = '<!doctype html><head>\n  <title>T</title>\n</head>\n<main>x</main>';
     const once = applySignatureBlock(html, analyzePage(html), BLOCK);
