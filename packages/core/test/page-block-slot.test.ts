@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { locateBlockSlot } from '../src/block-slot.js';
-import { applySignatureBlock } from '../src/index.js';
+import { applySignatureBlock, hashPage, readSignatureBlock } from '../src/index.js';
 
 // locateBlockSlot parses only a prefix of the page (up to the body start) with source locations. These tests
 // pin that the answer never depends on where that prefix is cut: any starting length gives the same slot as
@@ -29,7 +29,8 @@ const small: Array<readonly [string, string]> = [
   ['surrogates', '<head><title>😀😀</title></head>😀<main>😀</main>'],
 ];
 
-const BLOCK = '<!-- siegel-page/1: x -->\n<meta name="nostr:event" content="e">\n<!-- /siegel-page -->';
+const EVENT_ID = 'e'.repeat(64);
+const BLOCK = `<!-- siegel-page/1: x -->\n<meta name="nostr:event" content="${EVENT_ID}">\n<!-- /siegel-page -->`;
 
 function lengths(total: number): number[] {
   if (total <= 400) return Array.from({ length: total + 1 }, (_, index) => index + 1);
@@ -45,6 +46,9 @@ describe('locateBlockSlot: the prefix parse sees what a full parse sees', () => 
       const signed = applySignatureBlock(unsigned, full, BLOCK);
       const signedFull = locateBlockSlot(signed, { prefixLength: signed.length });
       expect(signedFull.existingBlock).toEqual({ start: full.insertAt, end: full.insertAt + BLOCK.length });
+      // The block's meta is parsed into <head>, and signing does not change the hash.
+      expect(readSignatureBlock(signed)?.eventId).toBe(EVENT_ID);
+      expect(hashPage(signed)).toBe(hashPage(unsigned));
       for (const [html, expected] of [
         [unsigned, full],
         [signed, signedFull],
