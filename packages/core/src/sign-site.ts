@@ -63,13 +63,15 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   };
 
   const read = (path: string) => readFile(join(root, path)).catch((error: Error) => error);
-  const reads = paths.slice(0, READ_AHEAD).map(read);
+  const reads = new Map<number, Promise<Buffer | Error>>();
+  for (let index = 0; index < Math.min(READ_AHEAD, paths.length); index++)
+    reads.set(index, read(paths[index] as string));
   const pending: Array<Promise<void>> = [];
   for (const [index, path] of paths.entries()) {
     const next = paths[index + READ_AHEAD];
-    if (next !== undefined) reads.push(read(next));
-    const bytes = await (reads[index] as Promise<Buffer | Error>);
-    reads[index] = Promise.resolve(new Error('done')); // let the buffer go
+    if (next !== undefined) reads.set(index + READ_AHEAD, read(next));
+    const bytes = await (reads.get(index) as Promise<Buffer | Error>);
+    reads.delete(index);
     if (session.fatal) break;
     if (bytes instanceof Error) {
       session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
@@ -82,6 +84,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
       continue;
     }
     await session.waitForCapacity();
+    await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
     const result = session.processPage(path, bytes.toString('utf8'), { bytes });
     pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
   }

@@ -29,7 +29,8 @@ export interface PageResult {
 
 interface Pending {
   path: string;
-  html: string;
+  /** The page as the caller gave it: raw bytes when available (compact, off the JS heap), else the string. */
+  source: string | Uint8Array;
   fingerprint: string;
   analysis: PageAnalysis;
   hash: string;
@@ -192,10 +193,11 @@ export class SigningSession {
       ...(analysis.description ? { description: analysis.description } : {}),
     });
     if (this.options.dryRun || !this.signer) return { outcome: 'would-sign', html: undefined, url };
+    const source = typeof bytes === 'string' ? html : bytes;
     return new Promise<PageResult>((resolve, reject) => {
       this.#queue.push({
         path,
-        html,
+        source,
         fingerprint,
         analysis,
         hash: analysis.hash as string,
@@ -247,7 +249,9 @@ export class SigningSession {
           insertAt: item.analysis.insertAt,
           ...(item.analysis.existingBlock ? { existingBlock: item.analysis.existingBlock } : {}),
         };
-        const signed = applySignatureBlock(item.html, place, this.#renderBlock(event));
+        const html =
+          typeof item.source === 'string' ? item.source : Buffer.from(item.source).toString('utf8');
+        const signed = applySignatureBlock(html, place, this.#renderBlock(event));
         this.#update(item.path, {
           hash: item.hash,
           event,

@@ -4,6 +4,7 @@ export class TaskPool {
   readonly #waiting: Array<() => Promise<void>> = [];
   #active = 0;
   #idle: Array<() => void> = [];
+  #room: Array<() => void> = [];
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -13,6 +14,16 @@ export class TaskPool {
   add(task: () => Promise<void>): void {
     this.#waiting.push(task);
     this.#next();
+  }
+
+  /** Tasks queued or running. */
+  get size(): number {
+    return this.#active + this.#waiting.length;
+  }
+
+  /** Resolves once at most `limit` tasks are queued or running (back-pressure for producers). */
+  async waitForRoom(limit: number): Promise<void> {
+    while (this.size > limit) await new Promise<void>((resolve) => this.#room.push(resolve));
   }
 
   /** Resolves when every queued task has finished. */
@@ -30,6 +41,7 @@ export class TaskPool {
         .finally(() => {
           this.#active--;
           this.#next();
+          for (const resolve of this.#room.splice(0)) resolve();
           if (this.#active === 0 && this.#waiting.length === 0) {
             for (const resolve of this.#idle.splice(0)) resolve();
           }

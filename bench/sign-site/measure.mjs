@@ -1,0 +1,53 @@
+// One measured phase of the sign-site bench, in its own process so its peak RSS is its own.
+// Prints one JSON line: { phase, ms, maxRssMb, summary? }.
+//   node measure.mjs parse <dir>
+//   node measure.mjs sign  <dir> <cacheFile> <bunkerUrl> <token> <site>
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'parse5';
+
+const [phase, dir, cacheFile, bunkerUrl, token, site] = process.argv.slice(2);
+
+async function listHtml(root) {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.html'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+let result;
+if (phase === 'parse') {
+  const start = performance.now();
+  let nodes = 0;
+  for (const file of await listHtml(dir)) {
+    const document = parse(await readFile(file, 'utf8'));
+    nodes += document.childNodes.length;
+  }
+  result = { phase, ms: performance.now() - start, nodes };
+} else if (phase === 'sign') {
+  const { HttpBunkerSigner, signSite } = await import('../../packages/core/dist/index.js');
+  const signer = new HttpBunkerSigner({ url: bunkerUrl, apiToken: token });
+  const start = performance.now();
+  const summary = await signSite(dir, {
+    site,
+    signer,
+    cacheFile,
+    progress: false,
+    logger: { info() {}, warn: (message) => process.stderr.write(`${message}\n`) },
+  });
+  result = {
+    phase,
+    ms: performance.now() - start,
+    summary: {
+      signed: summary.signed,
+      unchanged: summary.unchanged,
+      skipped: summary.skipped,
+      failed: summary.failed,
+    },
+  };
+} else {
+  throw new Error(`unknown phase \`${phase}\``);
+}
+result.maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+process.stdout.write(`${JSON.stringify(result)}\n`);

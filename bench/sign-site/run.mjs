@@ -1,0 +1,89 @@
+// Bench (not a test), issue 3 acceptance 6: signing a generated site of N realistic pages (15–30 KB, nav,
+// footer, islands) through a local `siegel-bunker` process, against a bare parse5 parse (read + parse5.parse)
+// of the same pages in the same run:
+//   cold    empty cache, unsigned build                 goal ≤ 1.5× the parse
+//   warm    cache from the cold run, fresh unsigned build goal ≤ 0.25× the parse
+//   one     as warm, but one page's <main> changed
+// and the peak RSS of each signing process (goal ≤ 400 MB). Each phase runs in its own process.
+//
+//   npm run build && node bench/sign-site/run.mjs            # 10 000 pages
+//   BENCH_PAGES=2000 node bench/sign-site/run.mjs
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startBunker } from '../../test/support/bunker-process.ts';
+import { generateSite } from './generate-site.mjs';
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 10_000);
+const SITE = 'https://example.com';
+const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
+
+function measure(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MEASURE, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1)))
+        : reject(new Error(`${args[0]} exited ${code}`)),
+    );
+  });
+}
+
+const root = await mkdtemp(join(tmpdir(), 'siegel-bench-site-'));
+const bunker = await startBunker();
+try {
+  const build = join(root, 'build');
+  const t = performance.now();
+  const paths = await generateSite(build, PAGES, 3);
+  console.error(`generated ${PAGES} pages in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const cacheFile = join(root, '.sign-cache.json');
+  const fresh = async (name) => {
+    const dir = join(root, name);
+    await cp(build, dir, { recursive: true });
+    return dir;
+  };
+  const sign = async (dir) => measure(['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE]);
+
+  const parse1 = await measure(['parse', build]);
+  const coldDir = await fresh('cold');
+  const cold = await sign(coldDir);
+  const warmDir = await fresh('warm');
+  const warm = await sign(warmDir);
+  const oneDir = await fresh('one');
+  const changed = join(oneDir, paths[Math.floor(PAGES / 2)]);
+  await writeFile(
+    changed,
+    (await readFile(changed, 'utf8')).replace('<article><h1>', '<article><h1>Geändert: '),
+  );
+  const one = await sign(oneDir);
+  const parse2 = await measure(['parse', build]);
+  const parseMs = Math.min(parse1.ms, parse2.ms);
+
+  const row = (name, r, goal) =>
+    `${name.padEnd(6)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${(r.ms / parseMs).toFixed(2).padStart(5)}× parse  ` +
+    `${String(r.maxRssMb).padStart(4)} MB peak RSS  ${goal}  ${JSON.stringify(r.summary)}`;
+  console.log(
+    `sign-site bench, ${PAGES} pages (${process.version}, ${(await import('node:os')).cpus().length} cores)`,
+  );
+  console.log(
+    `parse  ${(parseMs / 1000).toFixed(2).padStart(7)} s  (read + parse5.parse; runs: ${(parse1.ms / 1000).toFixed(2)} s, ${(parse2.ms / 1000).toFixed(2)} s; ${parse1.maxRssMb} MB)`,
+  );
+  console.log(row('cold', cold, 'goal ≤ 1.5×'));
+  console.log(row('warm', warm, 'goal ≤ 0.25×'));
+  console.log(row('one', one, 'goal ≤ 0.25×'));
+  const ok =
+    cold.ms <= 1.5 * parseMs &&
+    warm.ms <= 0.25 * parseMs &&
+    Math.max(cold.maxRssMb, warm.maxRssMb, one.maxRssMb) <= 400;
+  console.log(ok ? 'all goals met' : 'GOALS NOT MET');
+} finally {
+  await bunker.stop();
+  await rm(root, { recursive: true, force: true });
+}
