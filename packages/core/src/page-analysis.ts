@@ -45,6 +45,17 @@ function findChild(parent: ParentNode | undefined, tagName: string): Element | u
   return undefined;
 }
 
+/** First HTML element named `tagName` under `root`, in tree order (template contents excluded). */
+function findFirstHtmlElement(root: Element | undefined, tagName: string): Element | undefined {
+  for (const child of root?.childNodes ?? []) {
+    if (!isElement(child)) continue;
+    if (child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
+    const found = findFirstHtmlElement(child, tagName);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function readAttribute(element: Element, name: string): string | undefined {
   for (const attribute of element.attrs) if (attribute.name === name) return attribute.value;
   return undefined;
@@ -96,6 +107,11 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     }
   }
 
+  // document.title: the first HTML <title> in tree order; outside <head> only on odd pages, so look there last.
+  if (title === undefined) {
+    const stray = findFirstHtmlElement(root, 'title');
+    if (stray) title = readTitle(stray);
+  }
   const element = selectFirst(document, selector);
   return {
     hash: element === undefined ? undefined : hashContent(serializeContent(element)),

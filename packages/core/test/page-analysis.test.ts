@@ -77,6 +77,14 @@ describe('analyzePage', () => {
     expect(page.hash).toBe(sha256('x'));
   });
 
+  it('takes the title as document.title does: the first HTML <title>, also outside <head>, never an SVG one', () => {
+    expect(
+      analyzePage('<head></head><body><svg><title>icon</title></svg><title> Late </title><main>x</main>')
+        .title,
+    ).toBe('Late');
+    expect(analyzePage('<main><svg><title>icon</title></svg></main>').title).toBeUndefined();
+  });
+
   it('gives undefined title/description when empty or absent', () => {
     const page = analyzePage('<title> </title><meta name=description content=""><main>x</main>');
     expect(page.title).toBeUndefined();
