@@ -12,6 +12,10 @@ const compiledSelectors = new Map<string, CompiledSelector>();
 /**
  * Compile `selector` once and keep it: a site has one selector for thousands of pages.
  *
+ * @example
+ * ```ts
+ * selectFirst(document, compileCachedSelector('main'));
+ * ```
  * @throws {SiegelError} `invalid_options` for unsupported selector syntax.
  */
 export function compileCachedSelector(selector: string): CompiledSelector {
