@@ -142,6 +142,33 @@ describe('siegel-bunker across restarts', () => {
     expect(bunker.output()).toMatch(/does not open: two/);
   });
 
+  it('locks an unlocked key after the idle period given by --auto-lock', async () => {
+    const dataDir = await temp();
+    const work = await temp();
+    await writeFile(join(work, 'p'), PASSPHRASE);
+    const r = await runBunkerCli([
+      'keys',
+      'add',
+      'idle',
+      '--generate',
+      '--passphrase-file',
+      join(work, 'p'),
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const bunker = await spawnBunker({
+      args: ['--port', '0', '--data-dir', dataDir, '--auto-lock', '0.05'], // 3 s
+      env: { BUNKER_API_TOKEN: API_TOKEN, BUNKER_ADMIN_TOKEN: ADMIN_TOKEN, BUNKER_PASSPHRASE: PASSPHRASE },
+    });
+    running.push(bunker);
+    expect(await keys(bunker)).toMatchObject([{ name: 'idle', locked: false }]);
+    await expect
+      .poll(async () => (await keys(bunker))[0]?.locked, { timeout: 10_000, interval: 200 })
+      .toBe(true);
+    expect(bunker.output()).toMatch(/auto-locked/);
+  });
+
   it('refuses to start without tokens, with a clear message', async () => {
     const result = await runBunkerCli(['start', '--port', '0', '--data-dir', await temp()]);
     expect(result.code).not.toBe(0);

@@ -84,12 +84,10 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
       return errorResponse(c, error.code, error.message, error.status);
     }
     if (error instanceof HTTPException && error.status < 500) {
-      return errorResponse(
-        c,
-        'invalid_request',
-        error.message || 'Bad request',
-        error.status as ContentfulStatusCode,
-      );
+      // From Hono's own middleware, e.g. the CSRF check on dashboard forms (403).
+      const code =
+        error.status === 403 ? 'forbidden' : error.status === 413 ? 'payload_too_large' : 'invalid_request';
+      return errorResponse(c, code, error.message || 'Bad request', error.status as ContentfulStatusCode);
     }
     logger.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
     return errorResponse(c, 'internal_error', 'Internal error');

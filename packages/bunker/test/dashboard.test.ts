@@ -71,6 +71,7 @@ describe('admin dashboard', () => {
       form({ passphrase: PASSPHRASE }, cookie, 'https://evil.example'),
     );
     expect(crossSite.status).toBe(403);
+    expect(await crossSite.json()).toMatchObject({ error: { code: 'forbidden' } });
     expect(store.get('cold').locked).toBe(true);
   });
 
