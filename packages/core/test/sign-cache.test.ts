@@ -1,0 +1,98 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  fingerprintFile,
+  LocalKeySigner,
+  readSignCache,
+  type SignCache,
+  writeSignCache,
+} from '../src/index.js';
+
+let dir: string;
+let file: string;
+let event: NostrEvent;
+let pubkey: string;
+const hash = 'ab'.repeat(32);
+const header = () => ({ pubkey, site: 'https://example.com', selector: 'main' });
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'siegel-cache-'));
+  file = join(dir, '.sign-cache.json');
+  const signer = new LocalKeySigner('3'.repeat(64));
+  pubkey = await signer.getPublicKey();
+  [event] = (await signer.signEvents([{ kind: 1063, created_at: 1, content: 'x', tags: [['x', hash]] }])) as [
+    NostrEvent,
+  ];
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+function cacheWith(entries: Record<string, unknown>): SignCache {
+  return { ...header(), pages: new Map(Object.entries(entries)) } as SignCache;
+}
+
+describe('sign cache', () => {
+  it('round-trips through an atomic write and leaves no temp file', async () => {
+    const entry = { hash, event, fingerprint: fingerprintFile('raw'), insertAt: 10 };
+    await writeSignCache(
+      file,
+      cacheWith({ 'b.html': entry, 'a.html': { ...entry, existingBlock: { start: 1, end: 5 } } }),
+    );
+    expect(await readdir(dir)).toEqual(['.sign-cache.json']);
+    const text = await readFile(file, 'utf8');
+    expect(Object.keys(JSON.parse(text).pages)).toEqual(['a.html', 'b.html']);
+    const { cache, warning, notice } = await readSignCache(file, header());
+    expect(warning).toBeUndefined();
+    expect(notice).toBeUndefined();
+    expect(cache.pages.get('b.html')).toEqual(entry);
+  });
+
+  it('a missing file is an empty cache; a corrupt one a warning, never a throw', async () => {
+    expect((await readSignCache(file, header())).cache.pages.size).toBe(0);
+    for (const corrupt of ['', '{', '[]', 'null', '"text"', '\u0000\u0001']) {
+      await writeFile(file, corrupt);
+      const result = await readSignCache(file, header());
+      expect(result.cache.pages.size, corrupt).toBe(0);
+      expect(result.warning, corrupt).toMatch(/is corrupt/);
+    }
+  });
+
+  it('a cache for another key, site, selector or spec is not used, with a notice', async () => {
+    const entry = { hash, event, fingerprint: 'f', insertAt: 0 };
+    await writeSignCache(file, cacheWith({ 'a.html': entry }));
+    const other = [
+      { ...header(), pubkey: 'c'.repeat(64) },
+      { ...header(), site: 'https://other.example' },
+      { ...header(), selector: 'article' },
+    ];
+    for (const changed of other) {
+      const result = await readSignCache(file, changed);
+      expect(result.cache.pages.size).toBe(0);
+      expect(result.notice).toMatch(/re-signing all pages/);
+    }
+    // A dry run without a token does not know the key: the cache is used as it is.
+    expect((await readSignCache(file, { ...header(), pubkey: undefined })).cache.pages.size).toBe(1);
+    const data = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...data, spec: 'siegel-page/0' }));
+    expect((await readSignCache(file, header())).notice).toMatch(/another spec/);
+  });
+
+  it('drops malformed entries with a warning and keeps the good ones', async () => {
+    const good = { hash, event, fingerprint: 'f', insertAt: 3 };
+    await writeSignCache(
+      file,
+      cacheWith({
+        'good.html': good,
+        'bad-hash.html': { ...good, hash: 'nope' },
+        'wrong-x.html': { ...good, hash: 'cd'.repeat(32) },
+        'other-key.html': { ...good, event: { ...event, pubkey: 'd'.repeat(64) } },
+        'no-offset.html': { ...good, insertAt: 'x' },
+      }),
+    );
+    const { cache, warning } = await readSignCache(file, header());
+    expect([...cache.pages.keys()]).toEqual(['good.html']);
+    expect(warning).toMatch(/Ignored 4 malformed entries/);
+  });
+});

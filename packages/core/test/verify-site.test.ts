@@ -1,0 +1,147 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import { neventEncode, npubEncode } from 'nostr-tools/nip19';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatVerifyReport, readSignatureBlock, signSite, verifySite } from '../src/index.js';
+import {
+  CountingSigner,
+  collectingLogger,
+  createFixtureProject,
+  KEY_A,
+  KEY_B,
+} from './support/site-fixture.js';
+
+const SITE = 'https://example.com';
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup();
+  cleanups = [];
+});
+
+async function signedProject() {
+  const project = await createFixtureProject();
+  cleanups.push(project.cleanup);
+  const signer = new CountingSigner(KEY_A);
+  await signSite(project.dist, {
+    site: SITE,
+    signer,
+    cacheFile: project.cacheFile,
+    logger: collectingLogger().logger,
+    progress: false,
+  });
+  return { ...project, pubkey: await signer.getPublicKey() };
+}
+
+describe('verifySite', () => {
+  it('accepts a signed site, with the expected signer as hex or npub', async () => {
+    const { dist, pubkey } = await signedProject();
+    for (const expected of [undefined, pubkey, npubEncode(pubkey)]) {
+      const report = await verifySite(dist, expected ? { pubkey: expected } : {});
+      expect(report).toMatchObject({ ok: true, valid: 4, invalid: 0, unsigned: 0, skipped: 1 });
+    }
+    const other = await new CountingSigner(KEY_B).getPublicKey();
+    const wrong = await verifySite(dist, { pubkey: other });
+    expect(wrong.ok).toBe(false);
+    expect(wrong.invalid).toBe(4);
+    expect(wrong.pages[0]?.problems.join()).toContain(`expected \`${other}\``);
+    await expect(verifySite(dist, { pubkey: 'npub1nope' })).rejects.toThrow(
+      /neither 64 hex characters nor an npub/,
+    );
+  });
+
+  it('reports a changed word in <main>, a forged signature and a missing event, each with the reason', async () => {
+    const { dist } = await signedProject();
+    const about = join(dist, 'about.html');
+    const original = await readFile(about, 'utf8');
+    await writeFile(about, original.replace('things', 'thinks'));
+    let report = await verifySite(dist);
+    const page = report.pages.find((p) => p.page === 'about.html');
+    expect(page?.verdict).toBe('invalid');
+    expect(page?.problems.join('\n')).toMatch(/differs from the page's hash/);
+    expect(page?.found.hash).not.toBe(page?.expected.hash);
+    expect(report.ok).toBe(false);
+    expect(formatVerifyReport(report)).toMatch(/^INVALID +about\.html\n +found: +hash [0-9a-f]{64}/);
+    await writeFile(about, original);
+
+    const eventId = readSignatureBlock(original)?.eventId as string;
+    const eventFile = join(dist, 'verify', `${eventId}.json`);
+    const event = JSON.parse(await readFile(eventFile, 'utf8'));
+    await writeFile(eventFile, JSON.stringify({ ...event, sig: `${event.sig.slice(0, -2)}00` }));
+    report = await verifySite(dist);
+    expect(report.pages.find((p) => p.page === 'about.html')?.problems).toEqual([
+      'the event signature is invalid',
+    ]);
+    await writeFile(eventFile, JSON.stringify({ ...event, content: 'other' }));
+    report = await verifySite(dist);
+    expect(report.pages.find((p) => p.page === 'about.html')?.problems).toContain(
+      'the event id does not match its content',
+    );
+    await writeFile(eventFile, '{');
+    report = await verifySite(dist);
+    expect(report.pages.find((p) => p.page === 'about.html')?.problems.join()).toMatch(/is not valid/);
+  });
+
+  it('reads the block variants found in the wild (sha256:, npub, nevent)', async () => {
+    const { dist, pubkey } = await signedProject();
+    const about = join(dist, 'about.html');
+    const html = await readFile(about, 'utf8');
+    const block = readSignatureBlock(html);
+    const variant = html
+      .replace(`content="${block?.hash}"`, `content="sha256:${block?.hash}"`)
+      .replace(`content="${pubkey}"`, `content="${npubEncode(pubkey)}"`)
+      .replace(
+        `name="nostr:event" content="${block?.eventId}"`,
+        `name="nostr:event" content="${neventEncode({ id: block?.eventId as string })}"`,
+      );
+    expect(variant).not.toBe(html);
+    await writeFile(about, variant);
+    const report = await verifySite(dist, { pubkey });
+    expect(report.pages.find((p) => p.page === 'about.html')).toMatchObject({
+      verdict: 'valid',
+      problems: [],
+    });
+  });
+
+  it('flags a page with <main> but no block as unsigned', async () => {
+    const { dist } = await signedProject();
+    await writeFile(join(dist, 'new.html'), '<!doctype html><title>New</title><main>unsigned</main>');
+    const report = await verifySite(dist);
+    expect(report).toMatchObject({ ok: false, unsigned: 1, valid: 4 });
+    expect(formatVerifyReport(report)).toContain('UNSIGNED new.html');
+  });
+
+  it('verifies a site served over HTTP, crawling from the start page', async () => {
+    const { dist } = await signedProject();
+    await writeFile(
+      join(dist, 'index.html'),
+      (await readFile(join(dist, 'index.html'), 'utf8')).replace(
+        '</nav>',
+        '<a href="/about.html">About</a><a href="/blog/first/">First</a></nav>',
+      ),
+    );
+    // The edit is inside <nav>, outside <main>: the signature still holds.
+    const server = createServer(async (request, response) => {
+      let path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
+      if (path.endsWith('/')) path += 'index.html';
+      try {
+        const body = await readFile(join(dist, path));
+        const type = extname(path) === '.json' ? 'application/json' : 'text/html; charset=utf-8';
+        response.writeHead(200, { 'content-type': type }).end(body);
+      } catch {
+        response.writeHead(404).end('not found');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const report = await verifySite(url);
+    expect(report.pages.map((p) => p.page).sort()).toEqual([
+      `${url}`,
+      `${url}about.html`,
+      `${url}blog/first/`,
+    ]);
+    expect(report).toMatchObject({ ok: true, valid: 3 });
+  });
+});
