@@ -90,4 +90,22 @@ describe('@siegel/eleventy', () => {
     expect(about?.hasMain).toBe(true);
     expect(about?.block, output).toBeUndefined();
   });
+
+  it('signs the pages as written: a transform registered after the plugin is kept, and the signatures hold', async () => {
+    await project.configureSource((source) =>
+      source.replace(
+        /(eleventyConfig\.addPlugin\(siegel[^)]*\);)/,
+        `$1
+  eleventyConfig.addTransform('late-minify', function (content) {
+    return String(this.page.outputPath).endsWith('.html') ? content.replace(/\\n\\s+/g, '\\n') : content;
+  });`,
+      ),
+    );
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
+    const about = pages.find((page) => page.path === 'about/index.html');
+    expect(about?.raw).not.toMatch(/\n\s+</);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+  });
 });

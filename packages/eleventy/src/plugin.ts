@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createSiteSigner, loadEnv, SiegelError } from '@siegel/core';
 import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
@@ -32,9 +32,9 @@ const log = {
 };
 
 /**
- * Eleventy plugin: a transform takes each HTML output as Eleventy writes it; `eleventy.after` signs them
+ * Eleventy plugin: a transform notes each HTML output Eleventy writes; `eleventy.after` signs them
  * all through core's site signer (so they share few bunker requests), writes the signed pages, the cache,
- * the verify pages and the summary. Add it last, after plugins that rewrite HTML.
+ * the verify pages and the summary. Pages are signed as written, after every transform.
  *
  * @example
  * // eleventy.config.js
@@ -46,7 +46,7 @@ const log = {
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
   const failHard = (settings.onError ?? DEFAULTS.onError) === 'fail';
-  let run: { signer: SiteSigner; outDir: string; pages: Map<string, string>; failed: boolean } | undefined;
+  let run: { signer: SiteSigner; outDir: string; pages: Set<string>; failed: boolean } | undefined;
 
   const giveUp = (error: unknown): void => {
     if (failHard) throw error;
@@ -78,22 +78,22 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
         bunkerKeyName: settings.bunkerKeyName,
         logger: log,
       });
-      run = { signer, outDir, pages: new Map(), failed: false };
+      run = { signer, outDir, pages: new Set(), failed: false };
     } catch (error) {
-      run = { signer: undefined as never, outDir, pages: new Map(), failed: false };
+      run = { signer: undefined as never, outDir, pages: new Set(), failed: false };
       giveUp(error);
       run.failed = true;
     }
   });
 
-  // The transform only collects each HTML output as Eleventy is about to write it. Pages of one paginated
+  // The transform only notes each HTML output Eleventy is about to write. Pages of one paginated
   // template are rendered one after another (Eleventy awaits each page's transforms before rendering the
   // next), so awaiting a signature here would cost one bunker request per page. Signing them all at once in
   // `eleventy.after` lets core's site signer put them into few batches.
   eleventyConfig.addTransform(PLUGIN_NAME, function (content) {
     const outputPath = this.page.outputPath;
     if (!run || run.failed || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
-    if (typeof content === 'string') run.pages.set(resolve(outputPath), content);
+    run.pages.add(resolve(outputPath));
     return content;
   });
 
@@ -101,8 +101,10 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
     if (!run || run.failed) return;
     const { signer, outDir, pages } = run;
     try {
+      // Read back what Eleventy wrote, so transforms registered after this plugin are kept.
       await Promise.all(
-        [...pages].map(async ([file, html]) => {
+        [...pages].map(async (file) => {
+          const html = await readFile(file, 'utf8');
           const signed = await signer.signPage(relative(outDir, file), html);
           if (signed !== html) await writeFile(file, signed);
         }),
