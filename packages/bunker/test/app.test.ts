@@ -1,4 +1,6 @@
-import { verifyEvent } from 'nostr-tools/pure';
+import * as nip19 from 'nostr-tools/nip19';
+import * as nip49 from 'nostr-tools/nip49';
+import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, API_TOKEN, PASSPHRASE, setupApp, template } from './helpers.js';
 
@@ -99,6 +101,34 @@ describe('API v1', () => {
       deleted: 'new',
     });
     expect((await call('POST', '/api/keys/new/sign', { events: [] })).status).toBe(404);
+  });
+
+  it('imports an ncryptsec with its own (short) passphrase, but encrypts new keys only with long ones', async () => {
+    const { call } = await setupApp();
+    const secretKey = generateSecretKey();
+    const ncryptsec = nip49.encrypt(secretKey, 'short', 10);
+    const imported = await call(
+      'POST',
+      '/api/keys',
+      { name: 'imp', import: ncryptsec, passphrase: 'short' },
+      ADMIN_TOKEN,
+    );
+    expect(imported.status).toBe(201);
+    expect(await imported.json()).toMatchObject({ pubkey: getPublicKey(secretKey) });
+    const weak = await call(
+      'POST',
+      '/api/keys',
+      { name: 'weak', generate: true, passphrase: 'short' },
+      ADMIN_TOKEN,
+    );
+    expect(await errorOf(weak)).toMatchObject({ status: 400, code: 'invalid_request' });
+    const nsec = await call(
+      'POST',
+      '/api/keys',
+      { name: 'weak', import: nip19.nsecEncode(secretKey), passphrase: 'short' },
+      ADMIN_TOKEN,
+    );
+    expect((await errorOf(nsec)).message).toMatch(/at least 8 characters/);
   });
 
   it('answers the compatibility routes in their shapes', async () => {

@@ -23,7 +23,14 @@ export function createAdminApi(deps: {
   app.post('/', admin, async (c) => {
     const body = await readJsonObject(c);
     const name = assertKeyName(body.name);
-    assertPassphrase(body.passphrase);
+    // An imported `ncryptsec` opens with the passphrase it was made with, whatever its length; any other
+    // key is encrypted with this one, which must be long enough.
+    if (typeof body.import === 'string' && body.import.trim().startsWith('ncryptsec1')) {
+      if (typeof body.passphrase !== 'string')
+        throw new BunkerError('invalid_request', '`passphrase` must be a string');
+    } else {
+      assertPassphrase(body.passphrase);
+    }
     if (body.import !== undefined && typeof body.import !== 'string') {
       throw new BunkerError('invalid_request', '`import` must be a string: an `nsec1…` or `ncryptsec1…`');
     }
