@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import * as core from '../src/index.js';
+
+describe('@siegel/core exports', () => {
+  it('pins the exported names (a change here is an API change)', () => {
+    expect(Object.keys(core).sort()).toEqual([
+      'BLOCK_END_MARKER',
+      'BLOCK_START_MARKER',
+      'CACHE_SPEC',
+      'CACHE_VERSION',
+      'DEFAULT_SELECTOR',
+      'GERMAN_MESSAGES',
+      'HttpBunkerSigner',
+      'LocalKeySigner',
+      'PAGE_EVENT_KIND',
+      'SIGNER_DEFAULTS',
+      'SIGN_SITE_DEFAULTS',
+      'SiegelError',
+      'VERIFY_SCRIPT_NAME',
+      'analyzePage',
+      'applySignatureBlock',
+      'compileSelector',
+      'createGermanError',
+      'createPageEvent',
+      'createSigner',
+      'createSiteSigner',
+      'findPages',
+      'fingerprintFile',
+      'formatSummary',
+      'formatVerifyReport',
+      'hashContent',
+      'hashPage',
+      'isSiegelError',
+      'loadEnv',
+      'pageUrl',
+      'readPageContent',
+      'readSignCache',
+      'readSignatureBlock',
+      'readSignerConfig',
+      'readVerifyScript',
+      'renderSignatureBlock',
+      'renderVerifyPage',
+      'resolveSignSiteOptions',
+      'signSite',
+      'verifySite',
+      'writeSignCache',
+    ]);
+  });
+
+  it('keeps the three German messages exactly', () => {
+    expect(core.GERMAN_MESSAGES).toEqual({
+      token_missing: 'BUNKER_API_TOKEN nicht gesetzt',
+      key_not_found: 'Key nicht gefunden',
+      key_locked: 'Key ist gesperrt',
+    });
+  });
+});
