@@ -66,11 +66,12 @@ async function main() {
   if (!verifyUrl) throw new Error(`${SAMPLE_PAGE} has no signature block: signing did not happen`);
 
   let serverUrl;
+  let signToken;
   if (existsSync(SERVER_MAIN)) {
     const serverPort = await freePort();
     serverUrl = `http://127.0.0.1:${serverPort}`;
     const dataDir = join(ROOT, 'data', 'demo');
-    await startChild('server', process.execPath, [SERVER_MAIN, '--dev'], {
+    const { output } = await startChild('server', process.execPath, [SERVER_MAIN, '--dev'], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -80,15 +81,19 @@ async function main() {
         BASE_URL: serverUrl,
         SIEGEL_DATA_DIR: dataDir,
       },
-      ready: /listening|http:\/\//i,
+      // With --dev the server generates a sign token and prints it once it listens.
+      ready: /Dev sign token: \S+\s/,
+      quiet: true,
     });
+    signToken = /Dev sign token: (\S+)/.exec(output())?.[1];
   }
 
   console.log('');
   console.log(`Site:        ${site}/`);
   console.log(`Page:        ${site}/blog/first-post/`);
   console.log(`Verify page: ${verifyUrl}`);
-  if (serverUrl) console.log(`Sign files:  ${serverUrl}/tools/sign`);
+  if (serverUrl)
+    console.log(`Sign files:  ${serverUrl}/tools/sign${signToken ? `  (token: ${signToken})` : ''}`);
   else console.log('Sign files:  (server/ is not built yet: `npm run build`, then run the demo again)');
   console.log('');
   say('press Ctrl-C to stop everything');
@@ -99,6 +104,7 @@ function ensureBuilt() {
   const needed = [
     BUNKER_CLI,
     join(ROOT, 'packages/core/dist/index.js'),
+    join(ROOT, 'packages/core/dist/siegel-verify.js'),
     join(ROOT, 'packages/astro/dist/index.js'),
   ];
   if (needed.every((file) => existsSync(file))) return;

@@ -9,7 +9,12 @@ import { REPO_ROOT } from './support/example-project.js';
 let demo: ChildProcess | undefined;
 
 afterAll(() => {
-  if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+  if (!demo?.pid || demo.exitCode !== null || demo.signalCode !== null) return;
+  try {
+    process.kill(-demo.pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
 });
 
 /** Pids of every process below `root` (from /proc). */
@@ -54,10 +59,12 @@ describe('npm run demo', () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')),
     );
-    demo = spawn(process.execPath, [join(REPO_ROOT, 'scripts/demo.mjs')], {
+    // `npm run demo` in its own process group, so SIGINT to the group is what Ctrl-C in a terminal does.
+    demo = spawn('npm', ['run', 'demo'], {
       cwd: REPO_ROOT,
       env: { ...env, DEMO_PORT: '0', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let output = '';
     demo.stdout?.on('data', (chunk) => (output += chunk));
@@ -78,8 +85,11 @@ describe('npm run demo', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(`href="${verifyUrl}"`);
 
-    const signUrl = /^Sign files:\s+(http\S+)$/m.exec(output)?.[1];
-    if (signUrl) expect((await fetch(signUrl)).status).toBe(200);
+    const signUrl = /^Sign files:\s+(http\S+)/m.exec(output)?.[1];
+    expect(signUrl, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/tools\/sign$/);
+    const signPage = await fetch(signUrl as string);
+    expect(signPage.status).toBe(200);
+    expect(await signPage.text()).toMatch(/<form/i);
 
     const browser = await launchChromium();
     try {
@@ -93,11 +103,14 @@ describe('npm run demo', () => {
     }
 
     const children = descendantsOf(demo.pid as number);
-    expect(children.length, 'the demo runs at least the bunker').toBeGreaterThanOrEqual(1);
-    const exited = new Promise<number | null>((resolve) => demo?.once('exit', (code) => resolve(code)));
-    demo.kill('SIGINT');
-    expect(await exited).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(children.length, 'the demo runs the bunker and the file server').toBeGreaterThanOrEqual(2);
+    const exited = new Promise<void>((resolve) => demo?.once('close', () => resolve()));
+    process.kill(-(demo.pid as number), 'SIGINT');
+    await exited;
+    expect(output).toContain('[demo] stopping');
+    const deadline2 = Date.now() + 10_000;
+    while (children.some(isAlive) && Date.now() < deadline2)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(children.filter(isAlive)).toEqual([]);
   });
 });
