@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../api-error.js';
+import { parseMultipart, readBoundary } from './multipart.js';
 
 /** The uploaded file, as {@link readUpload} leaves it in the context. */
 export interface Upload {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   name: string;
 }
 
@@ -13,31 +13,6 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 /** An oversized body is read and discarded up to this many times the limit, so the client gets the 413. */
 const DRAIN_LIMIT_FACTOR = 4;
 
-/**
- * Read and discard what is left of a request body (up to `maxBytes`), so a client that is still sending
- * receives the error answer instead of a reset connection. Bodies larger than that are cut off.
- */
-async function drainBody(request: Request, maxBytes: number): Promise<void> {
-  if (request.bodyUsed || request.body === null) return;
-  let reader: ReadableStreamDefaultReader<Uint8Array>;
-  try {
-    reader = request.body.getReader();
-  } catch {
-    return;
-  }
-  let seen = 0;
-  try {
-    while (seen <= maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      seen += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // The client went away: nothing left to answer.
-  }
-}
-
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'FILE_TOO_LARGE', `The file is larger than the limit of ${maxBytes} bytes`, {
     max_bytes: maxBytes,
@@ -45,40 +20,105 @@ function tooLarge(maxBytes: number): ApiError {
 }
 
 /**
- * Read a multipart upload's `file` (or `image`) field: the body is cut off past `maxBytes` (413
- * `FILE_TOO_LARGE`, before it is all read), a missing field or a body that is not multipart gives 400
- * `NO_FILE`. The file is put in the context as `upload`.
+ * Read a request body into one buffer, refusing it past `maxBytes`. With a `Content-Length` the buffer is
+ * allocated once at its final size; the file part is then a view into it, so an upload costs its size once.
  */
-export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { upload: Upload } }>[] {
-  const limit = bodyLimit({
-    maxSize: maxBytes + MULTIPART_OVERHEAD,
-    onError: async (c) => {
-      await drainBody(c.req.raw, DRAIN_LIMIT_FACTOR * (maxBytes + MULTIPART_OVERHEAD));
-      throw tooLarge(maxBytes);
-    },
-  });
-  const parse: MiddlewareHandler<{ Variables: { upload: Upload } }> = async function readUploadMiddleware(c, next) {
-    const type = c.req.header('Content-Type') ?? '';
-    if (!/^multipart\/form-data/i.test(type)) {
+async function readBody(
+  request: Request,
+  incoming: AsyncIterable<Uint8Array> | undefined,
+  maxBytes: number,
+  fileLimit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(request.headers.get('Content-Length') ?? Number.NaN);
+  // Under @hono/node-server, read Node's request stream itself: no web-stream copies of every chunk.
+  const source = incoming ?? (request.body === null ? undefined : streamChunks(request.body));
+  if (source === undefined) return new Uint8Array(0);
+  const reader = source[Symbol.asyncIterator]();
+  let buffer = new Uint8Array(Number.isInteger(declared) && declared >= 0 && declared <= maxBytes ? declared : 64 * 1024);
+  let length = 0;
+  if (Number.isInteger(declared) && declared > maxBytes) {
+    await drain(reader, DRAIN_LIMIT_FACTOR * maxBytes);
+    throw tooLarge(fileLimit);
+  }
+  while (true) {
+    const { done, value } = await reader.next();
+    if (done) break;
+    if (length + value.byteLength > maxBytes) {
+      await drain(reader, DRAIN_LIMIT_FACTOR * maxBytes);
+      throw tooLarge(fileLimit);
+    }
+    if (length + value.byteLength > buffer.length) {
+      const grown = new Uint8Array(Math.min(maxBytes, Math.max(buffer.length * 2, length + value.byteLength)));
+      grown.set(buffer.subarray(0, length));
+      buffer = grown;
+    }
+    buffer.set(value, length);
+    length += value.byteLength;
+  }
+  return buffer.subarray(0, length);
+}
+
+/** Read and discard the rest of a body (up to `maxBytes`) so a client still sending receives the answer. */
+async function drain(reader: AsyncIterator<Uint8Array>, maxBytes: number): Promise<void> {
+  let seen = 0;
+  try {
+    while (seen <= maxBytes) {
+      const { done, value } = await reader.next();
+      if (done) return;
+      seen += value.byteLength;
+    }
+    await reader.return?.();
+  } catch {
+    // The client went away: nothing left to answer.
+  }
+}
+
+async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Node's request stream when running under `@hono/node-server` (absent in `app.request()` tests). */
+function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
+  const incoming = (c.env as { incoming?: AsyncIterable<Uint8Array> & { readableEnded?: boolean } } | undefined)?.incoming;
+  return incoming !== undefined && Symbol.asyncIterator in incoming && !incoming.readableEnded ? incoming : undefined;
+}
+
+/**
+ * Read a multipart upload's `file` (or `image`) field: a body over `maxBytes` (plus room for the multipart
+ * framing) is refused with 413 `FILE_TOO_LARGE` as soon as that is known; a body that is not multipart, or
+ * has no such field, gives 400 `NO_FILE`. The file is put in the context as `upload`.
+ */
+export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { upload: Upload } }> {
+  return async function readUploadMiddleware(c, next) {
+    const boundary = readBoundary(c.req.header('Content-Type') ?? '');
+    if (boundary === undefined) {
       throw new ApiError(400, 'NO_FILE', 'Send the file as multipart/form-data in the field `file` (or `image`)');
     }
-    let form: Record<string, unknown>;
+    const body = await readBody(c.req.raw, nodeIncoming(c), maxBytes + MULTIPART_OVERHEAD, maxBytes);
+    let parts: ReturnType<typeof parseMultipart>;
     try {
-      form = await c.req.parseBody({ all: false });
+      parts = parseMultipart(body, boundary);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw new ApiError(400, 'NO_FILE', 'The body is not valid multipart/form-data');
+      throw new ApiError(400, 'NO_FILE', `The body is not valid multipart/form-data: ${(error as Error).message}`);
     }
-    const file = form.file ?? form.image;
-    if (!(file instanceof File)) {
+    const file = parts.find((part) => part.name === 'file') ?? parts.find((part) => part.name === 'image');
+    if (file === undefined || file.fileName === undefined) {
       throw new ApiError(400, 'NO_FILE', 'No file in the field `file` (or `image`)');
     }
-    if (file.size > maxBytes) throw tooLarge(maxBytes);
-    const name = (file.name || 'upload').replace(/[\\/]/g, '_').slice(-255);
-    c.set('upload', { bytes: new Uint8Array(await file.arrayBuffer()), name });
+    if (file.data.byteLength > maxBytes) throw tooLarge(maxBytes);
+    const name = (file.fileName || 'upload').replace(/[\\/]/g, '_').slice(-255);
+    c.set('upload', { bytes: file.data, name });
     await next();
   };
-  return [limit, parse];
 }
 
 /** The upload {@link readUpload} stored. */

@@ -20,15 +20,22 @@ export function inlineStyleCsp(style: string): string {
  * `nosniff`, no framing, no referrer, a closed permissions policy, and HSTS when served over HTTPS.
  */
 export function securityHeaders(options: { https: boolean }): MiddlewareHandler {
+  const headers: Array<[string, string]> = [
+    ['Content-Security-Policy', PAGE_CSP],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['X-Frame-Options', 'DENY'],
+    ['Referrer-Policy', 'no-referrer'],
+    ['Cross-Origin-Opener-Policy', 'same-origin'],
+    ['Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()'],
+  ];
+  if (options.https) headers.push(['Strict-Transport-Security', 'max-age=31536000; includeSubDomains']);
+  // Set before the handler runs, so every response built with `c.body()`/`c.json()`/`c.html()` carries them
+  // and a route can still replace the CSP; a handler returning its own `Response` gets them added after.
   return async function securityHeadersMiddleware(c, next) {
+    for (const [name, value] of headers) c.header(name, value);
     await next();
-    const headers = c.res.headers;
-    if (!headers.has('Content-Security-Policy')) headers.set('Content-Security-Policy', PAGE_CSP);
-    headers.set('X-Content-Type-Options', 'nosniff');
-    headers.set('X-Frame-Options', 'DENY');
-    headers.set('Referrer-Policy', 'no-referrer');
-    headers.set('Cross-Origin-Opener-Policy', 'same-origin');
-    headers.set('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
-    if (options.https) headers.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    if (!c.res.headers.has('X-Content-Type-Options')) {
+      for (const [name, value] of headers) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+    }
   };
 }

@@ -24,7 +24,7 @@ export interface InspectRoutesOptions {
  */
 export function createInspectRoutes(options: InspectRoutesOptions): Hono<{ Variables: { upload: Upload } }> {
   const app = new Hono<{ Variables: { upload: Upload } }>();
-  app.post('/inspect', rateLimit({ limit: options.rateLimitPerMinute }), ...readUpload(options.maxUploadBytes), async (c) => {
+  app.post('/inspect', rateLimit({ limit: options.rateLimitPerMinute }), readUpload(options.maxUploadBytes), async (c) => {
     const { bytes, name } = getUpload(c);
     const analysis = analyzeFile(bytes, name);
     let problem: ApiError | undefined;

@@ -27,7 +27,7 @@ export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: 
     '/sign-image-v2',
     rateLimit({ limit: options.rateLimitPerMinute }),
     signAuth(options.signTokens),
-    ...readUpload(options.maxUploadBytes),
+    readUpload(options.maxUploadBytes),
     async (c) => {
       const { bytes, name } = getUpload(c);
       const record = await options.fileSigner.sign(bytes, name);

@@ -1,0 +1,231 @@
+// Bench (not a test) for the file-signing service (issue 5, acceptance 6), against real processes:
+//  1. GET /api/verify?hash= requests/s on the real server vs a bare Hono JSON route, same load generator,
+//     same run (goal ≥ 0.7×);
+//  2. peak RSS of the server process signing a 10 MB file (goal ≤ 3× the file + the idle server).
+//
+//   npm run build && node bench/server/run.mjs
+//   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 node bench/server/run.mjs
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { crc32, deflateSync } from 'node:zlib';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 10);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const BUNKER_CLI = join(root, 'packages/bunker/dist/cli.js');
+const SERVER_MAIN = join(root, 'server/dist/main.js');
+const BARE = join(root, 'bench/server/bare-server.mjs');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnUntil(args, env, ready) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match) resolve({ child, match, output: () => out });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** Peak and current resident set of a process, in bytes (Linux /proc). */
+async function memoryOf(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { peak: kib('VmHWM'), current: kib('VmRSS') };
+}
+
+/**
+ * Keep-alive GET load on several targets, interleaved in short slices (so a change in the machine's load
+ * hits every target alike) for SECONDS each at CONCURRENCY; returns requests/s per target. Every answer's
+ * status is checked.
+ */
+async function load(targets) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const get = (port, path, expectStatus) =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === expectStatus ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const run = async ({ port, path, status }, ms) => {
+    let count = 0;
+    const until = Date.now() + ms;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() < until) {
+          await get(port, path, status);
+          count++;
+        }
+      }),
+    );
+    return { count, ms: performance.now() - start };
+  };
+  for (const target of targets) await run(target, 1000); // warm-up
+  const totals = targets.map(() => ({ count: 0, ms: 0 }));
+  const SLICE = 500;
+  for (let slice = 0; slice < (SECONDS * 1000) / SLICE; slice++) {
+    for (const [i, target] of targets.entries()) {
+      const { count, ms } = await run(target, SLICE);
+      totals[i].count += count;
+      totals[i].ms += ms;
+    }
+  }
+  agent.destroy();
+  return totals.map(({ count, ms }) => (count / ms) * 1000);
+}
+
+/** A valid PNG of about `megabytes` MB (incompressible noise) whose XMP names an author. */
+function makePng(megabytes) {
+  const chunk = (type, data) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const width = 1024;
+  const height = Math.ceil((megabytes * 1024 * 1024) / (width * 3 + 1));
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const raw = randomBytes(height * (width * 3 + 1));
+  for (let row = 0; row < height; row++) raw[row * (width * 3 + 1)] = 0; // filter type none
+  const xmp = Buffer.from(
+    'XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq><rdf:li>Bench Author</rdf:li></rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>',
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('iTXt', xmp),
+    chunk('IDAT', deflateSync(raw, { level: 0 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+async function sign(port, token, name, bytes) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), name);
+  const response = await fetch(`http://127.0.0.1:${port}/api/sign-image-v2`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const body = await response.json();
+  if (response.status !== 201) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+const dirs = [];
+const children = [];
+try {
+  const apiToken = randomBytes(24).toString('base64url');
+  const adminToken = randomBytes(24).toString('base64url');
+  const bunkerDir = await mkdtemp(join(tmpdir(), 'siegel-bench-server-bunker-'));
+  dirs.push(bunkerDir);
+  const bunker = await spawnUntil(
+    [BUNKER_CLI, 'start', '--port', '0', '--data-dir', bunkerDir],
+    { BUNKER_API_TOKEN: apiToken, BUNKER_ADMIN_TOKEN: adminToken, BUNKER_PASSPHRASE: '' },
+    /^SIEGEL_BUNKER_READY (\{.*\})$/m,
+  );
+  children.push(bunker.child);
+  const bunkerUrl = JSON.parse(bunker.match[1]).url;
+  const created = await fetch(`${bunkerUrl}/api/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'default', generate: true, passphrase: 'bench passphrase' }),
+  });
+  if (created.status !== 201) throw new Error(`creating the key failed: ${created.status}`);
+
+  const dataDir = await mkdtemp(join(tmpdir(), 'siegel-bench-server-data-'));
+  dirs.push(dataDir);
+  const serverPort = await freePort();
+  const token = randomBytes(16).toString('hex');
+  const server = await spawnUntil(
+    [SERVER_MAIN],
+    {
+      HOST: '127.0.0.1',
+      PORT: String(serverPort),
+      BASE_URL: `http://127.0.0.1:${serverPort}`,
+      SIEGEL_DATA_DIR: dataDir,
+      SIGN_API_TOKENS: token,
+      SIGN_RATE_LIMIT: '100000',
+      BUNKER_URL: bunkerUrl,
+      BUNKER_API_TOKEN: apiToken,
+      BUNKER_KEY_NAME: 'default',
+    },
+    /listening on/,
+  );
+  children.push(server.child);
+
+  // --- 2. peak RSS signing a 10 MB file (measured first, on a server that has only started) ---
+  const png = makePng(FILE_MB);
+  // Warm up: one small file signed (loads the bunker client, SQLite statements, page rendering), then idle.
+  await sign(serverPort, token, 'warm-up.md', Buffer.from('---\nauthor: Warm Up\n---\nwarm-up\n'));
+  await fetch(`http://127.0.0.1:${serverPort}/api/verify?hash=${'0'.repeat(64)}`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const idle = await memoryOf(server.child.pid);
+  const signed = await sign(serverPort, token, 'bench.png', png);
+  const after = await memoryOf(server.child.pid);
+  if (signed.hash !== createHash('sha256').update(png).digest('hex')) throw new Error('wrong hash');
+  const growth = after.peak - idle.peak;
+
+  // --- 1. verify requests/s vs a bare Hono JSON route ---
+  const barePort = await freePort();
+  const bare = await spawnUntil([BARE], { PORT: String(barePort) }, /listening on/);
+  children.push(bare.child);
+  const [bareRate, verifyRate] = await load([
+    { port: barePort, path: '/json', status: 200 },
+    { port: serverPort, path: `/api/verify?hash=${signed.hash}`, status: 200 },
+  ]);
+  const ratio = verifyRate / bareRate;
+
+  const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  console.log(`siegel server bench: Node ${process.versions.node}, ${SECONDS} s per route in interleaved 0.5 s slices, ${CONCURRENCY} connections`);
+  console.log(`  bare Hono JSON route      : ${Math.round(bareRate).toString().padStart(7)} req/s`);
+  console.log(`  GET /api/verify?hash=     : ${Math.round(verifyRate).toString().padStart(7)} req/s`);
+  console.log(`  ratio: ${ratio.toFixed(2)}× (goal ≥ 0.7×) ${ratio >= 0.7 ? 'met' : 'NOT met'}`);
+  console.log(`  signing a ${mb(png.length)} PNG: idle peak RSS ${mb(idle.peak)}, peak RSS ${mb(after.peak)}, growth ${mb(growth)}`);
+  const limit = 3 * png.length + idle.peak;
+  console.log(
+    `  peak ${mb(after.peak)} vs goal ≤ 3× file + idle = ${mb(limit)}: ${after.peak <= limit ? 'met' : 'NOT met'} (growth = ${(growth / png.length).toFixed(2)}× the file)`,
+  );
+} finally {
+  for (const child of children.reverse()) await stop(child);
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+}
