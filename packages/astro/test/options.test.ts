@@ -85,6 +85,10 @@ describe('findRewritersAfter', () => {
     ).toEqual([]);
   });
 
+  it('leaves pre-compressors alone: they only add .gz/.br copies and belong after Siegel', () => {
+    expect(findRewritersAfter(named('@siegel/astro', 'astro-compressor'), '@siegel/astro')).toEqual([]);
+  });
+
   it('says how to fix it', () => {
     expect(formatRewriterWarning(['astro-compress'], '@siegel/astro')).toMatch(/move siegel\(\) to the end/);
   });
