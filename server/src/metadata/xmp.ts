@@ -1,4 +1,4 @@
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { invalidFormat } from '../api-error.js';
 import type { FoundMetadata } from './file-metadata.js';
 
@@ -36,6 +36,8 @@ export function readXmp(packet: Uint8Array | string): FoundMetadata {
   const text = typeof packet === 'string' ? packet : new TextDecoder().decode(packet);
   if (text.length > MAX_XMP_BYTES) throw invalidFormat(`XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
   if (/<!DOCTYPE/i.test(text)) throw invalidFormat('XMP metadata contains a DOCTYPE, which XMP does not allow');
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw invalidFormat(`XMP metadata is not well-formed XML: ${valid.err.msg}`);
   let tree: XmlNode[];
   try {
     tree = parser.parse(text) as XmlNode[];

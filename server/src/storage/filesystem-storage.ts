@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { type FileStorage, isStorageKey } from './file-storage.js';
@@ -49,15 +50,16 @@ export class FilesystemStorage implements FileStorage {
   }
 
   async *list(prefix: string): AsyncIterable<string> {
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = await readdir(this.root, { recursive: true });
+      entries = await readdir(this.root, { recursive: true, withFileTypes: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
     for (const entry of entries) {
-      const key = relative(this.root, join(this.root, entry)).split(sep).join('/');
+      if (!entry.isFile()) continue;
+      const key = relative(this.root, join(entry.parentPath, entry.name)).split(sep).join('/');
       if (key.startsWith(prefix) && isStorageKey(key)) yield key;
     }
   }

@@ -105,7 +105,7 @@ export class SqliteRecordStore implements RecordStore {
     try {
       this.insertRow.run(...values);
     } catch (error) {
-      if (/UNIQUE constraint failed: signed_files\.hash/.test((error as Error).message)) {
+      if (/UNIQUE constraint failed: signed_files\.(hash|event_id)/.test((error as Error).message)) {
         throw new DuplicateRecordError(record.hash);
       }
       throw error;
