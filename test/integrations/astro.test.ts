@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { launchChromium } from '../support/chromium.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
+import { serveDirectory } from './support/static-server.js';
 import { startWorkspaceRegistry } from './support/workspace-registry.js';
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
@@ -95,6 +97,34 @@ describe('@siegel/astro', () => {
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
     const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
     expect(verified.code, verified.output).toBe(0);
+  });
+
+  it('a base path goes into the page URLs and verify links, and the verify page says valid in Chromium', async () => {
+    const project = await signedProject((source) =>
+      source.replace('integrations: [siegel()]', "integrations: [siegel()], base: '/docs'"),
+    );
+    const result = await project.build();
+    expect(result.code, result.output).toBe(0);
+    const pages = await checkPages(project.outDir);
+    expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+    const about = pages.find((page) => page.path === 'about/index.html');
+    const url = about?.event?.tags.find((tag) => tag[0] === 'url')?.[1];
+    expect(url).toBe('https://astro-example.siegel.invalid/docs/about/');
+    expect(about?.raw).toContain(
+      `href="https://astro-example.siegel.invalid/docs/verify/${about?.block?.eventId}"`,
+    );
+    const server = await serveDirectory(project.outDir, { base: '/docs' });
+    const browser = await launchChromium();
+    try {
+      const tab = await browser.context.newPage();
+      await tab.goto(`${server.url}/docs/verify/${about?.block?.eventId}/`);
+      const status = tab.locator('#siegel-status');
+      await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
+      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
+    } finally {
+      await browser.close();
+      await server.close();
+    }
   });
 
   it("output: 'server' signs the prerendered pages in the client directory and names the on-demand ones", async () => {

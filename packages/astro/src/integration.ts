@@ -4,6 +4,7 @@ import { loadEnv, SiegelError, signSite } from '@siegel/core';
 import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
 import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
+import { withBase } from './site-url.js';
 
 /** The integration's name: its npm name, so `astro add` and the compressor check can find it. */
 export const INTEGRATION_NAME = '@siegel/astro';
@@ -56,7 +57,7 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
         await signBuild({
           dir: fileURLToPath(dir),
           root,
-          site: settings.site ?? config.site ?? '',
+          site: withBase(settings.site ?? config.site ?? '', config.base),
           settings,
           logger,
         });

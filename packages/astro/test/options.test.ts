@@ -93,3 +93,13 @@ describe('findRewritersAfter', () => {
     expect(formatRewriterWarning(['astro-compress'], '@siegel/astro')).toMatch(/move siegel\(\) to the end/);
   });
 });
+
+describe('withBase', () => {
+  it('puts Astro’s base path under the site URL once', async () => {
+    const { withBase } = await import('../src/site-url.js');
+    expect(withBase('https://x.dev', '/')).toBe('https://x.dev');
+    expect(withBase('https://x.dev/', undefined)).toBe('https://x.dev');
+    expect(withBase('https://x.dev', '/docs/')).toBe('https://x.dev/docs');
+    expect(withBase('https://x.dev/docs', '/docs')).toBe('https://x.dev/docs');
+  });
+});

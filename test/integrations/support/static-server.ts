@@ -13,10 +13,21 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Serve a build output folder on loopback, the way a static host does (`/x/` → `/x/index.html`). */
-export async function serveDirectory(root: string): Promise<{ url: string; close(): Promise<void> }> {
+/** Serve a build output folder on loopback, the way a static host does (`/x/` → `/x/index.html`), under `base`. */
+export async function serveDirectory(
+  root: string,
+  options: { base?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const base = (options.base ?? '').replace(/\/+$/, '');
   const server = createServer(async (request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    let pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    if (base) {
+      if (pathname !== base && !pathname.startsWith(`${base}/`)) {
+        response.writeHead(404).end();
+        return;
+      }
+      pathname = pathname.slice(base.length) || '/';
+    }
     let file = normalize(join(root, pathname));
     if (file !== root && !file.startsWith(root + sep)) {
       response.writeHead(403).end();
