@@ -7,7 +7,7 @@
 //   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 node bench/server/run.mjs
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,10 @@ function freePort() {
 }
 
 function spawnUntil(args, env, ready) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk) => {
@@ -75,7 +78,9 @@ async function load(targets) {
     new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === expectStatus ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === expectStatus ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+        );
       });
       req.on('error', reject);
       req.end();
@@ -216,11 +221,15 @@ try {
   const ratio = verifyRate / bareRate;
 
   const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  console.log(`siegel server bench: Node ${process.versions.node}, ${SECONDS} s per route in interleaved 0.5 s slices, ${CONCURRENCY} connections`);
+  console.log(
+    `siegel server bench: Node ${process.versions.node}, ${SECONDS} s per route in interleaved 0.5 s slices, ${CONCURRENCY} connections`,
+  );
   console.log(`  bare Hono JSON route      : ${Math.round(bareRate).toString().padStart(7)} req/s`);
   console.log(`  GET /api/verify?hash=     : ${Math.round(verifyRate).toString().padStart(7)} req/s`);
   console.log(`  ratio: ${ratio.toFixed(2)}× (goal ≥ 0.7×) ${ratio >= 0.7 ? 'met' : 'NOT met'}`);
-  console.log(`  signing a ${mb(png.length)} PNG: idle peak RSS ${mb(idle.peak)}, peak RSS ${mb(after.peak)}, growth ${mb(growth)}`);
+  console.log(
+    `  signing a ${mb(png.length)} PNG: idle peak RSS ${mb(idle.peak)}, peak RSS ${mb(after.peak)}, growth ${mb(growth)}`,
+  );
   const limit = 3 * png.length + idle.peak;
   console.log(
     `  peak ${mb(after.peak)} vs goal ≤ 3× file + idle = ${mb(limit)}: ${after.peak <= limit ? 'met' : 'NOT met'} (growth = ${(growth / png.length).toFixed(2)}× the file)`,

@@ -53,24 +53,45 @@ export function createApp(deps: AppDeps): SiegelApp {
   const maxUploadBytes = deps.maxUploadBytes ?? 25 * 1024 * 1024;
   const rateLimitPerMinute = deps.rateLimitPerMinute ?? 60;
   const logError = deps.logError ?? ((error: unknown) => console.error(error));
-  const fileSigner = new FileSigner({ signer: deps.signer, storage: deps.storage, records: deps.records, baseUrl, cdnUrl });
+  const fileSigner = new FileSigner({
+    signer: deps.signer,
+    storage: deps.storage,
+    records: deps.records,
+    baseUrl,
+    cdnUrl,
+  });
 
   const app = new Hono();
   app.use('*', securityHeaders({ https: baseUrl.startsWith('https:') }));
   app.route(
     '/api',
-    createSignRoutes({ fileSigner, signTokens: deps.signTokens, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
+    createSignRoutes({
+      fileSigner,
+      signTokens: deps.signTokens,
+      maxUploadBytes,
+      rateLimitPerMinute,
+      baseUrl,
+      cdnUrl,
+    }),
   );
-  app.route('/api', createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }));
+  app.route(
+    '/api',
+    createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
+  );
   app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl }));
   app.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
   app.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
 
-  app.notFound((c) => c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404));
+  app.notFound((c) =>
+    c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
+  );
   app.onError((error, c) => {
     if (error instanceof ApiError) return c.json(error.toJSON(), error.status);
     if (error instanceof HTTPException && error.status < 500) {
-      return c.json({ success: false, error: 'BAD_REQUEST', message: error.message || 'Bad request' }, error.status);
+      return c.json(
+        { success: false, error: 'BAD_REQUEST', message: error.message || 'Bad request' },
+        error.status,
+      );
     }
     logError(error);
     return c.json({ success: false, error: 'INTERNAL_ERROR', message: 'Internal error' }, 500);

@@ -65,7 +65,8 @@ export function filesPath(dataDir: string): string {
 function readInteger(env: Record<string, string | undefined>, name: string, fallback: number): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0) throw new Error(`${name} must be a positive integer, got \`${raw}\``);
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0)
+    throw new Error(`${name} must be a positive integer, got \`${raw}\``);
   return Number(raw);
 }
 

@@ -107,7 +107,8 @@ export async function renderEventPage(
             <code class="hash">{record.hash}</code>
           </p>
           <p>
-            The file: <a href={urls.file}>{urls.file}</a> (also by hash alone: <a href={urls.blossom}>{urls.blossom}</a>)
+            The file: <a href={urls.file}>{urls.file}</a> (also by hash alone:{' '}
+            <a href={urls.blossom}>{urls.blossom}</a>)
           </p>
           <h2>How to verify</h2>
           <ol>
@@ -120,12 +121,12 @@ export async function renderEventPage(
               <pre>{`curl -s '${urls.file}' | sha256sum`}</pre>
             </li>
             <li>
-              In a browser: open <a href={`${baseUrl}/verify`}>{`${baseUrl}/verify`}</a> and drop the file. It is hashed
-              on your device with WebCrypto and never uploaded.
+              In a browser: open <a href={`${baseUrl}/verify`}>{`${baseUrl}/verify`}</a> and drop the file. It
+              is hashed on your device with WebCrypto and never uploaded.
             </li>
             <li>
-              With any Nostr library: check the raw event below (NIP-01 id and Schnorr signature); its <code>x</code>{' '}
-              tag is the file hash, its <code>author</code> tags name the authors.
+              With any Nostr library: check the raw event below (NIP-01 id and Schnorr signature); its{' '}
+              <code>x</code> tag is the file hash, its <code>author</code> tags name the authors.
             </li>
           </ol>
           <h2>Raw Nostr event (NIP-94, kind 1063)</h2>

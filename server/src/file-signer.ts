@@ -2,13 +2,13 @@ import type { Signer } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 import { verifyEvent } from 'nostr-tools/pure';
 import { ApiError } from './api-error.js';
+import { describeRecord } from './describe-record.js';
 import { renderEventPage } from './event-page.js';
 import { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
-import { type FileAnalysis, analyzeFile } from './metadata/analyze-file.js';
+import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
-import { describeRecord } from './describe-record.js';
 
 /** What {@link FileSigner} needs. */
 export interface FileSignerOptions {
@@ -21,7 +21,13 @@ export interface FileSignerOptions {
   cdnUrl: string;
 }
 
-const SIGNER_ERROR_CODES = new Set(['token_missing', 'key_not_found', 'key_locked', 'bunker_unreachable', 'bunker_error']);
+const SIGNER_ERROR_CODES = new Set([
+  'token_missing',
+  'key_not_found',
+  'key_locked',
+  'bunker_unreachable',
+  'bunker_error',
+]);
 
 /**
  * Signs uploads: analyzes the file, has the bunker sign its NIP-94 event, stores file and event page, then
@@ -58,7 +64,11 @@ export class FileSigner {
     }
   }
 
-  private async signAnalyzed(bytes: Uint8Array, fileName: string, analysis: FileAnalysis): Promise<SignedFileRecord> {
+  private async signAnalyzed(
+    bytes: Uint8Array,
+    fileName: string,
+    analysis: FileAnalysis,
+  ): Promise<SignedFileRecord> {
     const { signer, storage, records, baseUrl, cdnUrl } = this.options;
     await this.rejectIfSigned(analysis.hash);
     const fileKey = documentKey(analysis.hash, analysis.type.extension);
@@ -90,8 +100,14 @@ export class FileSigner {
     try {
       for (const [key, data] of [
         [fileKey, bytes],
-        [eventPageKey(record.hash, 'index.html'), new TextEncoder().encode(await renderEventPage(record, urls, baseUrl, text))],
-        [eventPageKey(record.hash, 'index.json'), new TextEncoder().encode(JSON.stringify(describeRecord(record, urls), null, 2))],
+        [
+          eventPageKey(record.hash, 'index.html'),
+          new TextEncoder().encode(await renderEventPage(record, urls, baseUrl, text)),
+        ],
+        [
+          eventPageKey(record.hash, 'index.json'),
+          new TextEncoder().encode(JSON.stringify(describeRecord(record, urls), null, 2)),
+        ],
       ] as const) {
         written.push(key);
         await storage.put(key, data);
@@ -108,11 +124,16 @@ export class FileSigner {
   private async rejectIfSigned(hash: string): Promise<void> {
     const existing = await this.options.records.findByHash(hash);
     if (existing === undefined) return;
-    throw new ApiError(409, 'ALREADY_SIGNED', `This file was already signed (event \`${existing.eventId}\`)`, {
-      hash,
-      existing_event: existing.event,
-      urls: fileUrls(existing, this.options.baseUrl, this.options.cdnUrl),
-    });
+    throw new ApiError(
+      409,
+      'ALREADY_SIGNED',
+      `This file was already signed (event \`${existing.eventId}\`)`,
+      {
+        hash,
+        existing_event: existing.event,
+        urls: fileUrls(existing, this.options.baseUrl, this.options.cdnUrl),
+      },
+    );
   }
 
   /**
@@ -125,7 +146,8 @@ export class FileSigner {
     for (const prefix of ['documents/', 'events/']) {
       for await (const key of storage.list(prefix)) {
         const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];
-        if (hash !== undefined && !key.includes('.tmp-') && (await records.findByHash(hash)) !== undefined) continue;
+        if (hash !== undefined && !key.includes('.tmp-') && (await records.findByHash(hash)) !== undefined)
+          continue;
         await storage.delete(key);
         removed.push(key);
       }

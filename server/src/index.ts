@@ -1,4 +1,4 @@
-export { type ApiErrorCode, ApiError, SUPPORTED_FORMATS } from './api-error.js';
+export { ApiError, type ApiErrorCode, SUPPORTED_FORMATS } from './api-error.js';
 export { type AppDeps, createApp, type SiegelApp } from './app.js';
 export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config.js';
 export { createFileEvent, FILE_EVENT_KIND } from './file-event.js';

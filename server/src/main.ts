@@ -44,13 +44,17 @@ const { app, fileSigner } = createApp({
   rateLimitPerMinute: config.rateLimitPerMinute,
 });
 const orphans = await fileSigner.removeOrphans();
-if (orphans.length > 0) console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
+if (orphans.length > 0)
+  console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-  console.log(`Siegel server listening on http://${info.address}:${info.port} (public address ${config.baseUrl})`);
+  console.log(
+    `Siegel server listening on http://${info.address}:${info.port} (public address ${config.baseUrl})`,
+  );
   console.log(`Sign page: ${config.baseUrl}/tools/sign · verify page: ${config.baseUrl}/verify`);
   if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
-  else if (signTokens.length === 0) console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');
+  else if (signTokens.length === 0)
+    console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');
 });
 
 function shutdown(): void {

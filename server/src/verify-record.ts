@@ -1,5 +1,5 @@
-import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 import type { NostrEvent } from 'nostr-tools/core';
+import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 
 /** The checks run on a stored event each time it is verified. */
 export interface RecordChecks {
@@ -36,7 +36,15 @@ export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict
     idOk = false;
   }
   if (!idOk) reasons.push('The event id does not match the event content (the stored event was altered).');
-  const memoKey = JSON.stringify([event.id, event.pubkey, event.sig, event.created_at, event.kind, event.tags, event.content]);
+  const memoKey = JSON.stringify([
+    event.id,
+    event.pubkey,
+    event.sig,
+    event.created_at,
+    event.kind,
+    event.tags,
+    event.content,
+  ]);
   let signatureOk = idOk && verifiedEvents.has(memoKey);
   if (idOk && !signatureOk) {
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import * as server from '../src/index.js';
 import { readServerConfig, SERVER_DEFAULTS } from '../src/config.js';
+import * as server from '../src/index.js';
 
 describe('@siegel/server', () => {
   it('exports exactly these names', () => {
@@ -42,7 +42,12 @@ describe('@siegel/server', () => {
       maxUploadBytes: SERVER_DEFAULTS.maxUploadBytes,
       rateLimitPerMinute: 60,
     });
-    expect(readServerConfig({ BASE_URL: 'https://s.example/', CDN_URL: 'https://cdn.example', SIGN_API_TOKENS: ' a, ,b ' }, '/')).toMatchObject({
+    expect(
+      readServerConfig(
+        { BASE_URL: 'https://s.example/', CDN_URL: 'https://cdn.example', SIGN_API_TOKENS: ' a, ,b ' },
+        '/',
+      ),
+    ).toMatchObject({
       baseUrl: 'https://s.example',
       cdnUrl: 'https://cdn.example',
       signTokens: ['a', 'b'],

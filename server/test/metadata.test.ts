@@ -47,13 +47,24 @@ describe('readXmp', () => {
 describe('readTextMetadata', () => {
   it('reads author as a string, a list, { name }, a list of { name }, and `authors:`', () => {
     expect(readTextMetadata('---\nauthor: Ann Lee\n---\n', true).authors).toEqual(['Ann Lee']);
-    expect(readTextMetadata('---\nauthor: [Ann Lee, Bo Ek]\n---\n', true).authors).toEqual(['Ann Lee', 'Bo Ek']);
+    expect(readTextMetadata('---\nauthor: [Ann Lee, Bo Ek]\n---\n', true).authors).toEqual([
+      'Ann Lee',
+      'Bo Ek',
+    ]);
     expect(readTextMetadata('---\nauthor: { name: Ann Lee }\n---\n', true).authors).toEqual(['Ann Lee']);
-    expect(readTextMetadata('---\nauthor:\n  - name: Ann Lee\n  - Bo Ek\n---\n', true).authors).toEqual(['Ann Lee', 'Bo Ek']);
+    expect(readTextMetadata('---\nauthor:\n  - name: Ann Lee\n  - Bo Ek\n---\n', true).authors).toEqual([
+      'Ann Lee',
+      'Bo Ek',
+    ]);
     expect(readTextMetadata('---\nauthors: [Cy Do]\n---\n', true).authors).toEqual(['Cy Do']);
   });
   it('takes the title from frontmatter, else the first heading (Markdown only); handles BOM and CRLF', () => {
-    expect(readTextMetadata('\uFEFF---\r\nauthor: Ann Lee\r\n---\r\n\r\n## Second-level first\r\n# Later\r\n', true)).toMatchObject({
+    expect(
+      readTextMetadata(
+        '\uFEFF---\r\nauthor: Ann Lee\r\n---\r\n\r\n## Second-level first\r\n# Later\r\n',
+        true,
+      ),
+    ).toMatchObject({
       authors: ['Ann Lee'],
       title: 'Second-level first',
     });
@@ -67,7 +78,19 @@ describe('readTextMetadata', () => {
 
 describe('placeholder authors', () => {
   it('rejects the DESIGN list case-insensitively and names under 2 characters', () => {
-    for (const name of ['unknown', 'Unbekannt', 'ANONYMOUS', 'anonym', 'AI', 'ki', 'generated', 'Test', 'example', 'X', ' ']) {
+    for (const name of [
+      'unknown',
+      'Unbekannt',
+      'ANONYMOUS',
+      'anonym',
+      'AI',
+      'ki',
+      'generated',
+      'Test',
+      'example',
+      'X',
+      ' ',
+    ]) {
       expect(isRealAuthor(name), name).toBe(false);
     }
     expect(isRealAuthor('Al')).toBe(true);
@@ -90,6 +113,11 @@ describe('parseMultipart', () => {
     expect(readBoundary('application/json')).toBeUndefined();
   });
   it('refuses truncated bodies', () => {
-    expect(() => parseMultipart(new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc'), 'b')).toThrow();
+    expect(() =>
+      parseMultipart(
+        new TextEncoder().encode('--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc'),
+        'b',
+      ),
+    ).toThrow();
   });
 });

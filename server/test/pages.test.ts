@@ -7,22 +7,38 @@ describe('web pages, event pages and served files', () => {
   let text: { hash: string; urls: Record<string, string>; event: { id: string } };
   beforeAll(async () => {
     t = await makeTestApp();
-    signed = await (await signRequest(t.app, uploadForm('x.png', await readFixture('png-script-author.png')))).json();
-    text = await (await signRequest(t.app, uploadForm('rilke.md', await readFixture('md-string-author.md')))).json();
+    signed = await (
+      await signRequest(t.app, uploadForm('x.png', await readFixture('png-script-author.png')))
+    ).json();
+    text = await (
+      await signRequest(t.app, uploadForm('rilke.md', await readFixture('md-string-author.md')))
+    ).json();
   });
   afterAll(async () => t.close());
 
   const path = (url: string) => new URL(url).pathname + new URL(url).search;
 
   it('sends security headers and a CSP on every page, API answer and file', async () => {
-    for (const url of ['/tools/sign', '/verify', `/verify/${signed.event.id}`, `/verify?hash=${signed.hash}`, '/api/verify?hash=x', path(signed.urls.file), path(signed.urls.static_page), '/nope', '/assets/sign.js']) {
+    for (const url of [
+      '/tools/sign',
+      '/verify',
+      `/verify/${signed.event.id}`,
+      `/verify?hash=${signed.hash}`,
+      '/api/verify?hash=x',
+      path(signed.urls.file),
+      path(signed.urls.static_page),
+      '/nope',
+      '/assets/sign.js',
+    ]) {
       const response = await t.app.request(url);
       expect(response.headers.get('Content-Security-Policy'), url).toMatch(/default-src 'none'/);
       expect(response.headers.get('X-Content-Type-Options'), url).toBe('nosniff');
       expect(response.headers.get('X-Frame-Options'), url).toBe('DENY');
       expect(response.headers.get('Referrer-Policy'), url).toBe('no-referrer');
     }
-    expect((await t.app.request(path(signed.urls.file))).headers.get('Content-Security-Policy')).toContain('sandbox');
+    expect((await t.app.request(path(signed.urls.file))).headers.get('Content-Security-Policy')).toContain(
+      'sandbox',
+    );
   });
 
   it('writes an event page with the statement, hash, curl line, JSON-LD and the raw event; author escaped', async () => {
@@ -34,9 +50,13 @@ describe('web pages, event pages and served files', () => {
     expect(html).toContain('&lt;script&gt;window.__siegelPwned = 1&lt;/script&gt;Eve Example');
     expect(html).not.toContain('<script>window.__siegelPwned');
     expect(html).toContain(signed.event.id);
-    const ld = /<script type="application\/ld\+json">([^]*?)<\/script>/.exec(html)?.[1];
+    const ld = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html)?.[1];
     const jsonLd = JSON.parse(ld ?? 'null');
-    expect(jsonLd).toMatchObject({ '@context': 'https://schema.org', sha256: signed.hash, author: [{ name: '<script>window.__siegelPwned = 1</script>Eve Example' }] });
+    expect(jsonLd).toMatchObject({
+      '@context': 'https://schema.org',
+      sha256: signed.hash,
+      author: [{ name: '<script>window.__siegelPwned = 1</script>Eve Example' }],
+    });
     const json = await (await t.app.request(`/events/${signed.hash}/index.json`)).json();
     expect(json).toMatchObject({ hash: signed.hash, event: { id: signed.event.id } });
     expect((await t.app.request(`/events/${signed.hash}/`)).status).toBe(200);
@@ -78,13 +98,32 @@ describe('web pages, event pages and served files', () => {
   });
 
   it('inspects a file without signing or storing it', async () => {
-    const response = await t.app.request('/api/inspect', { method: 'POST', body: uploadForm('a.jpg', await readFixture('jpeg-multi-author.jpg')) });
+    const response = await t.app.request('/api/inspect', {
+      method: 'POST',
+      body: uploadForm('a.jpg', await readFixture('jpeg-multi-author.jpg')),
+    });
     const body = await response.json();
-    expect(body).toMatchObject({ success: true, signable: true, already_signed: false, metadata: { authors: ['Ana Lima', 'Björn Ødegård', '山田 花子'], title: 'Drei Köpfe' }, dimensions: { width: 80, height: 60 } });
+    expect(body).toMatchObject({
+      success: true,
+      signable: true,
+      already_signed: false,
+      metadata: { authors: ['Ana Lima', 'Björn Ødegård', '山田 花子'], title: 'Drei Köpfe' },
+      dimensions: { width: 80, height: 60 },
+    });
     expect((await t.app.request(`/api/verify?hash=${body.hash}`)).status).toBe(404);
-    const none = await (await t.app.request('/api/inspect', { method: 'POST', body: uploadForm('n.png', await readFixture('png-no-author.png')) })).json();
+    const none = await (
+      await t.app.request('/api/inspect', {
+        method: 'POST',
+        body: uploadForm('n.png', await readFixture('png-no-author.png')),
+      })
+    ).json();
     expect(none).toMatchObject({ success: true, signable: false, error: 'AUTHOR_REQUIRED' });
-    const again = await (await t.app.request('/api/inspect', { method: 'POST', body: uploadForm('x.png', await readFixture('png-script-author.png')) })).json();
+    const again = await (
+      await t.app.request('/api/inspect', {
+        method: 'POST',
+        body: uploadForm('x.png', await readFixture('png-script-author.png')),
+      })
+    ).json();
     expect(again).toMatchObject({ signable: false, already_signed: true, urls: { file: signed.urls.file } });
   });
 });

@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SiegelError, createGermanError } from '@siegel/core';
+import { createGermanError, SiegelError } from '@siegel/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
@@ -21,7 +21,8 @@ async function listFiles(dir: string): Promise<string[]> {
 describe('sign API errors', () => {
   it('answers 401 without a token, with a wrong token, and when no token is configured', async () => {
     t = await makeTestApp();
-    const form = () => uploadForm('md-string-author.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n'));
+    const form = () =>
+      uploadForm('md-string-author.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n'));
     for (const token of ['', 'wrong-token', 'test-sign-token-but-longer']) {
       const response = await signRequest(t.app, form(), token);
       expect(response.status).toBe(401);
@@ -46,7 +47,10 @@ describe('sign API errors', () => {
     const broken = await t.app.request('/api/sign-image-v2', {
       method: 'POST',
       body: '--nope\r\ngarbage',
-      headers: { Authorization: 'Bearer test-sign-token', 'Content-Type': 'multipart/form-data; boundary=xyz' },
+      headers: {
+        Authorization: 'Bearer test-sign-token',
+        'Content-Type': 'multipart/form-data; boundary=xyz',
+      },
     });
     expect(broken.status).toBe(400);
     expect((await broken.json()).error).toBe('NO_FILE');
@@ -54,7 +58,10 @@ describe('sign API errors', () => {
 
   it('accepts the field `image` as well as `file`', async () => {
     t = await makeTestApp();
-    const response = await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\nx'), 'image'));
+    const response = await signRequest(
+      t.app,
+      uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\nx'), 'image'),
+    );
     expect(response.status).toBe(201);
   });
 
@@ -86,7 +93,9 @@ describe('sign API errors', () => {
     const bytes = await readFixture('gif-author.gif');
     const app = t.app;
     const statuses = await Promise.all(
-      Array.from({ length: 5 }, () => signRequest(app, uploadForm('gif-author.gif', bytes)).then((r) => r.status)),
+      Array.from({ length: 5 }, () =>
+        signRequest(app, uploadForm('gif-author.gif', bytes)).then((r) => r.status),
+      ),
     );
     expect(statuses.sort()).toEqual([201, 409, 409, 409, 409]);
   });
@@ -95,7 +104,9 @@ describe('sign API errors', () => {
     t = await makeTestApp({ rateLimitPerMinute: 2 });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      statuses.push((await signRequest(t.app, uploadForm('x.zip', new Uint8Array([0x50, 0x4b, 3, 4])))).status);
+      statuses.push(
+        (await signRequest(t.app, uploadForm('x.zip', new Uint8Array([0x50, 0x4b, 3, 4])))).status,
+      );
     }
     expect(statuses).toEqual([415, 415, 429, 429]);
   });
@@ -127,7 +138,10 @@ describe('sign API errors', () => {
     failing.insert = async () => {
       throw new Error('disk full');
     };
-    const response = await signRequest(t.app, uploadForm('md.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')));
+    const response = await signRequest(
+      t.app,
+      uploadForm('md.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')),
+    );
     expect(response.status).toBe(500);
     expect((await response.json()).message).toBe('Internal error');
     expect((await listFiles(join(t.dir, 'files'))).filter((f) => /\.(md|html|json)$/.test(f))).toEqual([]);

@@ -1,14 +1,26 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyEvent } from 'nostr-tools/pure';
-import { makeTestApp, readFixture, signRequest, uploadForm, BASE_URL } from './test-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 interface Expected {
-  signs: Record<string, { file_type: string; mime_type: string; authors: string[]; title: string | null; description?: string; dimensions?: { width: number; height: number } }>;
+  signs: Record<
+    string,
+    {
+      file_type: string;
+      mime_type: string;
+      authors: string[];
+      title: string | null;
+      description?: string;
+      dimensions?: { width: number; height: number };
+    }
+  >;
   rejects: Record<string, { status: number; error: string }>;
 }
-const expected = JSON.parse(readFileSync(new URL('../fixtures/expected.json', import.meta.url), 'utf8')) as Expected;
+const expected = JSON.parse(
+  readFileSync(new URL('../fixtures/expected.json', import.meta.url), 'utf8'),
+) as Expected;
 
 describe('POST /api/sign-image-v2 with the committed fixtures', () => {
   let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -47,14 +59,17 @@ describe('POST /api/sign-image-v2 with the committed fixtures', () => {
       expect(verifyEvent(event)).toBe(true);
       expect(event.kind).toBe(1063);
       expect(event.pubkey).toBe(await t.signer.getPublicKey());
-      const tag = (key: string) => event.tags.filter((x: string[]) => x[0] === key).map((x: string[]) => x[1]);
+      const tag = (key: string) =>
+        event.tags.filter((x: string[]) => x[0] === key).map((x: string[]) => x[1]);
       expect(tag('x')).toEqual([hash]);
       expect(tag('ox')).toEqual([hash]);
       expect(tag('m')).toEqual([want.mime_type]);
       expect(tag('size')).toEqual([String(bytes.length)]);
       expect(tag('url')).toEqual([body.urls.file]);
       expect(tag('author')).toEqual(want.authors);
-      expect(tag('dim')).toEqual(want.dimensions ? [`${want.dimensions.width}x${want.dimensions.height}`] : []);
+      expect(tag('dim')).toEqual(
+        want.dimensions ? [`${want.dimensions.width}x${want.dimensions.height}`] : [],
+      );
       expect(tag('alt')[0]).toContain(want.authors.join(', '));
       expect(event.content).toContain(want.authors.join(', '));
       // The stored file is the uploaded bytes.

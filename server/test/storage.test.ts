@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -30,7 +30,9 @@ describe('FilesystemStorage', () => {
     for (const bad of ['../x', '/etc/passwd', 'documents/../../x', 'Documents/A.png', '']) {
       await expect(storage.put(bad, Uint8Array.of(1)), bad).rejects.toThrow(/Invalid storage key/);
     }
-    expect((await readdir(join(dir, 'files'), { recursive: true })).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(
+      (await readdir(join(dir, 'files'), { recursive: true })).filter((f) => f.includes('.tmp-')),
+    ).toEqual([]);
   });
 });
 
@@ -38,7 +40,9 @@ describe('SqliteRecordStore', () => {
   it('migrates once, keeps records across reopening, refuses duplicates and newer schemas', async () => {
     const path = join(dir, 'db', 'siegel.sqlite');
     const t = await makeTestApp({ records: new SqliteRecordStore(path) });
-    const signed = await (await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')))).json();
+    const signed = await (
+      await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')))
+    ).json();
     const store = t.records as SqliteRecordStore;
     const record = await store.findByHash(signed.hash);
     expect(record?.authors).toEqual(['Ann Lee']);
@@ -47,7 +51,9 @@ describe('SqliteRecordStore', () => {
     await t.close();
     const reopened = new SqliteRecordStore(path);
     expect((await reopened.findByEventId(signed.event.id))?.hash).toBe(signed.hash);
-    expect((reopened.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(MIGRATIONS.length);
+    expect((reopened.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      MIGRATIONS.length,
+    );
     reopened.close();
     const raw = new DatabaseSync(path);
     raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
@@ -59,14 +65,20 @@ describe('SqliteRecordStore', () => {
 describe('FileSigner.removeOrphans', () => {
   it('deletes stored files without a record and temp files, keeps recorded ones', async () => {
     const t = await makeTestApp();
-    const signed = await (await signRequest(t.app, uploadForm('a.gif', await readFixture('gif-author.gif')))).json();
+    const signed = await (
+      await signRequest(t.app, uploadForm('a.gif', await readFixture('gif-author.gif')))
+    ).json();
     const orphan = 'c'.repeat(64);
     await t.storage.put(`documents/${orphan}.png`, Uint8Array.of(1));
     await t.storage.put(`events/${orphan}/index.html`, Uint8Array.of(1));
     await mkdir(join(t.dir, 'files', 'documents'), { recursive: true });
     await writeFile(join(t.dir, 'files', 'documents', `${orphan}.png.tmp-abc123`), 'half');
     const removed = await t.fileSigner.removeOrphans();
-    expect(removed.sort()).toEqual([`documents/${orphan}.png`, `documents/${orphan}.png.tmp-abc123`, `events/${orphan}/index.html`]);
+    expect(removed.sort()).toEqual([
+      `documents/${orphan}.png`,
+      `documents/${orphan}.png.tmp-abc123`,
+      `events/${orphan}/index.html`,
+    ]);
     expect(await t.storage.get(`documents/${signed.hash}.gif`)).toBeDefined();
     expect(await t.storage.get(`events/${signed.hash}/index.html`)).toBeDefined();
     await t.close();

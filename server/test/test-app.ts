@@ -56,7 +56,11 @@ export function uploadForm(name: string, data: Uint8Array, field = 'file'): Form
 }
 
 /** `POST /api/sign-image-v2` with the test token. */
-export function signRequest(app: { request: (path: string, init: RequestInit) => Response | Promise<Response> }, form: FormData, token = TOKEN) {
+export function signRequest(
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  form: FormData,
+  token = TOKEN,
+) {
   return app.request('/api/sign-image-v2', {
     method: 'POST',
     body: form,

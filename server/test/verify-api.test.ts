@@ -1,26 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npubEncode } from 'nostr-tools/nip19';
-import { makeTestApp, readFixture, signRequest, uploadForm, BASE_URL } from './test-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 describe('GET /api/verify and /api/badge', () => {
   let t: Awaited<ReturnType<typeof makeTestApp>>;
   let signed: { hash: string; event: { id: string; pubkey: string; sig: string; created_at: number } };
   beforeAll(async () => {
     t = await makeTestApp();
-    const response = await signRequest(t.app, uploadForm('pdf-utf16-author.pdf', await readFixture('pdf-utf16-author.pdf')));
+    const response = await signRequest(
+      t.app,
+      uploadForm('pdf-utf16-author.pdf', await readFixture('pdf-utf16-author.pdf')),
+    );
     signed = await response.json();
   });
   afterAll(async () => t.close());
 
   it('reports a signed hash verified, with record, signer, time, URLs and checks, CORS open', async () => {
-    const response = await t.app.request(`/api/verify?hash=${signed.hash.toUpperCase()}`, { headers: { Origin: 'https://elsewhere.example' } });
+    const response = await t.app.request(`/api/verify?hash=${signed.hash.toUpperCase()}`, {
+      headers: { Origin: 'https://elsewhere.example' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
     const body = await response.json();
     expect(body).toMatchObject({
       verified: true,
       hash: signed.hash,
-      event: { id: signed.event.id, pubkey: signed.event.pubkey, npub: npubEncode(signed.event.pubkey), created_at: signed.event.created_at },
+      event: {
+        id: signed.event.id,
+        pubkey: signed.event.pubkey,
+        npub: npubEncode(signed.event.pubkey),
+        created_at: signed.event.created_at,
+      },
       metadata: { author: 'Zoë Ångström, 山田 太郎', title: 'Bericht über Ökologie – 2026' },
       signer: { pubkey: signed.event.pubkey, npub: npubEncode(signed.event.pubkey) },
       signed_at: new Date(signed.event.created_at * 1000).toISOString(),
@@ -56,12 +66,18 @@ describe('GET /api/verify and /api/badge', () => {
   });
 
   it('reports an altered stored signature, content or x tag as not verified, with the reason', async () => {
-    const original = t.records.db.prepare('SELECT event_json FROM signed_files WHERE hash = ?').get(signed.hash) as { event_json: string };
+    const original = t.records.db
+      .prepare('SELECT event_json FROM signed_files WHERE hash = ?')
+      .get(signed.hash) as { event_json: string };
     const event = JSON.parse(original.event_json);
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['sig', { sig: `${event.sig.slice(0, -2)}${event.sig.endsWith('00') ? '11' : '00'}` }, 'signature'],
       ['content', { content: `${event.content} (edited)` }, 'event id'],
-      ['x tag', { tags: event.tags.map((tag: string[]) => (tag[0] === 'x' ? ['x', '0'.repeat(64)] : tag)) }, 'event id'],
+      [
+        'x tag',
+        { tags: event.tags.map((tag: string[]) => (tag[0] === 'x' ? ['x', '0'.repeat(64)] : tag)) },
+        'event id',
+      ],
     ];
     const update = t.records.db.prepare('UPDATE signed_files SET event_json = ? WHERE hash = ?');
     try {

@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../support/free-port.js';
 import type { RunningBunker } from '../support/bunker-process.js';
+import { freePort } from '../support/free-port.js';
 
 /** The built server entry point (`npm test` builds it first). */
 export const SERVER_MAIN = fileURLToPath(new URL('../../server/dist/main.js', import.meta.url));
@@ -93,7 +93,12 @@ export async function startServer(options: {
 }
 
 /** POST a file to `/api/sign-image-v2` over HTTP. */
-export async function signOverHttp(server: Pick<RunningServer, 'url' | 'token'>, name: string, bytes: Uint8Array, token = server.token) {
+export async function signOverHttp(
+  server: Pick<RunningServer, 'url' | 'token'>,
+  name: string,
+  bytes: Uint8Array,
+  token = server.token,
+) {
   const form = new FormData();
   form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
   const response = await fetch(`${server.url}/api/sign-image-v2`, {
@@ -101,5 +106,6 @@ export async function signOverHttp(server: Pick<RunningServer, 'url' | 'token'>,
     body: form,
     headers: { Authorization: `Bearer ${token}` },
   });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }

@@ -16,7 +16,12 @@ const expected = JSON.parse(
 ) as Expected;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 async function allFiles(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String);
@@ -29,7 +34,10 @@ describe('the server over HTTP against a real bunker process', () => {
 
   beforeAll(async () => {
     bunker = await startBunker();
-    server = await startServer({ bunker, env: { MAX_UPLOAD_BYTES: String(2 * 1024 * 1024), SIGN_RATE_LIMIT: '1000' } });
+    server = await startServer({
+      bunker,
+      env: { MAX_UPLOAD_BYTES: String(2 * 1024 * 1024), SIGN_RATE_LIMIT: '1000' },
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -60,12 +68,18 @@ describe('the server over HTTP against a real bunker process', () => {
       expect(page).toContain(hash);
       expect(page).toContain(body.event.id);
       expect(page).toContain(body.event.sig);
-      const jsonLd = JSON.parse(/<script type="application\/ld\+json">([^]*?)<\/script>/.exec(page)?.[1] ?? 'null');
+      const jsonLd = JSON.parse(
+        /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? 'null',
+      );
       expect(jsonLd.sha256).toBe(hash);
       expect(jsonLd.author.map((a: { name: string }) => a.name)).toEqual(want.authors);
       // The verify API reports it verified.
       const verify = await (await fetch(`${server.url}/api/verify?hash=${hash}`)).json();
-      expect(verify).toMatchObject({ verified: true, hash, event: { id: body.event.id, pubkey: bunker.pubkey } });
+      expect(verify).toMatchObject({
+        verified: true,
+        hash,
+        event: { id: body.event.id, pubkey: bunker.pubkey },
+      });
       signed.set(name, { hash, eventId: body.event.id, bytes });
     }
   });
@@ -101,17 +115,26 @@ describe('the server over HTTP against a real bunker process', () => {
     const first = signed.get('md-string-author.md');
     const { status, body } = await signOverHttp(server, 'copy.md', first?.bytes ?? Buffer.alloc(0));
     expect(status).toBe(409);
-    expect(body).toMatchObject({ success: false, error: 'ALREADY_SIGNED', existing_event: { id: first?.eventId } });
+    expect(body).toMatchObject({
+      success: false,
+      error: 'ALREADY_SIGNED',
+      existing_event: { id: first?.eventId },
+    });
   });
 
   it('reports a record whose stored signature was altered as not verified, with the reason', async () => {
     const { hash } = signed.get('jpeg-multi-author.jpg') ?? { hash: '' };
     const db = new DatabaseSync(join(server.dataDir, 'siegel.sqlite'));
     try {
-      const row = db.prepare('SELECT event_json FROM signed_files WHERE hash = ?').get(hash) as { event_json: string };
+      const row = db.prepare('SELECT event_json FROM signed_files WHERE hash = ?').get(hash) as {
+        event_json: string;
+      };
       const event = JSON.parse(row.event_json);
       const flipped = `${event.sig[0] === 'a' ? 'b' : 'a'}${event.sig.slice(1)}`;
-      db.prepare('UPDATE signed_files SET event_json = ? WHERE hash = ?').run(JSON.stringify({ ...event, sig: flipped }), hash);
+      db.prepare('UPDATE signed_files SET event_json = ? WHERE hash = ?').run(
+        JSON.stringify({ ...event, sig: flipped }),
+        hash,
+      );
       const body = await (await fetch(`${server.url}/api/verify?hash=${hash}`)).json();
       expect(body.verified).toBe(false);
       expect(body.checks).toEqual({ event_id: true, signature: false, hash_tag: true });
@@ -124,9 +147,13 @@ describe('the server over HTTP against a real bunker process', () => {
   });
 
   it('answers 503 `Key ist gesperrt` when the key is locked mid-way, and stores nothing', async () => {
-    const lock = await callBunker(bunker.url, 'POST', `/api/keys/${bunker.keyName}/lock`, { token: bunker.adminToken });
+    const lock = await callBunker(bunker.url, 'POST', `/api/keys/${bunker.keyName}/lock`, {
+      token: bunker.adminToken,
+    });
     expect(lock.ok).toBe(true);
-    const bytes = Buffer.from('---\nauthor: Locked Out\ntitle: Später\n---\nWritten while the key was locked.\n');
+    const bytes = Buffer.from(
+      '---\nauthor: Locked Out\ntitle: Später\n---\nWritten while the key was locked.\n',
+    );
     const hash = sha256(bytes);
     const { status, body } = await signOverHttp(server, 'locked.md', bytes);
     expect(status).toBe(503);
@@ -162,7 +189,10 @@ describe('the server over HTTP against a real bunker process', () => {
       expect(dev.output()).toContain(`${dev.url}/tools/sign`);
       const bytes = Buffer.from('---\nauthor: Dev Person\n---\nDev mode.\n');
       expect((await signOverHttp(dev, 'dev.md', bytes)).status).toBe(201);
-      expect((await signOverHttp(dev, 'dev2.md', Buffer.from('---\nauthor: Dev Person\n---\nOther.\n'), 'wrong')).status).toBe(401);
+      expect(
+        (await signOverHttp(dev, 'dev2.md', Buffer.from('---\nauthor: Dev Person\n---\nOther.\n'), 'wrong'))
+          .status,
+      ).toBe(401);
     } finally {
       await dev.stop();
       await rm(dev.dataDir, { recursive: true, force: true });

@@ -16,8 +16,12 @@ async function dropFile(page: Page, selector: string, name: string): Promise<voi
       const transfer = new DataTransfer();
       transfer.items.add(new File([data], name));
       const target = document.querySelector(selector);
-      target?.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-      target?.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      target?.dispatchEvent(
+        new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
+      target?.dispatchEvent(
+        new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+      );
     },
     { selector, name, base64: bytes.toString('base64') },
   );
@@ -89,7 +93,13 @@ describe('the web pages in Chromium', () => {
     await page.click('#link-verify');
     await page.waitForSelector('#result[data-verified="true"]');
     expect(await page.textContent('#result-author')).toBe(author);
-    await page.goto((await page.url()).replace(/\/verify\/.*/, '/events/') + createHash('sha256').update(await readFile(join(SERVER_FIXTURES, 'png-script-author.png'))).digest('hex') + '/');
+    await page.goto(
+      (await page.url()).replace(/\/verify\/.*/, '/events/') +
+        createHash('sha256')
+          .update(await readFile(join(SERVER_FIXTURES, 'png-script-author.png')))
+          .digest('hex') +
+        '/',
+    );
     expect(await page.textContent('dd.author')).toBe(author);
     expect(await page.evaluate(() => (window as { __siegelPwned?: number }).__siegelPwned)).toBeUndefined();
   });
@@ -98,7 +108,9 @@ describe('the web pages in Chromium', () => {
     await page.goto(`${server.url}/verify`);
     await dropFile(page, '#drop', 'png-author.png');
     await page.waitForSelector('#result[data-verified="true"]');
-    const hash = createHash('sha256').update(await readFile(join(SERVER_FIXTURES, 'png-author.png'))).digest('hex');
+    const hash = createHash('sha256')
+      .update(await readFile(join(SERVER_FIXTURES, 'png-author.png')))
+      .digest('hex');
     expect(await page.textContent('#result-hash')).toBe(hash);
     expect(await page.textContent('.verdict')).toContain('Verified');
 

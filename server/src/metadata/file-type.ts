@@ -35,7 +35,10 @@ const TEXT_EXTENSIONS: Record<string, FileType> = {
   txt: { kind: 'text', mimeType: 'text/plain', extension: 'txt' },
 };
 
-const KNOWN_EXTENSIONS = new Set([...BINARY_TYPES.flatMap((t) => t.extensions), ...Object.keys(TEXT_EXTENSIONS)]);
+const KNOWN_EXTENSIONS = new Set([
+  ...BINARY_TYPES.flatMap((t) => t.extensions),
+  ...Object.keys(TEXT_EXTENSIONS),
+]);
 
 /**
  * Tell the type of an upload from its bytes: PNG, JPEG, GIF, WebP and PDF by their signatures; Markdown and
@@ -48,7 +51,11 @@ export function detectFileType(bytes: Uint8Array, fileName: string): FileType {
   const extension = /\.([A-Za-z0-9]{1,10})$/.exec(fileName)?.[1]?.toLowerCase();
   for (const candidate of BINARY_TYPES) {
     if (!candidate.matches(bytes)) continue;
-    if (extension !== undefined && KNOWN_EXTENSIONS.has(extension) && !candidate.extensions.includes(extension)) {
+    if (
+      extension !== undefined &&
+      KNOWN_EXTENSIONS.has(extension) &&
+      !candidate.extensions.includes(extension)
+    ) {
       throw invalidFormat(
         `\`${fileName}\` is ${candidate.type.mimeType} by its content but named \`.${extension}\`; rename it`,
         415,

@@ -50,13 +50,15 @@ function readPng(bytes: Uint8Array): ImageContainer {
     const length = data.getUint32(offset);
     const type = ascii(bytes, offset + 4, 4);
     const end = offset + 12 + length;
-    if (length > 0x7fffffff || end > bytes.length) broken('PNG', `chunk \`${type}\` runs past the end of the file`);
+    if (length > 0x7fffffff || end > bytes.length)
+      broken('PNG', `chunk \`${type}\` runs past the end of the file`);
     const body = bytes.subarray(offset + 8, offset + 8 + length);
     if (crc32(bytes.subarray(offset + 4, offset + 8 + length)) !== data.getUint32(offset + 8 + length)) {
       broken('PNG', `chunk \`${type}\` has a wrong checksum`);
     }
     if (dimensions === undefined && type !== 'IHDR') broken('PNG', 'it does not start with IHDR');
-    if (type === 'IHDR') dimensions = { width: data.getUint32(offset + 8), height: data.getUint32(offset + 12) };
+    if (type === 'IHDR')
+      dimensions = { width: data.getUint32(offset + 8), height: data.getUint32(offset + 12) };
     if (type === 'iTXt' && xmp === undefined) xmp = readPngXmp(body);
     if (type === 'IEND') break;
     offset = end;
@@ -105,7 +107,8 @@ function readJpeg(bytes: Uint8Array): ImageContainer {
     if (marker === 0xd9) broken('JPEG', 'it ends before its image data');
     const length = data.getUint16(offset + 2);
     const end = offset + 2 + length;
-    if (length < 2 || end > bytes.length) broken('JPEG', `segment 0xFF${marker.toString(16)} runs past the end`);
+    if (length < 2 || end > bytes.length)
+      broken('JPEG', `segment 0xFF${marker.toString(16)} runs past the end`);
     const body = bytes.subarray(offset + 4, end);
     if (marker === 0xe1 && xmp === undefined && ascii(body, 0, JPEG_XMP_HEADER.length) === JPEG_XMP_HEADER) {
       xmp = body.subarray(JPEG_XMP_HEADER.length);
@@ -155,7 +158,11 @@ function readGif(bytes: Uint8Array): ImageContainer {
         const start = offset + 14;
         // XMP's "magic trailer" (0x01 0xFF 0xFE … 0x00 0x00) makes the raw packet walkable as sub-blocks.
         let end = start;
-        while (end < bytes.length && !(bytes[end] === 0x01 && bytes[end + 1] === 0xff && bytes[end + 2] === 0xfe)) end++;
+        while (
+          end < bytes.length &&
+          !(bytes[end] === 0x01 && bytes[end + 1] === 0xff && bytes[end + 2] === 0xfe)
+        )
+          end++;
         if (xmp === undefined) xmp = bytes.subarray(start, end);
       }
       offset = skipSubBlocks(offset + 2);
@@ -192,7 +199,8 @@ function readWebp(bytes: Uint8Array): ImageContainer {
     if (type === 'VP8X' && size >= 10) {
       dimensions = { width: 1 + readUint24(body, 4), height: 1 + readUint24(body, 7) };
     } else if (type === 'VP8 ' && size >= 10) {
-      if (body[3] !== 0x9d || body[4] !== 0x01 || body[5] !== 0x2a) broken('WebP', 'its VP8 frame is malformed');
+      if (body[3] !== 0x9d || body[4] !== 0x01 || body[5] !== 0x2a)
+        broken('WebP', 'its VP8 frame is malformed');
       dimensions ??= { width: readUint16(body, 6) & 0x3fff, height: readUint16(body, 8) & 0x3fff };
       hasImage = true;
     } else if (type === 'VP8L' && size >= 5) {

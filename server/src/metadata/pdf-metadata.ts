@@ -19,7 +19,8 @@ const MAX_PREV_CHAIN = 32;
 export function readPdfMetadata(bytes: Uint8Array): FoundMetadata {
   const document = new PdfDocument(bytes);
   const trailer = document.readTrailer();
-  if (trailer.has('Encrypt')) throw invalidFormat('Encrypted PDFs are not supported: their metadata cannot be read');
+  if (trailer.has('Encrypt'))
+    throw invalidFormat('Encrypted PDFs are not supported: their metadata cannot be read');
   const found: FoundMetadata = { authors: [] };
   const info = document.resolve(trailer.get('Info'));
   if (info instanceof Map) {
@@ -127,7 +128,7 @@ class PdfDocument {
     if (this.objectStreams !== undefined) return this.objectStreams;
     this.objectStreams = new Map();
     for (const offset of this.indexObjects().values()) {
-      if (!/^\s*<<[^]{0,200}\/Type\s*\/ObjStm/.test(this.text.slice(offset, offset + 256))) continue;
+      if (!/^\s*<<[\s\S]{0,200}\/Type\s*\/ObjStm/.test(this.text.slice(offset, offset + 256))) continue;
       const { value: dict, end } = parsePdfObject(this.bytes, offset);
       if (!(dict instanceof Map)) continue;
       const data = this.readStream(dict, end);
@@ -193,9 +194,21 @@ class PdfDocument {
 }
 
 function isRef(value: PdfValue | undefined): value is { type: 'ref'; num: number; gen: number } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'type' in value && value.type === 'ref';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'type' in value &&
+    value.type === 'ref'
+  );
 }
 
 function isName(value: PdfValue | undefined, name: string): boolean {
-  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'name' && value.name === name;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'type' in value &&
+    value.type === 'name' &&
+    value.name === name
+  );
 }

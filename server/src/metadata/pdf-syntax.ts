@@ -12,7 +12,16 @@ export interface PdfRef {
   gen: number;
 }
 /** A PDF value as far as the metadata reader needs it. Strings are raw bytes (their encoding is decided later). */
-export type PdfValue = number | boolean | null | string | PdfName | PdfRef | Uint8Array | PdfValue[] | PdfDict;
+export type PdfValue =
+  | number
+  | boolean
+  | null
+  | string
+  | PdfName
+  | PdfRef
+  | Uint8Array
+  | PdfValue[]
+  | PdfDict;
 /** A PDF dictionary. */
 export type PdfDict = Map<string, PdfValue>;
 
@@ -47,7 +56,8 @@ class PdfParser {
       if (WHITESPACE.has(byte)) {
         this.offset++;
       } else if (byte === 37) {
-        while (this.offset < bytes.length && bytes[this.offset] !== 10 && bytes[this.offset] !== 13) this.offset++;
+        while (this.offset < bytes.length && bytes[this.offset] !== 10 && bytes[this.offset] !== 13)
+          this.offset++;
       } else {
         return;
       }
@@ -69,7 +79,8 @@ class PdfParser {
     if (byte === 60) return this.parseHexString();
     if (byte === 91) return this.parseArray(depth);
     if (byte === 47) return { type: 'name', name: this.parseName() };
-    if (byte === 43 || byte === 45 || byte === 46 || (byte >= 48 && byte <= 57)) return this.parseNumberOrRef();
+    if (byte === 43 || byte === 45 || byte === 46 || (byte >= 48 && byte <= 57))
+      return this.parseNumberOrRef();
     const word = this.readRegular();
     if (word === 'true') return true;
     if (word === 'false') return false;
@@ -107,7 +118,9 @@ class PdfParser {
 
   parseName(): string {
     this.offset++; // '/'
-    return this.readRegular().replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    return this.readRegular().replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
   }
 
   parseArray(depth: number): PdfValue[] {
@@ -168,7 +181,16 @@ class PdfParser {
       }
       const next = bytes[this.offset++];
       if (next === undefined) this.fail('unterminated string');
-      const simple: Record<number, number> = { 110: 10, 114: 13, 116: 9, 98: 8, 102: 12, 40: 40, 41: 41, 92: 92 };
+      const simple: Record<number, number> = {
+        110: 10,
+        114: 13,
+        116: 9,
+        98: 8,
+        102: 12,
+        40: 40,
+        41: 41,
+        92: 92,
+      };
       if (simple[next] !== undefined) {
         out.push(simple[next] as number);
       } else if (next >= 48 && next <= 55) {

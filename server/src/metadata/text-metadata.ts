@@ -17,7 +17,7 @@ export const MAX_ALIAS_COUNT = 50;
 export function readTextMetadata(text: string, markdown: boolean): FoundMetadata {
   const found: FoundMetadata = { authors: [] };
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const match = /^---[ \t]*\r?\n([^]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(body);
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(body);
   if (match) {
     const source = match[1] as string;
     if (source.length > MAX_FRONTMATTER_BYTES) {
@@ -56,7 +56,11 @@ function readAuthors(value: unknown): string[] {
   const names: string[] = [];
   for (const entry of entries) {
     if (typeof entry === 'string') names.push(entry);
-    else if (entry !== null && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string') {
+    else if (
+      entry !== null &&
+      typeof entry === 'object' &&
+      typeof (entry as { name?: unknown }).name === 'string'
+    ) {
       names.push((entry as { name: string }).name);
     }
   }

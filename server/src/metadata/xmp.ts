@@ -35,7 +35,8 @@ type XmlNode = Record<string, unknown>;
 export function readXmp(packet: Uint8Array | string): FoundMetadata {
   const text = typeof packet === 'string' ? packet : new TextDecoder().decode(packet);
   if (text.length > MAX_XMP_BYTES) throw invalidFormat(`XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
-  if (/<!DOCTYPE/i.test(text)) throw invalidFormat('XMP metadata contains a DOCTYPE, which XMP does not allow');
+  if (/<!DOCTYPE/i.test(text))
+    throw invalidFormat('XMP metadata contains a DOCTYPE, which XMP does not allow');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw invalidFormat(`XMP metadata is not well-formed XML: ${valid.err.msg}`);
   let tree: XmlNode[];
@@ -72,7 +73,11 @@ function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found
 }
 
 /** `<rdf:Description dc:creator="…" dc:title="…">`, the short form of simple properties. */
-function readAttributes(attributes: Record<string, string>, scope: Map<string, string>, found: FoundMetadata): void {
+function readAttributes(
+  attributes: Record<string, string>,
+  scope: Map<string, string>,
+  found: FoundMetadata,
+): void {
   for (const [name, value] of Object.entries(attributes)) {
     const { uri, local } = resolve(name, scope);
     if (uri !== DC) continue;
@@ -151,7 +156,10 @@ export function decodeXmlText(text: string): string {
       case 'apos':
         return "'";
     }
-    const code = entity[1] === 'x' ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10);
-    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
+    const code =
+      entity[1] === 'x' ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10);
+    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff)
+      ? String.fromCodePoint(code)
+      : whole;
   });
 }

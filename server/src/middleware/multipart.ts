@@ -28,9 +28,11 @@ export function parseMultipart(body: Uint8Array<ArrayBuffer>, boundary: string):
   const parts: MultipartPart[] = [];
   while (parts.length < 100) {
     if (buffer[position] === 0x2d && buffer[position + 1] === 0x2d) return parts; // closing `--`
-    if (buffer[position] !== 0x0d || buffer[position + 1] !== 0x0a) throw new Error('malformed multipart boundary line');
+    if (buffer[position] !== 0x0d || buffer[position + 1] !== 0x0a)
+      throw new Error('malformed multipart boundary line');
     const headerEnd = buffer.indexOf('\r\n\r\n', position + 2, 'latin1');
-    if (headerEnd === -1 || headerEnd - position > 16 * 1024) throw new Error('malformed multipart part headers');
+    if (headerEnd === -1 || headerEnd - position > 16 * 1024)
+      throw new Error('malformed multipart part headers');
     const headers = buffer.toString('utf8', position + 2, headerEnd);
     const contentStart = headerEnd + 4;
     const contentEnd = buffer.indexOf(next, contentStart);
@@ -38,7 +40,11 @@ export function parseMultipart(body: Uint8Array<ArrayBuffer>, boundary: string):
     const disposition = /^content-disposition:\s*form-data(.*)$/im.exec(headers)?.[1] ?? '';
     const name = readParameter(disposition, 'name');
     if (name !== undefined) {
-      parts.push({ name, fileName: readFileName(disposition), data: body.subarray(contentStart, contentEnd) });
+      parts.push({
+        name,
+        fileName: readFileName(disposition),
+        data: body.subarray(contentStart, contentEnd),
+      });
     }
     position = contentEnd + next.length;
   }

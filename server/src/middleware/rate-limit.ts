@@ -25,7 +25,8 @@ export function remoteAddress(c: Context): string {
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   const { limit, windowMs = 60_000, clientKey = remoteAddress } = options;
-  if (!Number.isInteger(limit) || limit <= 0) throw new Error(`rateLimit: limit must be a positive integer, got \`${limit}\``);
+  if (!Number.isInteger(limit) || limit <= 0)
+    throw new Error(`rateLimit: limit must be a positive integer, got \`${limit}\``);
   const windows = new Map<string, { count: number; resetAt: number }>();
   return async function rateLimitMiddleware(c, next) {
     const now = Date.now();

@@ -34,7 +34,9 @@ async function readBody(
   const source = incoming ?? (request.body === null ? undefined : streamChunks(request.body));
   if (source === undefined) return new Uint8Array(0);
   const reader = source[Symbol.asyncIterator]();
-  let buffer = new Uint8Array(Number.isInteger(declared) && declared >= 0 && declared <= maxBytes ? declared : 64 * 1024);
+  let buffer = new Uint8Array(
+    Number.isInteger(declared) && declared >= 0 && declared <= maxBytes ? declared : 64 * 1024,
+  );
   let length = 0;
   if (Number.isInteger(declared) && declared > maxBytes) {
     await drain(reader, DRAIN_LIMIT_FACTOR * maxBytes);
@@ -48,7 +50,9 @@ async function readBody(
       throw tooLarge(fileLimit);
     }
     if (length + value.byteLength > buffer.length) {
-      const grown = new Uint8Array(Math.min(maxBytes, Math.max(buffer.length * 2, length + value.byteLength)));
+      const grown = new Uint8Array(
+        Math.min(maxBytes, Math.max(buffer.length * 2, length + value.byteLength)),
+      );
       grown.set(buffer.subarray(0, length));
       buffer = grown;
     }
@@ -88,8 +92,12 @@ async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncIterable<
 
 /** Node's request stream when running under `@hono/node-server` (absent in `app.request()` tests). */
 function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
-  const incoming = (c.env as { incoming?: AsyncIterable<Uint8Array> & { readableEnded?: boolean } } | undefined)?.incoming;
-  return incoming !== undefined && Symbol.asyncIterator in incoming && !incoming.readableEnded ? incoming : undefined;
+  const incoming = (
+    c.env as { incoming?: AsyncIterable<Uint8Array> & { readableEnded?: boolean } } | undefined
+  )?.incoming;
+  return incoming !== undefined && Symbol.asyncIterator in incoming && !incoming.readableEnded
+    ? incoming
+    : undefined;
 }
 
 /**
@@ -101,14 +109,22 @@ export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { u
   return async function readUploadMiddleware(c, next) {
     const boundary = readBoundary(c.req.header('Content-Type') ?? '');
     if (boundary === undefined) {
-      throw new ApiError(400, 'NO_FILE', 'Send the file as multipart/form-data in the field `file` (or `image`)');
+      throw new ApiError(
+        400,
+        'NO_FILE',
+        'Send the file as multipart/form-data in the field `file` (or `image`)',
+      );
     }
     const body = await readBody(c.req.raw, nodeIncoming(c), maxBytes + MULTIPART_OVERHEAD, maxBytes);
     let parts: ReturnType<typeof parseMultipart>;
     try {
       parts = parseMultipart(body, boundary);
     } catch (error) {
-      throw new ApiError(400, 'NO_FILE', `The body is not valid multipart/form-data: ${(error as Error).message}`);
+      throw new ApiError(
+        400,
+        'NO_FILE',
+        `The body is not valid multipart/form-data: ${(error as Error).message}`,
+      );
     }
     const file = parts.find((part) => part.name === 'file') ?? parts.find((part) => part.name === 'image');
     if (file === undefined || file.fileName === undefined) {

@@ -13,7 +13,11 @@ export function signAuth(tokens: readonly string[]): MiddlewareHandler {
     const header = c.req.header('Authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (match === null) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'Signing needs `Authorization: Bearer <token>` (a SIGN_API_TOKENS token)');
+      throw new ApiError(
+        401,
+        'UNAUTHORIZED',
+        'Signing needs `Authorization: Bearer <token>` (a SIGN_API_TOKENS token)',
+      );
     }
     const given = createHash('sha256')
       .update(match[1] as string)

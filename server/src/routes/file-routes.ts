@@ -71,7 +71,9 @@ export function createFileRoutes(options: { storage: FileStorage; records: Recor
     const data = record === undefined ? undefined : await storage.get(record.fileKey);
     if (record === undefined || data === undefined) throw notFound();
     return c.body(data, 200, {
-      'Content-Type': record.mimeType.startsWith('text/') ? `${record.mimeType}; charset=utf-8` : record.mimeType,
+      'Content-Type': record.mimeType.startsWith('text/')
+        ? `${record.mimeType}; charset=utf-8`
+        : record.mimeType,
       'Content-Security-Policy': UPLOAD_CSP,
       'Cache-Control': IMMUTABLE,
       'Access-Control-Allow-Origin': '*',

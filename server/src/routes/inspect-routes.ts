@@ -24,36 +24,41 @@ export interface InspectRoutesOptions {
  */
 export function createInspectRoutes(options: InspectRoutesOptions): Hono<{ Variables: { upload: Upload } }> {
   const app = new Hono<{ Variables: { upload: Upload } }>();
-  app.post('/inspect', rateLimit({ limit: options.rateLimitPerMinute }), readUpload(options.maxUploadBytes), async (c) => {
-    const { bytes, name } = getUpload(c);
-    const analysis = analyzeFile(bytes, name);
-    let problem: ApiError | undefined;
-    try {
-      requireAuthor(analysis, name);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      problem = error;
-    }
-    const existing = await options.records.findByHash(analysis.hash);
-    return c.json({
-      success: true,
-      file_name: name,
-      hash: analysis.hash,
-      file_type: analysis.type.kind,
-      mime_type: analysis.type.mimeType,
-      size_bytes: analysis.sizeBytes,
-      ...(analysis.dimensions === undefined ? {} : { dimensions: analysis.dimensions }),
-      metadata: {
-        author: analysis.authors.join(', '),
-        authors: analysis.authors,
-        title: analysis.title ?? null,
-        ...(analysis.description === undefined ? {} : { description: analysis.description }),
-      },
-      signable: problem === undefined && existing === undefined,
-      ...(problem === undefined ? {} : { error: problem.code, message: problem.message }),
-      already_signed: existing !== undefined,
-      ...(existing === undefined ? {} : { urls: fileUrls(existing, options.baseUrl, options.cdnUrl) }),
-    });
-  });
+  app.post(
+    '/inspect',
+    rateLimit({ limit: options.rateLimitPerMinute }),
+    readUpload(options.maxUploadBytes),
+    async (c) => {
+      const { bytes, name } = getUpload(c);
+      const analysis = analyzeFile(bytes, name);
+      let problem: ApiError | undefined;
+      try {
+        requireAuthor(analysis, name);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        problem = error;
+      }
+      const existing = await options.records.findByHash(analysis.hash);
+      return c.json({
+        success: true,
+        file_name: name,
+        hash: analysis.hash,
+        file_type: analysis.type.kind,
+        mime_type: analysis.type.mimeType,
+        size_bytes: analysis.sizeBytes,
+        ...(analysis.dimensions === undefined ? {} : { dimensions: analysis.dimensions }),
+        metadata: {
+          author: analysis.authors.join(', '),
+          authors: analysis.authors,
+          title: analysis.title ?? null,
+          ...(analysis.description === undefined ? {} : { description: analysis.description }),
+        },
+        signable: problem === undefined && existing === undefined,
+        ...(problem === undefined ? {} : { error: problem.code, message: problem.message }),
+        already_signed: existing !== undefined,
+        ...(existing === undefined ? {} : { urls: fileUrls(existing, options.baseUrl, options.cdnUrl) }),
+      });
+    },
+  );
   return app;
 }

@@ -4,8 +4,8 @@ import type { RecordStore } from '../storage/record-store.js';
 import { checkStoredEvent } from '../verify-record.js';
 import { Layout } from '../web/layout.js';
 import { SignPage } from '../web/sign-page.js';
-import { SITE_STYLE } from '../web/site-style.js';
 import { SIGN_SCRIPT } from '../web/sign-script.js';
+import { SITE_STYLE } from '../web/site-style.js';
 import { VerifyPage } from '../web/verify-page.js';
 import { NotFoundResult, VerifyResult } from '../web/verify-result.js';
 import { VERIFY_SCRIPT } from '../web/verify-script.js';
@@ -37,7 +37,10 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
     if (raw === undefined || raw.trim() === '') return c.html(<VerifyPage />);
     const hash = readHashParam(raw);
     if (hash === undefined) {
-      return c.html(<VerifyPage hash={raw.slice(0, 100)} error="A SHA-256 hash is 64 hexadecimal characters." />, 400);
+      return c.html(
+        <VerifyPage hash={raw.slice(0, 100)} error="A SHA-256 hash is 64 hexadecimal characters." />,
+        400,
+      );
     }
     const record = await records.findByHash(hash);
     if (record === undefined) {
@@ -50,7 +53,11 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
     }
     return c.html(
       <VerifyPage hash={hash}>
-        <VerifyResult record={record} verdict={checkStoredEvent(record.event, hash)} urls={fileUrls(record, baseUrl, cdnUrl)} />
+        <VerifyResult
+          record={record}
+          verdict={checkStoredEvent(record.event, hash)}
+          urls={fileUrls(record, baseUrl, cdnUrl)}
+        />
       </VerifyPage>,
     );
   });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { FileSigner } from '../file-signer.js';
 import { describeRecord } from '../describe-record.js';
+import type { FileSigner } from '../file-signer.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 import { getUpload, readUpload, type Upload } from '../middleware/read-upload.js';
 import { signAuth } from '../middleware/sign-auth.js';

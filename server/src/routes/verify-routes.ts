@@ -19,7 +19,10 @@ const MAX_CACHED_ANSWERS = 5000;
 
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
 export function readHashParam(value: string | undefined): string | undefined {
-  const hash = value?.trim().toLowerCase().replace(/^sha256:/, '');
+  const hash = value
+    ?.trim()
+    .toLowerCase()
+    .replace(/^sha256:/, '');
   return hash !== undefined && /^[0-9a-f]{64}$/.test(hash) ? hash : undefined;
 }
 
@@ -53,9 +56,14 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     const raw = c.req.query('hash');
     const hash = readHashParam(raw);
     if (hash === undefined) {
-      throw new ApiError(400, 'INVALID_HASH', `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``, {
-        verified: false,
-      });
+      throw new ApiError(
+        400,
+        'INVALID_HASH',
+        `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``,
+        {
+          verified: false,
+        },
+      );
     }
     const record = await records.findByHash(hash);
     if (record === undefined) {
@@ -96,7 +104,8 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   app.on(['GET', 'OPTIONS'], '/badge', openCors, async (c) => {
     const hash = readHashParam(c.req.query('hash'));
     const record = hash === undefined ? undefined : await records.findByHash(hash);
-    const verified = record !== undefined && hash !== undefined && checkStoredEvent(record.event, hash).verified;
+    const verified =
+      record !== undefined && hash !== undefined && checkStoredEvent(record.event, hash).verified;
     const href = record === undefined ? `${baseUrl}/verify` : `${baseUrl}/verify/${record.eventId}`;
     c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     c.header('Cache-Control', 'no-cache');

@@ -120,7 +120,9 @@ export class SqliteRecordStore implements RecordStore {
 function migrate(db: DatabaseSync): void {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   if (version > MIGRATIONS.length) {
-    throw new Error(`Database schema version \`${version}\` is newer than this server (${MIGRATIONS.length})`);
+    throw new Error(
+      `Database schema version \`${version}\` is newer than this server (${MIGRATIONS.length})`,
+    );
   }
   if (version === MIGRATIONS.length) return;
   db.exec('BEGIN IMMEDIATE');

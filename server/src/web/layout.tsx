@@ -6,26 +6,26 @@ export function Layout(props: { title: string; scripts?: string[]; children?: Ch
   return (
     <>
       {raw('<!DOCTYPE html>')}
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · Siegel`}</title>
-        <link rel="stylesheet" href="/assets/siegel.css" />
-        {(props.scripts ?? []).map((src) => (
-          <script src={src} defer />
-        ))}
-      </head>
-      <body>
-        <header>
-          <nav>
-            <a href="/tools/sign">Sign a file</a>
-            <a href="/verify">Verify</a>
-          </nav>
-        </header>
-        <main>{props.children}</main>
-      </body>
-    </html>
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${props.title} · Siegel`}</title>
+          <link rel="stylesheet" href="/assets/siegel.css" />
+          {(props.scripts ?? []).map((src) => (
+            <script src={src} defer />
+          ))}
+        </head>
+        <body>
+          <header>
+            <nav>
+              <a href="/tools/sign">Sign a file</a>
+              <a href="/verify">Verify</a>
+            </nav>
+          </header>
+          <main>{props.children}</main>
+        </body>
+      </html>
     </>
   );
 }

@@ -6,9 +6,9 @@ export function SignPage(props: { maxUploadBytes: number }) {
     <Layout title="Sign a file" scripts={['/assets/sign.js']}>
       <h1>Sign a file</h1>
       <p>
-        Images (WebP, PNG, JPEG, GIF), PDFs and Markdown/TXT files are signed with the author's Nostr key when the
-        file names its author: XMP <code>dc:creator</code> in images, <code>/Author</code> in PDFs, frontmatter{' '}
-        <code>author:</code> in text. Up to {Math.floor(props.maxUploadBytes / 1024 / 1024)} MiB.
+        Images (WebP, PNG, JPEG, GIF), PDFs and Markdown/TXT files are signed with the author's Nostr key when
+        the file names its author: XMP <code>dc:creator</code> in images, <code>/Author</code> in PDFs,
+        frontmatter <code>author:</code> in text. Up to {Math.floor(props.maxUploadBytes / 1024 / 1024)} MiB.
       </p>
       <form id="sign-form">
         <label>
@@ -45,20 +45,7 @@ export function SignPage(props: { maxUploadBytes: number }) {
       </form>
       <section id="result" hidden>
         <h2 id="result-title">Signed</h2>
-        <ul>
-          <li>
-            <a id="link-file" href="#">The file</a>
-          </li>
-          <li>
-            <a id="link-page" href="#">Event page</a>
-          </li>
-          <li>
-            <a id="link-verify" href="#">Verify page</a>
-          </li>
-          <li>
-            <a id="link-api" href="#">Verify API</a>
-          </li>
-        </ul>
+        <ul id="result-links" />
       </section>
     </Layout>
   );

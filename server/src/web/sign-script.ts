@@ -12,7 +12,15 @@ export const SIGN_SCRIPT = `'use strict';
 
   function show(id, text) { document.getElementById(id).textContent = text; }
   function say(text, ok) { message.textContent = text; message.className = ok ? 'ok' : 'bad'; }
-  function setLink(id, href) { var a = document.getElementById(id); a.href = href; a.textContent = a.textContent.split(':')[0] + ': ' + href; }
+  function addLink(list, id, label, href) {
+    var item = document.createElement('li');
+    var link = document.createElement('a');
+    link.id = id;
+    link.href = href;
+    link.textContent = label + ': ' + href;
+    item.appendChild(link);
+    list.appendChild(item);
+  }
 
   async function inspect(file) {
     chosen = file;
@@ -39,10 +47,12 @@ export const SIGN_SCRIPT = `'use strict';
   function showLinks(urls, title) {
     document.getElementById('result').hidden = false;
     show('result-title', title);
-    setLink('link-file', urls.file);
-    setLink('link-page', urls.static_page);
-    setLink('link-verify', urls.event_page);
-    setLink('link-api', urls.verify);
+    var list = document.getElementById('result-links');
+    list.textContent = '';
+    addLink(list, 'link-file', 'The file', urls.file);
+    addLink(list, 'link-page', 'Event page', urls.static_page);
+    addLink(list, 'link-verify', 'Verify page', urls.event_page);
+    addLink(list, 'link-api', 'Verify API', urls.verify);
   }
 
   fileInput.addEventListener('change', function () { if (fileInput.files[0]) inspect(fileInput.files[0]); });

@@ -15,7 +15,14 @@ export function VerifyPage(props: { hash?: string; error?: string; children?: Ch
       <form id="hash-form" method="get" action="/verify">
         <label>
           …or paste its SHA-256 hash
-          <input type="text" id="hash" name="hash" value={props.hash ?? ''} spellcheck={false} autocomplete="off" />
+          <input
+            type="text"
+            id="hash"
+            name="hash"
+            value={props.hash ?? ''}
+            spellcheck={false}
+            autocomplete="off"
+          />
         </label>
         <button type="submit">Check</button>
       </form>

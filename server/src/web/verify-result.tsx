@@ -72,8 +72,8 @@ export function NotFoundResult(props: { hash: string }) {
     <section id="result" data-verified="false">
       <p class="verdict bad">✗ Not found: no file with this hash was signed here.</p>
       <p>
-        SHA-256 <code id="result-hash">{props.hash}</code>. A file changed in any way — even one byte — has another
-        hash. <a href="/tools/sign">Sign a file</a>.
+        SHA-256 <code id="result-hash">{props.hash}</code>. A file changed in any way — even one byte — has
+        another hash. <a href="/tools/sign">Sign a file</a>.
       </p>
     </section>
   );
