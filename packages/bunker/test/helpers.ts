@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as nip49 from 'nostr-tools/nip49';
+import { generateSecretKey } from 'nostr-tools/pure';
 import { afterEach } from 'vitest';
 import { type AuditLog, createApp, KeyStore, type KeyStoreOptions, loadSigningEngine } from '../src/index.js';
 
@@ -30,8 +32,9 @@ export async function openStore(
 /** An app with an unlocked `default` key and a locked `cold` key. */
 export async function setupApp(options: { maxBatch?: number; maxBodyBytes?: number } = {}) {
   const store = await openStore();
-  await store.create('default', { passphrase: PASSPHRASE });
-  await store.create('cold', { passphrase: PASSPHRASE });
+  // Imported ncryptsecs keep their own scrypt cost: log N 10 keeps these tests fast.
+  await store.create('default', { passphrase: PASSPHRASE, import: cheapNcryptsec() });
+  await store.create('cold', { passphrase: PASSPHRASE, import: cheapNcryptsec() });
   store.lock('cold');
   const app = createApp({ store, apiToken: API_TOKEN, adminToken: ADMIN_TOKEN, ...options });
   const call = (method: string, path: string, body?: unknown, token: string | null = API_TOKEN) =>
@@ -44,6 +47,11 @@ export async function setupApp(options: { maxBatch?: number; maxBodyBytes?: numb
       ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
   return { app, store, call };
+}
+
+/** A fresh key as NIP-49 with a low scrypt cost (log N 10), encrypted with {@link PASSPHRASE}. */
+export function cheapNcryptsec(): string {
+  return nip49.encrypt(generateSecretKey(), PASSPHRASE, 10);
 }
 
 /** A valid template. */
