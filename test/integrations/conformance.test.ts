@@ -9,7 +9,13 @@ import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { launchChromium } from '../support/chromium.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
 import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
-import { checkPages, listPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
+import {
+  checkPages,
+  listPages,
+  runNpmScript,
+  runSiegelCli,
+  signatureProblems,
+} from './support/signed-output.js';
 import { serveDirectory } from './support/static-server.js';
 
 let bunker: RunningBunker;
@@ -129,6 +135,17 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(
       pages.filter((page) => page.hasMain).flatMap((page) => signatureProblems(page, bunker.pubkey)),
     ).toEqual([]);
+  });
+
+  it("the example's `sign` script (the CLI) agrees with the integration: nothing to sign, 0 requests", async () => {
+    counter.reset();
+    const before = new Map((await checkPages(project.outDir)).map((page) => [page.path, page.raw]));
+    const result = await runNpmScript(project.dir, 'sign');
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Siegel: 0 signed, \d+ unchanged/);
+    expect(counter.signRequests).toBe(0);
+    for (const page of await checkPages(project.outDir))
+      expect(page.raw, page.path).toBe(before.get(page.path));
   });
 
   it('editing one page signs exactly that page', async () => {

@@ -87,3 +87,20 @@ export function runSiegelCli(args: string[], cwd: string): Promise<{ code: numbe
     child.on('close', (code) => resolve({ code, output }));
   });
 }
+
+/** Run `npm run <script>` in `cwd` (an example's own script), without the caller's bunker settings. */
+export function runNpmScript(cwd: string, script: string): Promise<{ code: number | null; output: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')));
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', script], {
+      cwd,
+      env: { ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
