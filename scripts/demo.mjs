@@ -92,6 +92,7 @@ async function main() {
   console.log(`Site:        ${site}/`);
   console.log(`Page:        ${site}/blog/first-post/`);
   console.log(`Verify page: ${verifyUrl}`);
+  console.log(`Bunker:      ${bunker.url}/admin  (admin token: ${bunker.adminToken})`);
   if (serverUrl)
     console.log(`Sign files:  ${serverUrl}/tools/sign${signToken ? `  (token: ${signToken})` : ''}`);
   else console.log('Sign files:  (server/ is not built yet: `npm run build`, then run the demo again)');
