@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BunkerError } from './errors.js';
 import { KeyStore } from './key-store.js';
@@ -76,8 +77,13 @@ async function listKeys(argv: string[], env: Record<string, string | undefined>)
     args: argv,
     options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
   });
+  const dataDir = dataDirOf(values['data-dir'], env);
+  if (!existsSync(dataDir)) {
+    process.stdout.write(values.json ? '[]\n' : `no keys (no data directory \`${dataDir}\`)\n`);
+    return 0;
+  }
   const store = await KeyStore.open({
-    dataDir: dataDirOf(values['data-dir'], env),
+    dataDir,
     engine: await loadSigningEngine(),
     logger: consoleLogger,
   });

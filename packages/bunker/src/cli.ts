@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { runKeysCommand } from './cli-keys.js';
 import { runStartCommand } from './cli-start.js';
-import { BunkerError } from './errors.js';
 
 /** `siegel-bunker --help`. */
 export const USAGE = `Usage:
@@ -39,17 +38,13 @@ async function main(argv: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
+    process.exitCode = code;
   },
   (error: unknown) => {
-    const message =
-      error instanceof BunkerError ||
-      (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-        ? error.message
-        : error instanceof Error
-          ? error.message
-          : String(error);
-    process.stderr.write(`siegel-bunker: ${message}\n`);
-    process.exitCode = 1;
+    // Usage errors (unknown option, missing value) exit 2; everything else, e.g. a refused start, exits 1.
+    const usage =
+      error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`siegel-bunker: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = usage ? 2 : 1;
   },
 );
