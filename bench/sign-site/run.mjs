@@ -8,6 +8,7 @@
 //
 //   npm run build && node bench/sign-site/run.mjs            # 10 000 pages
 //   BENCH_PAGES=2000 node bench/sign-site/run.mjs
+//   BENCH_DIR=/dev/shm node bench/sign-site/run.mjs          # sites on tmpfs: Siegel's CPU cost, not the disk's
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,7 @@ function measure(args) {
   });
 }
 
-const root = await mkdtemp(join(tmpdir(), 'siegel-bench-site-'));
+const root = await mkdtemp(join(process.env.BENCH_DIR ?? tmpdir(), 'siegel-bench-site-'));
 const bunker = await startBunker();
 try {
   const build = join(root, 'build');

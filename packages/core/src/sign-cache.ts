@@ -32,6 +32,8 @@ export interface SignCacheEntry {
   insertAt: number;
   /** The block already present in that raw file, replaced rather than duplicated. */
   existingBlock?: { start: number; end: number };
+  /** `insertAt`/`existingBlock` as UTF-8 byte offsets, to splice the raw file without decoding it. */
+  bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
   /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
   signedFingerprint?: string;
 }
@@ -166,8 +168,9 @@ function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
     HEX64.test(entry.hash) &&
     typeof entry.fingerprint === 'string' &&
     Number.isInteger(entry.insertAt) &&
-    (entry.existingBlock === undefined ||
-      (Number.isInteger(entry.existingBlock?.start) && Number.isInteger(entry.existingBlock?.end))) &&
+    isRange(entry.existingBlock) &&
+    (entry.bytePlace === undefined ||
+      (Number.isInteger(entry.bytePlace?.insertAt) && isRange(entry.bytePlace?.existingBlock))) &&
     !!event &&
     typeof event.id === 'string' &&
     HEX64.test(event.id) &&
@@ -189,4 +192,11 @@ export async function removeStaleCacheTemps(file: string): Promise<void> {
   }
   const stale = names.filter((name) => name.startsWith(prefix) && /\.[0-9a-f]{12}\.tmp$/.test(name));
   await Promise.all(stale.map((name) => rm(join(dirname(file), name), { force: true })));
+}
+
+function isRange(range: { start: number; end: number } | undefined): boolean {
+  return (
+    range === undefined ||
+    (Number.isInteger(range.start) && Number.isInteger(range.end) && range.start <= range.end)
+  );
 }

@@ -44,7 +44,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   let signedAny = false;
 
   const finishPage = (path: string, result: PageResult): void => {
-    if (resolved.dryRun || (result.html === undefined && !result.event)) {
+    if (resolved.dryRun || (result.output === undefined && !result.event)) {
       session.record(path, result);
       progress.tick();
       return;
@@ -52,7 +52,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     signedAny ||= result.event !== undefined;
     writes.add(async () => {
       try {
-        if (result.html !== undefined) await writeFileAtomic(join(root, path), result.html);
+        if (result.output !== undefined) await writeFileAtomic(join(root, path), result.output);
         if (result.event && result.url) await verify.writePage(result.event, result.url);
         session.record(path, result);
       } catch (error) {
@@ -85,7 +85,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     }
     await session.waitForCapacity();
     await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
-    const result = session.processPage(path, bytes.toString('utf8'), { bytes });
+    const result = session.processPage(path, bytes);
     pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
   }
   await session.drain();

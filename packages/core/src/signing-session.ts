@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { isSiegelError } from './errors.js';
-import { analyzePage, type PageAnalysis } from './page-analysis.js';
+import { analyzePage } from './page-analysis.js';
 import { createPageEvent, pageUrl } from './page-event.js';
+import { type BlockPlace, spliceBlockBytes, toBytePlace } from './page-splice.js';
 import {
   fingerprintFile,
   readSignCache,
@@ -18,10 +19,11 @@ import { applySignatureBlock, renderSignatureBlock } from './signature-block.js'
 import type { Signer } from './signer.js';
 import { createSigner } from './signer-config.js';
 
-/** What became of one page: the html to write (`undefined`: leave the file as it is) and its event. */
+/** What became of one page: what to write (`undefined`: leave the file as it is) and its event. */
 export interface PageResult {
   outcome: PageOutcome;
-  html: string | undefined;
+  /** The signed page, as bytes when the input was bytes. */
+  output: string | Buffer | undefined;
   event?: NostrEvent;
   url?: string;
   error?: string;
@@ -29,11 +31,13 @@ export interface PageResult {
 
 interface Pending {
   path: string;
-  /** The page as the caller gave it: raw bytes when available (compact, off the JS heap), else the string. */
-  source: string | Uint8Array;
+  /** The page as the caller gave it: raw bytes (compact, off the JS heap) or a string. */
+  input: string | Buffer;
   fingerprint: string;
-  analysis: PageAnalysis;
+  place: BlockPlace;
+  bytePlace: BlockPlace | undefined;
   hash: string;
+  url: string;
   template: EventTemplate;
   resolve(result: PageResult): void;
   reject(error: unknown): void;
@@ -114,20 +118,22 @@ export class SigningSession {
   }
 
   /**
-   * Sign one page (or find it unchanged); the caller records the outcome with {@link record}. Resolves once the page's signed html is final; pages that need
-   * a signature wait for their batch. `autoFlush` sends a partial batch on the next tick (for callers that
-   * hand in pages one by one, like Eleventy's transform).
+   * Sign one page (or find it unchanged); the caller records the outcome with {@link record}. `input` is the
+   * page as a string, or as raw bytes (then the result's `output` is bytes too, and unchanged pages are
+   * spliced without decoding). Resolves once the page's signed output is final; pages that need a signature
+   * wait for their batch. `autoFlush` sends a partial batch on the next tick (for callers that hand in
+   * pages one by one, like Eleventy's transform).
    */
   processPage(
     path: string,
-    html: string,
-    options: { bytes?: Uint8Array; autoFlush?: boolean } = {},
+    input: string | Buffer,
+    options: { autoFlush?: boolean } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
     try {
-      return Promise.resolve(this.#prepare(path, html, options.bytes ?? html, options.autoFlush ?? false));
+      return Promise.resolve(this.#prepare(path, input, options.autoFlush ?? false));
     } catch (error) {
-      return Promise.resolve({ outcome: 'failed', html: undefined, error: (error as Error).message });
+      return Promise.resolve({ outcome: 'failed', output: undefined, error: (error as Error).message });
     }
   }
 
@@ -141,46 +147,59 @@ export class SigningSession {
     });
   }
 
-  #prepare(
-    path: string,
-    html: string,
-    bytes: Uint8Array | string,
-    autoFlush: boolean,
-  ): PageResult | Promise<PageResult> {
+  /** The page with the block for `event`: bytes in, bytes out (string in, string out). */
+  #apply(
+    input: string | Buffer,
+    place: BlockPlace,
+    bytePlace: BlockPlace | undefined,
+    event: NostrEvent,
+  ): string | Buffer {
+    const block = this.#renderBlock(event);
+    if (typeof input !== 'string') {
+      const spliced = bytePlace ? spliceBlockBytes(input, bytePlace, block) : undefined;
+      return spliced ?? Buffer.from(applySignatureBlock(input.toString('utf8'), place, block), 'utf8');
+    }
+    return applySignatureBlock(input, place, block);
+  }
+
+  #prepare(path: string, input: string | Buffer, autoFlush: boolean): PageResult | Promise<PageResult> {
     const { selector, site } = this.options;
-    const fingerprint = fingerprintFile(bytes);
+    const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
     if (entry && entry.signedFingerprint === fingerprint) {
       // The file is exactly what Siegel wrote last time: nothing to do.
-      return { outcome: 'unchanged', html: undefined, event: entry.event, url: this.urlOf(path) };
+      return { outcome: 'unchanged', output: undefined, event: entry.event, url: this.urlOf(path) };
     }
-    if (entry && entry.fingerprint === fingerprint) {
+    if (entry && entry.fingerprint === fingerprint && (typeof input === 'string' || entry.bytePlace)) {
       // The build wrote the same bytes as last time: re-apply the cached block without parsing.
-      const signed = applySignatureBlock(html, entry, this.#renderBlock(entry.event));
-      this.#update(path, { ...entry, signedFingerprint: fingerprintFile(signed) });
-      return { outcome: 'unchanged', html: signed, event: entry.event, url: this.urlOf(path) };
+      const output = this.#apply(input, entry, entry.bytePlace, entry.event);
+      this.#update(path, { ...entry, signedFingerprint: fingerprintFile(output) });
+      return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
+    const html = typeof input === 'string' ? input : input.toString('utf8');
     const analysis = analyzePage(html, { selector });
     if (analysis.hash === undefined) {
-      return { outcome: 'skipped', html: undefined, error: `no element matches \`${selector}\`` };
+      return { outcome: 'skipped', output: undefined, error: `no element matches \`${selector}\`` };
     }
-    const place = {
+    const place: BlockPlace = {
       insertAt: analysis.insertAt,
       ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
     };
+    const bytePlace = typeof input === 'string' ? undefined : toBytePlace(html, place, input.length);
+    const where = { ...place, ...(bytePlace ? { bytePlace } : {}) };
     if (entry && entry.hash === analysis.hash) {
-      const signed = applySignatureBlock(html, place, this.#renderBlock(entry.event));
-      const signedFingerprint = fingerprintFile(signed);
+      const output = this.#apply(input, place, bytePlace, entry.event);
+      const signedFingerprint = fingerprintFile(output);
       // A file that already is our signed output keeps the entry's raw-build fingerprint and offsets.
       this.#update(
         path,
         signedFingerprint === fingerprint
           ? { ...entry, signedFingerprint }
-          : { hash: entry.hash, event: entry.event, fingerprint, ...place, signedFingerprint },
+          : { hash: entry.hash, event: entry.event, fingerprint, ...where, signedFingerprint },
       );
       return {
         outcome: 'unchanged',
-        html: signed === html ? undefined : signed,
+        output: signedFingerprint === fingerprint ? undefined : output,
         event: entry.event,
         url: this.urlOf(path),
       };
@@ -192,15 +211,16 @@ export class SigningSession {
       ...(analysis.title ? { title: analysis.title } : {}),
       ...(analysis.description ? { description: analysis.description } : {}),
     });
-    if (this.options.dryRun || !this.signer) return { outcome: 'would-sign', html: undefined, url };
-    const source = typeof bytes === 'string' ? html : bytes;
+    if (this.options.dryRun || !this.signer) return { outcome: 'would-sign', output: undefined, url };
     return new Promise<PageResult>((resolve, reject) => {
       this.#queue.push({
         path,
-        source,
+        input,
         fingerprint,
-        analysis,
+        place,
+        bytePlace,
         hash: analysis.hash as string,
+        url,
         template,
         resolve,
         reject,
@@ -245,21 +265,16 @@ export class SigningSession {
       const results: PageResult[] = [];
       for (const [index, item] of items.entries()) {
         const event = events[index] as NostrEvent;
-        const place = {
-          insertAt: item.analysis.insertAt,
-          ...(item.analysis.existingBlock ? { existingBlock: item.analysis.existingBlock } : {}),
-        };
-        const html =
-          typeof item.source === 'string' ? item.source : Buffer.from(item.source).toString('utf8');
-        const signed = applySignatureBlock(html, place, this.#renderBlock(event));
+        const output = this.#apply(item.input, item.place, item.bytePlace, event);
         this.#update(item.path, {
           hash: item.hash,
           event,
           fingerprint: item.fingerprint,
-          ...place,
-          signedFingerprint: fingerprintFile(signed),
+          ...item.place,
+          ...(item.bytePlace ? { bytePlace: item.bytePlace } : {}),
+          signedFingerprint: fingerprintFile(output),
         });
-        results.push({ outcome: 'signed', html: signed, event, url: item.template.tags[0]?.[1] as string });
+        results.push({ outcome: 'signed', output, event, url: item.url });
       }
       // The signatures reach the cache before the pages reach the disk.
       await this.saveCache();

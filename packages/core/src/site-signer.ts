@@ -54,7 +54,7 @@ export function createSiteSigner(options: SiteSignerOptions): SiteSigner {
       const result = await session.processPage(path, html, { autoFlush: true });
       session.record(path, result);
       if (result.event && result.url) targets.set(result.event.id, { event: result.event, url: result.url });
-      return result.html ?? html;
+      return typeof result.output === 'string' ? result.output : html;
     },
     async finish() {
       const session = await open();
