@@ -15,7 +15,16 @@ export interface EleventyConfigLike {
     callback: (this: { page: { outputPath: string | false } }, content: unknown) => unknown,
   ): void;
   on(event: string, callback: (args: EleventyEventArgs) => unknown): void;
-  logger?: { warn?(message: string): void };
+  /** Eleventy's console logger (Eleventy 3 sets it on the config). */
+  logger?: {
+    logWithOptions?(options: {
+      message: string;
+      type?: LogType;
+      color?: string;
+      prefix?: string;
+      force?: boolean;
+    }): void;
+  };
 }
 
 /** Arguments of Eleventy's `eleventy.before` / `eleventy.after` events. */
@@ -25,11 +34,25 @@ export interface EleventyEventArgs {
   outputMode: 'fs' | 'json' | 'ndjson';
 }
 
-const log = {
-  info: (message: string) => console.log(`[${PLUGIN_NAME}] ${message}`),
-  warn: (message: string) => console.warn(`[${PLUGIN_NAME}] ${message}`),
-  error: (message: string) => console.error(`[${PLUGIN_NAME}] ${message}`),
-};
+type LogType = 'log' | 'warn' | 'error';
+
+/** Log through Eleventy's own logger when it has one (its prefix and colours), else the console. */
+function createLog(eleventyConfig: EleventyConfigLike) {
+  const write = (message: string, type: LogType) => {
+    const logger = eleventyConfig.logger;
+    if (logger?.logWithOptions) {
+      const color = type === 'warn' ? 'yellow' : type === 'error' ? 'red' : undefined;
+      logger.logWithOptions({ message, type, color, prefix: `[${PLUGIN_NAME}]`, force: true });
+    } else {
+      console[type](`[${PLUGIN_NAME}] ${message}`);
+    }
+  };
+  return {
+    info: (message: string) => write(message, 'log'),
+    warn: (message: string) => write(message, 'warn'),
+    error: (message: string) => write(message, 'error'),
+  };
+}
 
 /**
  * Eleventy plugin: a transform notes each HTML output Eleventy writes; `eleventy.after` signs them
@@ -45,6 +68,7 @@ const log = {
  */
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
+  const log = createLog(eleventyConfig);
   const failHard = (settings.onError ?? DEFAULTS.onError) === 'fail';
   let run: { signer: SiteSigner; outDir: string; pages: Set<string>; failed: boolean } | undefined;
 
