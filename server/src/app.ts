@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
 import { FileSigner } from './file-signer.js';
-import { securityHeaders } from './middleware/security-headers.js';
+import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
@@ -61,8 +61,11 @@ export function createApp(deps: AppDeps): SiegelApp {
     cdnUrl,
   });
 
+  const https = baseUrl.startsWith('https:');
   const app = new Hono();
-  app.use('*', securityHeaders({ https: baseUrl.startsWith('https:') }));
+  // The verify API first: it sets the same security headers itself, as one plain object (its hot path).
+  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl, https }));
+  app.use('*', securityHeaders({ https }));
   app.route(
     '/api',
     createSignRoutes({
@@ -78,23 +81,24 @@ export function createApp(deps: AppDeps): SiegelApp {
     '/api',
     createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
   );
-  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl }));
   app.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
   app.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
 
+  const errorHeaders = createSecurityHeaders({ https });
   app.notFound((c) =>
     c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
   );
   app.onError((error, c) => {
-    if (error instanceof ApiError) return c.json(error.toJSON(), error.status);
+    if (error instanceof ApiError) return c.json(error.toJSON(), error.status, errorHeaders);
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(
         { success: false, error: 'BAD_REQUEST', message: error.message || 'Bad request' },
         error.status,
+        errorHeaders,
       );
     }
     logError(error);
-    return c.json({ success: false, error: 'INTERNAL_ERROR', message: 'Internal error' }, 500);
+    return c.json({ success: false, error: 'INTERNAL_ERROR', message: 'Internal error' }, 500, errorHeaders);
   });
   return { app, fileSigner };
 }

@@ -109,6 +109,10 @@ describe('sign API errors', () => {
       );
     }
     expect(statuses).toEqual([415, 415, 429, 429]);
+    const limited = await signRequest(t.app, uploadForm('x.zip', new Uint8Array([0x50, 0x4b, 3, 4])));
+    expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+    expect(limited.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    expect((await limited.json()).error).toBe('RATE_LIMITED');
   });
 
   it('answers 503 with the German message when the key is locked, and stores nothing', async () => {

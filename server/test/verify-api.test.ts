@@ -40,6 +40,16 @@ describe('GET /api/verify and /api/badge', () => {
     });
   });
 
+  it('answers CORS preflights for the open API', async () => {
+    const response = await t.app.request('/api/verify?hash=x', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://a.example' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(response.headers.get('Access-Control-Allow-Methods')).toContain('GET');
+  });
+
   it('accepts a `sha256:` prefix', async () => {
     expect((await t.app.request(`/api/verify?hash=sha256:${signed.hash}`)).status).toBe(200);
   });

@@ -16,19 +16,26 @@ export function inlineStyleCsp(style: string): string {
 }
 
 /**
- * Security headers on every response: a CSP (the page's own when a route set one, else {@link PAGE_CSP}),
- * `nosniff`, no framing, no referrer, a closed permissions policy, and HSTS when served over HTTPS.
+ * The security headers of every response, as a plain object: {@link PAGE_CSP}, `nosniff`, no framing, no
+ * referrer, a closed permissions policy, and HSTS when served over HTTPS.
+ */
+export function createSecurityHeaders(options: { https: boolean }): Record<string, string> {
+  return {
+    'Content-Security-Policy': PAGE_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+    ...(options.https ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
+  };
+}
+
+/**
+ * Middleware putting {@link createSecurityHeaders} on every response; a route may replace the CSP with its own.
  */
 export function securityHeaders(options: { https: boolean }): MiddlewareHandler {
-  const headers: Array<[string, string]> = [
-    ['Content-Security-Policy', PAGE_CSP],
-    ['X-Content-Type-Options', 'nosniff'],
-    ['X-Frame-Options', 'DENY'],
-    ['Referrer-Policy', 'no-referrer'],
-    ['Cross-Origin-Opener-Policy', 'same-origin'],
-    ['Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()'],
-  ];
-  if (options.https) headers.push(['Strict-Transport-Security', 'max-age=31536000; includeSubDomains']);
+  const headers = Object.entries(createSecurityHeaders(options));
   // Set before the handler runs, so every response built with `c.body()`/`c.json()`/`c.html()` carries them
   // and a route can still replace the CSP; a handler returning its own `Response` gets them added after.
   return async function securityHeadersMiddleware(c, next) {

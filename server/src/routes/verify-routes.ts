@@ -1,8 +1,9 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { npubEncode } from 'nostr-tools/nip19';
 import { ApiError } from '../api-error.js';
 import { renderBadge } from '../badge.js';
 import { describeRecord } from '../describe-record.js';
+import { createSecurityHeaders } from '../middleware/security-headers.js';
 import { fileUrls } from '../public-urls.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { checkStoredEvent } from '../verify-record.js';
@@ -12,6 +13,8 @@ export interface VerifyRoutesOptions {
   records: RecordStore;
   baseUrl: string;
   cdnUrl: string;
+  /** Whether the service is served over HTTPS (adds HSTS). */
+  https: boolean;
 }
 
 /** How many verify answers are kept for reuse (each a few KiB). */
@@ -39,51 +42,51 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   const app = new Hono();
   const { records, baseUrl, cdnUrl } = options;
   const answers = new Map<string, { fingerprint: string; body: string }>();
-  // CORS open to every origin, set by hand: these are simple GET requests, and this is the hot path.
-  const openCors: MiddlewareHandler = async function openCorsMiddleware(c, next) {
-    if (c.req.method === 'OPTIONS') {
-      return c.body(null, 204, {
-        'Access-Control-Allow-Origin': '*',
-        'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-        'Access-Control-Max-Age': '86400',
-      });
-    }
-    await next();
-    c.res.headers.set('Access-Control-Allow-Origin', '*');
+  // This is the hot path: answers carry their headers as one plain object (security headers, open CORS), which
+  // @hono/node-server writes without building a Headers object. The routes are mounted before the security
+  // middleware for that reason, and never throw for bad input.
+  const security = createSecurityHeaders({ https: options.https });
+  const jsonHeaders = {
+    ...security,
+    'Access-Control-Allow-Origin': '*',
+    'Content-Type': 'application/json; charset=UTF-8',
   };
+  const preflight = (c: Context) =>
+    c.body(null, 204, {
+      ...security,
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+      'Access-Control-Max-Age': '86400',
+    });
 
-  app.on(['GET', 'OPTIONS'], '/verify', openCors, async (c) => {
+  app.options('/verify', preflight);
+  app.get('/verify', async (c) => {
     const raw = c.req.query('hash');
     const hash = readHashParam(raw);
     if (hash === undefined) {
-      throw new ApiError(
+      const error = new ApiError(
         400,
         'INVALID_HASH',
         `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``,
-        {
-          verified: false,
-        },
+        { verified: false },
       );
+      return c.body(JSON.stringify(error.toJSON()), 400, jsonHeaders);
     }
     const record = await records.findByHash(hash);
     if (record === undefined) {
-      return c.json(
-        {
-          verified: false,
-          hash,
-          message: 'No file with this SHA-256 hash was signed here.',
-          sign_url: `${baseUrl}/tools/sign`,
-        },
-        404,
-      );
+      const unknown = {
+        verified: false,
+        hash,
+        message: 'No file with this SHA-256 hash was signed here.',
+        sign_url: `${baseUrl}/tools/sign`,
+      };
+      return c.body(JSON.stringify(unknown), 404, jsonHeaders);
     }
     // The answer is a pure function of the stored record: reuse it while the stored record is byte-for-byte the
     // one it was computed from. Any change to the row (event, signature, metadata) recomputes every check.
     const fingerprint = JSON.stringify(record);
     const cached = answers.get(hash);
-    if (cached?.fingerprint === fingerprint) {
-      return c.body(cached.body, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
-    }
+    if (cached?.fingerprint === fingerprint) return c.body(cached.body, 200, jsonHeaders);
     const verdict = checkStoredEvent(record.event, hash);
     const description = describeRecord(record, fileUrls(record, baseUrl, cdnUrl));
     const body = JSON.stringify({
@@ -98,18 +101,23 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     });
     if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
     answers.set(hash, { fingerprint, body });
-    return c.body(body, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
+    return c.body(body, 200, jsonHeaders);
   });
 
-  app.on(['GET', 'OPTIONS'], '/badge', openCors, async (c) => {
+  app.options('/badge', preflight);
+  app.get('/badge', async (c) => {
     const hash = readHashParam(c.req.query('hash'));
     const record = hash === undefined ? undefined : await records.findByHash(hash);
     const verified =
       record !== undefined && hash !== undefined && checkStoredEvent(record.event, hash).verified;
     const href = record === undefined ? `${baseUrl}/verify` : `${baseUrl}/verify/${record.eventId}`;
-    c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-    c.header('Cache-Control', 'no-cache');
-    return c.body(renderBadge(verified, href), 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+    return c.body(renderBadge(verified, href), 200, {
+      ...security,
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'Access-Control-Allow-Origin': '*',
+      'Cache-Control': 'no-cache',
+      'Content-Type': 'image/svg+xml; charset=utf-8',
+    });
   });
   return app;
 }
