@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
+import { journalFileOf, readJournal } from './sign-cache-journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
 export const CACHE_SPEC = 'siegel-page/1';
@@ -46,6 +47,8 @@ export interface SignCache extends SignCacheHeader {
 /** Result of {@link readSignCache}: the cache to use, plus any warning or notice to show. */
 export interface ReadSignCacheResult {
   cache: SignCache;
+  /** Entries came from the journal of an interrupted run (write the cache to fold them in). */
+  journal?: boolean;
   /** A corrupt or unreadable cache (it is ignored). */
   warning?: string;
   /** A cache made for another key, site, selector or spec (it is ignored: all pages are re-signed). */
@@ -68,6 +71,15 @@ export function fingerprintFile(bytes: Uint8Array | string): string {
  * ```
  */
 export async function readSignCache(
+  file: string,
+  header: Omit<SignCacheHeader, 'pubkey'> & { pubkey: string | undefined },
+): Promise<ReadSignCacheResult> {
+  const result = await readSnapshot(file, header);
+  const journaled = await readJournal(journalFileOf(file), result.cache, isEntry);
+  return journaled > 0 ? { ...result, journal: true } : result;
+}
+
+async function readSnapshot(
   file: string,
   header: Omit<SignCacheHeader, 'pubkey'> & { pubkey: string | undefined },
 ): Promise<ReadSignCacheResult> {

@@ -13,6 +13,7 @@ import {
   type SignCacheEntry,
   writeSignCache,
 } from './sign-cache.js';
+import { CacheJournal } from './sign-cache-journal.js';
 import type { ResolvedSignSiteOptions } from './sign-site-options.js';
 import type { PageOutcome, PageReport, SignSummary } from './sign-summary.js';
 import { applySignatureBlock, renderSignatureBlock } from './signature-block.js';
@@ -59,6 +60,7 @@ export class SigningSession {
   #fatal: unknown;
   #dirty = false;
   #cacheWrite: Promise<void> = Promise.resolve();
+  #journal: CacheJournal | undefined;
   #flushScheduled = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
@@ -94,7 +96,7 @@ export class SigningSession {
       await signer.check?.();
       pubkey = await signer.getPublicKey();
     }
-    const { cache, warning, notice } = await readSignCache(options.cacheFile, {
+    const { cache, warning, notice, journal } = await readSignCache(options.cacheFile, {
       pubkey,
       site: options.site,
       selector: options.selector,
@@ -103,7 +105,16 @@ export class SigningSession {
     if (notice) logger.warn(notice);
     const session = new SigningSession(options, signer, cache);
     if (notice && !options.dryRun) session.#dirty = true;
-    if (!options.dryRun) await removeStaleCacheTemps(options.cacheFile);
+    if (!options.dryRun) {
+      await removeStaleCacheTemps(options.cacheFile);
+      // An interrupted run left signed batches in the journal: fold them into the cache before a new
+      // journal replaces it.
+      if (journal) {
+        session.#dirty = true;
+        await session.saveCache();
+      }
+      session.#journal = new CacheJournal(options.cacheFile, cache);
+    }
     return session;
   }
 
@@ -263,21 +274,24 @@ export class SigningSession {
       if (this.#fatal) throw this.#fatal;
       const events = await (this.signer as Signer).signEvents(items.map((item) => item.template));
       const results: PageResult[] = [];
+      const journal: Array<[string, SignCacheEntry]> = [];
       for (const [index, item] of items.entries()) {
         const event = events[index] as NostrEvent;
         const output = this.#apply(item.input, item.place, item.bytePlace, event);
-        this.#update(item.path, {
+        const entry: SignCacheEntry = {
           hash: item.hash,
           event,
           fingerprint: item.fingerprint,
           ...item.place,
           ...(item.bytePlace ? { bytePlace: item.bytePlace } : {}),
           signedFingerprint: fingerprintFile(output),
-        });
+        };
+        this.#update(item.path, entry);
+        journal.push([item.path, entry]);
         results.push({ outcome: 'signed', output, event, url: item.url });
       }
-      // The signatures reach the cache before the pages reach the disk.
-      await this.saveCache();
+      // The signatures reach the cache's journal before the pages reach the disk.
+      await this.#appendJournal(journal);
       for (const [index, item] of items.entries()) item.resolve(results[index] as PageResult);
     } catch (error) {
       this.#fatal ??= error;
@@ -306,14 +320,32 @@ export class SigningSession {
     }
   }
 
-  /** Write the cache (atomically) if anything changed; writes are serialised. Nothing in a dry run. */
+  #appendJournal(entries: Array<[string, SignCacheEntry]>): Promise<void> {
+    const journal = this.#journal;
+    if (!journal) return this.saveCache();
+    this.#cacheWrite = this.#cacheWrite.then(async () => {
+      await mkdir(dirname(this.options.cacheFile), { recursive: true });
+      await journal.append(entries);
+    });
+    return this.#cacheWrite;
+  }
+
+  /**
+   * Write the cache (atomically) if anything changed, then drop the journal; writes are serialised.
+   * Nothing in a dry run.
+   */
   saveCache(): Promise<void> {
-    if (this.options.dryRun || !this.#dirty) return this.#cacheWrite;
+    if (this.options.dryRun) return this.#cacheWrite;
+    const dirty = this.#dirty;
     this.#dirty = false;
     const file = this.options.cacheFile;
+    const journal = this.#journal;
     this.#cacheWrite = this.#cacheWrite.then(async () => {
-      await mkdir(dirname(file), { recursive: true });
-      await writeSignCache(file, this.cache);
+      if (dirty) {
+        await mkdir(dirname(file), { recursive: true });
+        await writeSignCache(file, this.cache);
+      }
+      await journal?.remove();
     });
     return this.#cacheWrite;
   }

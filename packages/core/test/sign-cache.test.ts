@@ -10,6 +10,7 @@ import {
   type SignCache,
   writeSignCache,
 } from '../src/index.js';
+import { CacheJournal } from '../src/sign-cache-journal.js';
 
 let dir: string;
 let file: string;
@@ -94,5 +95,25 @@ describe('sign cache', () => {
     const { cache, warning } = await readSignCache(file, header());
     expect([...cache.pages.keys()]).toEqual(['good.html']);
     expect(warning).toMatch(/Ignored 4 malformed entries/);
+  });
+
+  it('folds in the journal of an interrupted run, skipping a torn last line and foreign journals', async () => {
+    const entry = { hash, event, fingerprint: 'f', insertAt: 1 };
+    await writeSignCache(file, cacheWith({ 'a.html': entry }));
+    const journal = new CacheJournal(file, cacheWith({}));
+    await journal.append([['b.html', { ...entry, insertAt: 2 }]]);
+    await journal.append([['c.html', { ...entry, insertAt: 3 }]]);
+    await writeFile(`${file}.journal`, `${await readFile(`${file}.journal`, 'utf8')}["d.html",{"hash":"ab`);
+    const result = await readSignCache(file, header());
+    expect(result.journal).toBe(true);
+    expect([...result.cache.pages.keys()].sort()).toEqual(['a.html', 'b.html', 'c.html']);
+    expect(result.cache.pages.get('c.html')?.insertAt).toBe(3);
+    // The cache gone (first run killed): the journal alone still counts.
+    await rm(file);
+    expect((await readSignCache(file, header())).cache.pages.size).toBe(2);
+    // A journal for another key is not used.
+    expect((await readSignCache(file, { ...header(), pubkey: 'e'.repeat(64) })).cache.pages.size).toBe(0);
+    await journal.remove();
+    expect(await readdir(dir)).toEqual([]);
   });
 });
