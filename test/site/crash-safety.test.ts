@@ -82,7 +82,7 @@ describe('crash safety (issue 3, acceptance 4)', () => {
     const cache = JSON.parse(await readFile(join(root, '.sign-cache.json'), 'utf8'));
     expect(Object.keys(cache.pages)).toHaveLength(PAGES);
     const leftovers = (await readdir(root, { recursive: true })).filter((name) =>
-      String(name).endsWith('.tmp'),
+      /\.(tmp|journal)$/.test(String(name)),
     );
     expect(leftovers).toEqual([]);
 
