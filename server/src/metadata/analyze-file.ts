@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../api-error.js';
+import { ApiError, invalidFormat } from '../api-error.js';
 import { cleanText, selectAuthors } from './author.js';
 import type { Dimensions, FileType } from './file-metadata.js';
 import { detectFileType } from './file-type.js';
@@ -32,14 +32,20 @@ export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
   const type = detectFileType(bytes, fileName);
   let dimensions: Dimensions | undefined;
   let found: { authors: string[]; title?: string | undefined; description?: string | undefined };
-  if (type.kind === 'image') {
-    const container = readImageContainer(bytes, type.mimeType);
-    dimensions = container.dimensions;
-    found = container.xmp === undefined ? { authors: [] } : readXmp(container.xmp);
-  } else if (type.kind === 'document') {
-    found = readPdfMetadata(bytes);
-  } else {
-    found = readTextMetadata(new TextDecoder().decode(bytes), type.mimeType === 'text/markdown');
+  try {
+    if (type.kind === 'image') {
+      const container = readImageContainer(bytes, type.mimeType);
+      dimensions = container.dimensions;
+      found = container.xmp === undefined ? { authors: [] } : readXmp(container.xmp);
+    } else if (type.kind === 'document') {
+      found = readPdfMetadata(bytes);
+    } else {
+      found = readTextMetadata(new TextDecoder().decode(bytes), type.mimeType === 'text/markdown');
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // A reader tripped over bytes it did not expect (e.g. an offset past the end): the file is broken.
+    throw invalidFormat(`\`${fileName}\` could not be read as ${type.mimeType}: ${(error as Error).message}`);
   }
   return {
     hash: createHash('sha256').update(bytes).digest('hex'),
