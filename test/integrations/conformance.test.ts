@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { launchChromium } from '../support/chromium.js';
+import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
-import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import {
   checkPages,
   listPages,
@@ -19,11 +19,11 @@ import {
 import { serveDirectory } from './support/static-server.js';
 
 let bunker: RunningBunker;
-let counter: RequestCounter;
+let counter: CountingProxy;
 
 beforeAll(async () => {
   bunker = await startBunker({ keys: [{ name: 'default' }, { name: 'locked', locked: true }] });
-  counter = await startRequestCounter(bunker.url);
+  counter = await startCountingProxy(bunker.url);
 });
 
 afterAll(async () => {
@@ -73,7 +73,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     counter.reset();
     const result = await project.build();
     expectBuildOk(result);
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     expect(await project.listOutput()).toEqual(referenceFiles);
     for (const path of referenceFiles) expect(await project.read(path), path).toBe(reference.get(path));
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(false);
@@ -92,7 +92,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(problems).toEqual([]);
     for (const page of pages.filter((p) => !p.hasMain)) expect(page.block, page.path).toBeUndefined();
     expect(pages.filter((page) => page.block).length).toBe(pagesWithMain);
-    expect(counter.signedEvents).toBe(pagesWithMain);
+    expect(counter.signedEvents()).toBe(pagesWithMain);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
 
     const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
@@ -130,7 +130,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
   it('a second build signs nothing (0 sign requests), yet every page has its block', async () => {
     counter.reset();
     expectBuildOk(await project.build());
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     const pages = await checkPages(project.outDir);
     expect(
       pages.filter((page) => page.hasMain).flatMap((page) => signatureProblems(page, bunker.pubkey)),
@@ -143,7 +143,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     const result = await runNpmScript(project.dir, 'sign');
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/Siegel: 0 signed, \d+ unchanged/);
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     for (const page of await checkPages(project.outDir))
       expect(page.raw, page.path).toBe(before.get(page.path));
   });
@@ -156,7 +156,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     await writeFile(file, adapter.editable.edit(await readFile(file, 'utf8')));
     counter.reset();
     expectBuildOk(await project.build());
-    expect(counter.signedEvents).toBe(1);
+    expect(counter.signedEvents()).toBe(1);
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);
     const changed = pages

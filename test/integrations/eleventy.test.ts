@@ -4,22 +4,22 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
-import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import { checkPages, signatureProblems } from './support/signed-output.js';
 
 const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
 if (!eleventy) throw new Error('no eleventy adapter');
 
 let bunker: RunningBunker;
-let counter: RequestCounter;
+let counter: CountingProxy;
 let project: ExampleProject;
 const unsigned = new Map<string, string>();
 
 beforeAll(async () => {
   bunker = await startBunker();
-  counter = await startRequestCounter(bunker.url);
+  counter = await startCountingProxy(bunker.url);
   project = await copyExample(eleventy as NonNullable<typeof eleventy>, 'eleventy-specific');
   await project.configure(false);
   const reference = await project.build();
@@ -48,9 +48,9 @@ describe('@siegel/eleventy', () => {
     const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
     expect(pages.length).toBeGreaterThanOrEqual(25);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
-    expect(counter.signedEvents).toBe(pages.length);
-    expect(counter.signRequests).toBeGreaterThanOrEqual(1);
-    expect(counter.signRequests).toBeLessThanOrEqual(Math.ceil(pages.length / 10));
+    expect(counter.signedEvents()).toBe(pages.length);
+    expect(counter.signRequests()).toBeGreaterThanOrEqual(1);
+    expect(counter.signRequests()).toBeLessThanOrEqual(Math.ceil(pages.length / 10));
   });
 
   it('leaves the feed (XML), the JSON index and a fragment without <main> untouched', async () => {
@@ -85,7 +85,7 @@ describe('@siegel/eleventy', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     const about = (await checkPages(project.outDir)).find((page) => page.path === 'about/index.html');
     expect(about?.hasMain).toBe(true);
     expect(about?.block, output).toBeUndefined();

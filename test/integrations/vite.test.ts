@@ -5,21 +5,21 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
-import { type RequestCounter, startRequestCounter } from './support/request-counter.js';
 import { checkPages, listPages, signatureProblems } from './support/signed-output.js';
 
 const vite = ADAPTERS.find((adapter) => adapter.tool === 'vite');
 if (!vite) throw new Error('no vite adapter');
 
 let bunker: RunningBunker;
-let counter: RequestCounter;
+let counter: CountingProxy;
 const projects: ExampleProject[] = [];
 
 beforeAll(async () => {
   bunker = await startBunker();
-  counter = await startRequestCounter(bunker.url);
+  counter = await startCountingProxy(bunker.url);
 });
 
 afterAll(async () => {
@@ -64,7 +64,7 @@ describe('@siegel/vite', () => {
     expect(result.output).toMatch(/ssr/);
     expect(existsSync(join(copy.dir, 'dist-server'))).toBe(true);
     expect(signingRuns(result.output), result.output).toBe(1);
-    expect(counter.signRequests).toBe(1);
+    expect(counter.signRequests()).toBe(1);
     const pages = await checkPages(copy.outDir);
     expect(pages.length).toBe(4);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
@@ -82,7 +82,7 @@ describe('@siegel/vite', () => {
     const result = await copy.build();
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('deliberate failure');
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     expect(signingRuns(result.output)).toBe(0);
     expect(existsSync(join(copy.dir, '.sign-cache.json'))).toBe(false);
     if (existsSync(copy.outDir)) {
@@ -114,7 +114,7 @@ describe('@siegel/vite', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    expect(counter.signRequests).toBe(0);
+    expect(counter.signRequests()).toBe(0);
     expect(signingRuns(output)).toBe(0);
     expect(existsSync(join(copy.dir, '.sign-cache.json'))).toBe(false);
     expect(existsSync(copy.outDir) ? await listPages(copy.outDir) : []).toEqual([]);
