@@ -177,37 +177,49 @@ try {
   });
   if (created.status !== 201) throw new Error(`creating the key failed: ${created.status}`);
 
-  const dataDir = await mkdtemp(join(tmpdir(), 'siegel-bench-server-data-'));
-  dirs.push(dataDir);
-  const serverPort = await freePort();
   const token = randomBytes(16).toString('hex');
-  const server = await spawnUntil(
-    [SERVER_MAIN],
-    {
-      HOST: '127.0.0.1',
-      PORT: String(serverPort),
-      BASE_URL: `http://127.0.0.1:${serverPort}`,
-      SIEGEL_DATA_DIR: dataDir,
-      SIGN_API_TOKENS: token,
-      SIGN_RATE_LIMIT: '100000',
-      BUNKER_URL: bunkerUrl,
-      BUNKER_API_TOKEN: apiToken,
-      BUNKER_KEY_NAME: 'default',
-    },
-    /listening on/,
-  );
-  children.push(server.child);
-
-  // --- 2. peak RSS signing a 10 MB file (measured first, on a server that has only started) ---
+  const startServer = async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'siegel-bench-server-data-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const { child } = await spawnUntil(
+      [SERVER_MAIN],
+      {
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        SIEGEL_DATA_DIR: dataDir,
+        SIGN_API_TOKENS: token,
+        SIGN_RATE_LIMIT: '100000',
+        BUNKER_URL: bunkerUrl,
+        BUNKER_API_TOKEN: apiToken,
+        BUNKER_KEY_NAME: 'default',
+      },
+      /listening on/,
+    );
+    children.push(child);
+    return { port, child };
+  };
   const png = makePng(FILE_MB);
-  // Warm up: one small file signed (loads the bunker client, SQLite statements, page rendering), then idle.
-  await sign(serverPort, token, 'warm-up.md', Buffer.from('---\nauthor: Warm Up\n---\nwarm-up\n'));
-  await fetch(`http://127.0.0.1:${serverPort}/api/verify?hash=${'0'.repeat(64)}`);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const idle = await memoryOf(server.child.pid);
-  const signed = await sign(serverPort, token, 'bench.png', png);
-  const after = await memoryOf(server.child.pid);
-  if (signed.hash !== createHash('sha256').update(png).digest('hex')) throw new Error('wrong hash');
+
+  // --- 2. peak RSS signing a 10 MB file: on a server that only started (it asks the bunker for its key at
+  // start, as main.ts does), and on one that signed a small file first ---
+  const measure = async ({ port, child }, warm) => {
+    if (warm) await sign(port, token, 'warm-up.md', Buffer.from('---\nauthor: Warm Up\n---\nwarm-up\n'));
+    await fetch(`http://127.0.0.1:${port}/api/verify?hash=${'0'.repeat(64)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const idle = await memoryOf(child.pid);
+    const signed = await sign(port, token, 'bench.png', png);
+    const after = await memoryOf(child.pid);
+    if (signed.hash !== createHash('sha256').update(png).digest('hex')) throw new Error('wrong hash');
+    return { idle, after, signed };
+  };
+  const coldServer = await startServer();
+  const cold = await measure(coldServer, false);
+  await stop(coldServer.child);
+  const server = await startServer();
+  const serverPort = server.port;
+  const { idle, after, signed } = await measure(server, true);
   const growth = after.peak - idle.peak;
 
   // --- 1. verify requests/s vs a bare Hono JSON route ---
@@ -235,7 +247,11 @@ try {
     `  (for scale: the bare route answering the verify API's ${verifyBody.length}-byte body: ${Math.round(sameBodyRate)} req/s; verify = ${(verifyRate / sameBodyRate).toFixed(2)}× of that)`,
   );
   console.log(
-    `  signing a ${mb(png.length)} PNG: idle peak RSS ${mb(idle.peak)}, peak RSS ${mb(after.peak)}, growth ${mb(growth)}`,
+    `  warmed server (one small file signed first): signing a ${mb(png.length)} PNG: idle peak RSS ${mb(idle.peak)}, peak RSS ${mb(after.peak)}, growth ${mb(growth)}`,
+  );
+  const coldGrowth = cold.after.peak - cold.idle.peak;
+  console.log(
+    `  fresh server (nothing signed before): idle peak RSS ${mb(cold.idle.peak)}, peak RSS ${mb(cold.after.peak)}, growth ${mb(coldGrowth)} = ${(coldGrowth / png.length).toFixed(2)}× the file `,
   );
   const limit = 3 * png.length + idle.peak;
   console.log(

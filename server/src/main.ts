@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
+import { npubEncode } from 'nostr-tools/nip19';
 import { createApp } from './app.js';
 import { databasePath, filesPath, readServerConfig } from './config.js';
 import { FilesystemStorage } from './storage/filesystem-storage.js';
@@ -55,6 +56,12 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
   else if (signTokens.length === 0)
     console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');
+  // Ask the bunker once now: shows which key signs (or why it cannot) before the first upload does.
+  signer.getPublicKey().then(
+    (pubkey) =>
+      console.log(`Signing with ${npubEncode(pubkey)} (bunker key \`${env.BUNKER_KEY_NAME || 'default'}\`)`),
+    (error: Error) => console.warn(`The bunker cannot sign yet: ${error.message.split('\n')[0]}`),
+  );
 });
 
 function shutdown(): void {
