@@ -1,6 +1,30 @@
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+
+// The callback API: per file it costs clearly less than `fs/promises` (no FileHandle per open), which
+// matters when a run writes three files per page.
+
+/** `fs.writeFile` as a promise. */
+export function writeFileFast(path: string, data: string | Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) =>
+    writeFile(path, data, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
+/** `fs.readFile` as a promise (raw bytes). */
+export function readFileFast(path: string): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    readFile(path, (error, data) => (error ? reject(error) : resolve(data))),
+  );
+}
+
+/** `fs.mkdir(path, { recursive: true })` as a promise. */
+export function mkdirFast(path: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    mkdir(path, { recursive: true }, (error) => (error ? reject(error) : resolve())),
+  );
+}
 
 /**
  * Write a file atomically: to a temp file in the same directory, then rename over the target, so a reader
@@ -9,10 +33,12 @@ import { basename, dirname, join } from 'node:path';
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, data);
-    await rename(temp, path);
+    await writeFileFast(temp, data);
+    await new Promise<void>((resolve, reject) =>
+      rename(temp, path, (error) => (error ? reject(error) : resolve())),
+    );
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => {});
+    await new Promise<void>((resolve) => rm(temp, { force: true }, () => resolve()));
     throw error;
   }
 }

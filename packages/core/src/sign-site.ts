@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
+import { readFileFast, writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
 import { findPages } from './find-pages.js';
 import { resolveSignSiteOptions, type SignSiteOptions } from './sign-site-options.js';
@@ -62,7 +62,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     });
   };
 
-  const read = (path: string) => readFile(join(root, path)).catch((error: Error) => error);
+  const read = (path: string) => readFileFast(join(root, path)).catch((error: Error) => error);
   const reads = new Map<number, Promise<Buffer | Error>>();
   for (let index = 0; index < Math.min(READ_AHEAD, paths.length); index++)
     reads.set(index, read(paths[index] as string));

@@ -236,7 +236,12 @@ export class SigningSession {
         resolve,
         reject,
       });
-      if (this.#queue.length >= this.options.batchSize) this.flush();
+      // A full batch goes at once; while nothing is in flight, a quarter batch goes too, so the bunker
+      // starts early and the last batch (signed after parsing ends) stays small.
+      const { batchSize } = this.options;
+      const early = Math.min(batchSize, Math.max(50, Math.ceil(batchSize / 4)));
+      if (this.#queue.length >= batchSize || (this.#inFlight.size === 0 && this.#queue.length >= early))
+        this.flush();
       else if (autoFlush && !this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => {

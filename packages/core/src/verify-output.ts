@@ -1,7 +1,7 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { writeFileAtomic } from './atomic-write.js';
+import { mkdirFast, writeFileAtomic } from './atomic-write.js';
 import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
@@ -36,7 +36,7 @@ export class VerifyOutput {
     if (existing.has(`${event.id}.json`) && existing.has(event.id)) return;
     existing.add(`${event.id}.json`).add(event.id);
     const dir = join(this.#outDir, VERIFY_DIR, event.id);
-    await mkdir(dir, { recursive: true });
+    await mkdirFast(dir);
     const html = renderVerifyPage({
       event,
       pageUrl,
@@ -57,7 +57,7 @@ export class VerifyOutput {
   async writeScript(): Promise<void> {
     if (this.#scriptWritten) return;
     this.#scriptWritten = true;
-    await mkdir(join(this.#outDir, VERIFY_DIR), { recursive: true });
+    await mkdirFast(join(this.#outDir, VERIFY_DIR));
     await writeFileAtomic(join(this.#outDir, VERIFY_DIR, VERIFY_SCRIPT_NAME), await readVerifyScript());
   }
 
