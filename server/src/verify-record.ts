@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { NostrEvent } from 'nostr-tools/core';
-import { getEventHash, verifyEvent } from 'nostr-tools/pure';
+import { serializeEvent, verifyEvent } from 'nostr-tools/pure';
 
 /** The checks run on a stored event each time it is verified. */
 export interface RecordChecks {
@@ -22,29 +23,21 @@ const MEMO_LIMIT = 10_000;
 const verifiedEvents = new Map<string, true>();
 
 /**
- * Re-check a stored event against the file hash it claims: id, Schnorr signature and `x` tag. Every call
- * checks the stored bytes; a Schnorr verification already passed for the exact same serialized event (same
- * id, pubkey, signature, tags, content) is remembered, since its result cannot differ — any change to the
- * stored event makes it a different string and runs the full verification again.
+ * Re-check a stored event against the file hash it claims, on every call: its id is recomputed (SHA-256 of
+ * the NIP-01 serialization) and compared, its `x` tag compared with the hash, and its Schnorr signature
+ * verified. A signature is a pure function of (id, pubkey, sig) and the id is recomputed from the content
+ * first, so a verification that passed for the same triple is remembered; any other triple is verified.
  */
 export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict {
   const reasons: string[] = [];
   let idOk = false;
   try {
-    idOk = getEventHash(event) === event.id;
+    idOk = createHash('sha256').update(serializeEvent(event)).digest('hex') === event.id;
   } catch {
     idOk = false;
   }
   if (!idOk) reasons.push('The event id does not match the event content (the stored event was altered).');
-  const memoKey = JSON.stringify([
-    event.id,
-    event.pubkey,
-    event.sig,
-    event.created_at,
-    event.kind,
-    event.tags,
-    event.content,
-  ]);
+  const memoKey = `${event.id}:${event.pubkey}:${event.sig}`;
   let signatureOk = idOk && verifiedEvents.has(memoKey);
   if (idOk && !signatureOk) {
     try {

@@ -183,6 +183,25 @@ describe('the server over HTTP against a real bunker process', () => {
     }
   });
 
+  it('answers 503 when the bunker is down, stores nothing, and keeps verifying', async () => {
+    const down = await startBunker();
+    const orphanServer = await startServer({ bunker: down });
+    try {
+      await down.stop();
+      const bytes = Buffer.from('---\nauthor: Nobody Home\n---\nThe bunker is gone.\n');
+      const { status, body } = await signOverHttp(orphanServer, 'down.md', bytes);
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ success: false, error: 'BUNKER_UNAVAILABLE' });
+      expect((await allFiles(orphanServer.dataDir)).filter((path) => path.includes(sha256(bytes)))).toEqual(
+        [],
+      );
+      expect((await fetch(`${orphanServer.url}/api/verify?hash=${sha256(bytes)}`)).status).toBe(404);
+    } finally {
+      await orphanServer.stop();
+      await rm(orphanServer.dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('prints a dev token with --dev that signs', async () => {
     const dev = await startServer({ bunker, dev: true });
     try {

@@ -17,7 +17,7 @@ export interface VerifyRoutesOptions {
   https: boolean;
 }
 
-/** How many verify answers are kept for reuse (each a few KiB). */
+/** How many serialized verify answers are kept for reuse (each a few KiB). */
 const MAX_CACHED_ANSWERS = 5000;
 
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
@@ -32,9 +32,8 @@ export function readHashParam(value: string | undefined): string | undefined {
 /**
  * The open verify API, CORS open to every origin:
  * `GET /api/verify?hash=` → 200 `{ verified, hash, event: { id, pubkey, npub, created_at, … }, metadata,
- * signer, signed_at, urls, checks, reasons }`. The stored record is read on every call and its event's id,
- * signature and `x` tag checked; an answer already computed from byte-for-byte the same stored record is
- * reused (the checks are a pure function of it), any change to the record runs them all again.
+ * signer, signed_at, urls, checks, reasons }`. The stored record is read and its event's id, signature and `x`
+ * tag are checked on every call.
  * 404 `{ verified: false, hash, message, sign_url }` when unknown, 400 for a malformed hash;
  * `GET /api/badge?hash=` → an SVG badge linking to the verify page.
  */
@@ -82,12 +81,12 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       };
       return c.body(JSON.stringify(unknown), 404, jsonHeaders);
     }
-    // The answer is a pure function of the stored record: reuse it while the stored record is byte-for-byte the
-    // one it was computed from. Any change to the row (event, signature, metadata) recomputes every check.
+    // Every call re-checks the stored event (id, signature, `x`). The rest of the answer only restates the
+    // record, so its serialization is reused while the record is byte-for-byte the same and the checks pass.
+    const verdict = checkStoredEvent(record.event, hash);
     const fingerprint = JSON.stringify(record);
     const cached = answers.get(hash);
-    if (cached?.fingerprint === fingerprint) return c.body(cached.body, 200, jsonHeaders);
-    const verdict = checkStoredEvent(record.event, hash);
+    if (verdict.verified && cached?.fingerprint === fingerprint) return c.body(cached.body, 200, jsonHeaders);
     const description = describeRecord(record, fileUrls(record, baseUrl, cdnUrl));
     const body = JSON.stringify({
       verified: verdict.verified,
@@ -99,8 +98,10 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         : `Not verified: ${verdict.reasons.join(' ')}`,
       reasons: verdict.reasons,
     });
-    if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
-    answers.set(hash, { fingerprint, body });
+    if (verdict.verified) {
+      if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
+      answers.set(hash, { fingerprint, body });
+    }
     return c.body(body, 200, jsonHeaders);
   });
 
