@@ -1,6 +1,7 @@
 // One measured phase of the sign-site bench, in its own process so its peak RSS is its own.
 // Prints one JSON line: { phase, ms, maxRssMb, summary? }.
 //   node measure.mjs parse <dir>
+//   node measure.mjs writes <dir>
 //   node measure.mjs sign  <dir> <cacheFile> <bunkerUrl> <token> <site>
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,6 +26,35 @@ if (phase === 'parse') {
     nodes += document.childNodes.length;
   }
   result = { phase, ms: performance.now() - start, nodes };
+} else if (phase === 'writes') {
+  const { mkdirFast, readFileFast, writeFileAtomic } = await import(
+    '../../packages/core/dist/atomic-write.js'
+  );
+  const files = await listHtml(dir);
+  const start = performance.now();
+  const verifyPage = 'v'.repeat(4_000);
+  const event = 'e'.repeat(900);
+  let active = [];
+  for (const [index, file] of files.entries()) {
+    const bytes = await readFileFast(file);
+    const id = String(index).padStart(64, '0');
+    active.push(
+      (async () => {
+        await writeFileAtomic(file, bytes);
+        await mkdirFast(join(dir, 'verify', id));
+        await Promise.all([
+          writeFileAtomic(join(dir, 'verify', id, 'index.html'), verifyPage),
+          writeFileAtomic(join(dir, 'verify', `${id}.json`), event),
+        ]);
+      })(),
+    );
+    if (active.length >= 16) {
+      await Promise.all(active);
+      active = [];
+    }
+  }
+  await Promise.all(active);
+  result = { phase, ms: performance.now() - start };
 } else if (phase === 'sign') {
   const { HttpBunkerSigner, signSite } = await import('../../packages/core/dist/index.js');
   const signer = new HttpBunkerSigner({ url: bunkerUrl, apiToken: token });
