@@ -68,11 +68,10 @@ export async function runStartCommand(
   const dataDir = throwaway
     ? await mkdtemp(join(tmpdir(), 'siegel-bunker-dev-'))
     : dataDirOf(values['data-dir'], env);
-  let passphrase = await passphraseFromEnv(env);
-  if (dev && passphrase === undefined) {
-    passphrase = newToken();
-    if (!throwaway) printed.push(`BUNKER_PASSPHRASE=${passphrase}`);
-  }
+  const givenPassphrase = await passphraseFromEnv(env);
+  // In dev mode a generated passphrase encrypts the generated `default` key (printed when it can outlive
+  // this run, i.e. with --data-dir).
+  const passphrase = dev && givenPassphrase === undefined ? newToken() : givenPassphrase;
 
   const logger = consoleLogger;
   const bunker = await startBunker({
@@ -82,11 +81,17 @@ export async function runStartCommand(
     apiToken,
     adminToken,
     autoLockMs: autoLockMinutes * 60_000,
-    ...(passphrase !== undefined && { passphrase }),
+    ...(givenPassphrase !== undefined && { passphrase: givenPassphrase }),
     logger,
+  }).catch(async (error: unknown) => {
+    if (throwaway) await rm(dataDir, { recursive: true, force: true });
+    throw error;
   });
   if (dev && !bunker.store.list().some((key) => key.name === 'default') && passphrase !== undefined) {
     await bunker.store.create('default', { passphrase });
+    if (!throwaway && givenPassphrase === undefined) printed.push(`BUNKER_PASSPHRASE=${passphrase}`);
+  } else if (dev && bunker.store.list().find((key) => key.name === 'default')?.locked) {
+    logger.warn('key `default` is locked: set BUNKER_PASSPHRASE, or unlock it at /admin');
   }
 
   const out = process.stdout;
