@@ -64,6 +64,7 @@ if (phase === 'parse') {
     signer,
     cacheFile,
     progress: false,
+    ...(process.env.BENCH_PARSE_WORKERS ? { parseWorkers: Number(process.env.BENCH_PARSE_WORKERS) } : {}),
     logger: { info() {}, warn: (message) => process.stderr.write(`${message}\n`) },
   });
   result = {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { SiegelError } from './errors.js';
+import { defaultParseWorkers } from './parse-pool.js';
 import type { Signer } from './signer.js';
 
 /** Where messages go. `error` is optional. */
@@ -43,6 +44,8 @@ export interface SignSiteOptions {
   progress?: boolean;
   /** Relays for the `nevent` hint in the block (default: none). */
   relays?: string[];
+  /** Worker threads that parse pages in `signSite` (default: CPUs − 1, at most 4; `SIEGEL_PARSE_WORKERS`; 0 = none). */
+  parseWorkers?: number;
 }
 
 /** Defaults of {@link SignSiteOptions}. */
@@ -71,6 +74,7 @@ const KNOWN = new Set([
   'progress',
   'relays',
   'outDir',
+  'parseWorkers',
 ]);
 
 /** Options with defaults applied. */
@@ -91,6 +95,7 @@ export interface ResolvedSignSiteOptions {
   maxInFlight: number;
   progress: boolean;
   relays: string[];
+  parseWorkers: number;
 }
 
 const consoleLogger: SiegelLogger = {
@@ -148,7 +153,20 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
     maxInFlight,
     progress: options.progress ?? process.stderr.isTTY === true,
     relays: options.relays ?? [],
+    parseWorkers: nonNegativeInteger(
+      options.parseWorkers ?? numberFrom(env.SIEGEL_PARSE_WORKERS),
+      defaultParseWorkers(),
+      'parseWorkers',
+    ),
   };
+}
+
+function nonNegativeInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new SiegelError('invalid_options', `\`${name}\` must be a whole number ≥ 0, got \`${value}\``);
+  }
+  return value;
 }
 
 function numberFrom(value: string | undefined): number | undefined {

@@ -4,6 +4,7 @@ import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { readFileFast, writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
 import { findPages } from './find-pages.js';
+import { ParsePool } from './parse-pool.js';
 import { resolveSignSiteOptions, type SignSiteOptions } from './sign-site-options.js';
 import { formatSummary, type SignSummary } from './sign-summary.js';
 import { type PageResult, SigningSession } from './signing-session.js';
@@ -12,6 +13,8 @@ import { VerifyOutput } from './verify-output.js';
 
 const READ_AHEAD = 8;
 const WRITE_CONCURRENCY = 16;
+/** Pages handed to the parse workers ahead of the main thread. */
+const PARSE_AHEAD = 32;
 
 /**
  * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
@@ -41,65 +44,77 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const verify = new VerifyOutput(root, resolved.site, resolved.selector);
   const writes = new TaskPool(WRITE_CONCURRENCY);
   const progress = createProgress(resolved.progress && paths.length >= 100, paths.length);
-  let signedAny = false;
-
-  const finishPage = (path: string, result: PageResult): void => {
-    if (resolved.dryRun || (result.output === undefined && !result.event)) {
-      session.record(path, result);
-      progress.tick();
-      return;
-    }
-    signedAny ||= result.event !== undefined;
-    writes.add(async () => {
-      try {
-        if (result.output !== undefined) await writeFileAtomic(join(root, path), result.output);
-        if (result.event && result.url) await verify.writePage(result.event, result.url);
-        session.record(path, result);
-      } catch (error) {
-        session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
-      }
-      progress.tick();
-    });
-  };
-
-  const read = (path: string) => readFileFast(join(root, path)).catch((error: Error) => error);
-  const reads = new Map<number, Promise<Buffer | Error>>();
-  for (let index = 0; index < Math.min(READ_AHEAD, paths.length); index++)
-    reads.set(index, read(paths[index] as string));
-  const pending: Array<Promise<void>> = [];
-  for (const [index, path] of paths.entries()) {
-    const next = paths[index + READ_AHEAD];
-    if (next !== undefined) reads.set(index + READ_AHEAD, read(next));
-    const bytes = await (reads.get(index) as Promise<Buffer | Error>);
-    reads.delete(index);
-    if (session.fatal) break;
-    if (bytes instanceof Error) {
-      session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
-      progress.tick();
-      continue;
-    }
-    if (!isUtf8(bytes)) {
-      session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
-      progress.tick();
-      continue;
-    }
-    await session.waitForCapacity();
-    await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
-    const result = session.processPage(path, bytes);
-    pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
+  // Parse workers pay off only for runs with pages to parse; a warm run parses (almost) nothing.
+  const pool = paths.length >= 64 ? ParsePool.create(resolved.parseWorkers, resolved.selector) : undefined;
+  const analyze = pool ? (bytes: Buffer) => pool.analyze(bytes) : undefined;
+  try {
+    return await signPages();
+  } finally {
+    await pool?.close();
   }
-  await session.drain();
-  await Promise.all(pending);
-  await writes.idle();
-  progress.done();
-  if (signedAny) await verify.writeScript();
-  if (!resolved.files && !session.fatal) session.prune(new Set(paths));
-  await session.saveCache();
-  if (session.fatal) throw session.fatal;
 
-  const summary = session.summary();
-  resolved.logger.info(formatSummary(summary, { verbose: resolved.verbose, selector: resolved.selector }));
-  return summary;
+  async function signPages(): Promise<SignSummary> {
+    let signedAny = false;
+
+    const finishPage = (path: string, result: PageResult): void => {
+      if (resolved.dryRun || (result.output === undefined && !result.event)) {
+        session.record(path, result);
+        progress.tick();
+        return;
+      }
+      signedAny ||= result.event !== undefined;
+      writes.add(async () => {
+        try {
+          if (result.output !== undefined) await writeFileAtomic(join(root, path), result.output);
+          if (result.event && result.url) await verify.writePage(result.event, result.url);
+          session.record(path, result);
+        } catch (error) {
+          session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
+        }
+        progress.tick();
+      });
+    };
+
+    const read = (path: string) => readFileFast(join(root, path)).catch((error: Error) => error);
+    const reads = new Map<number, Promise<Buffer | Error>>();
+    for (let index = 0; index < Math.min(READ_AHEAD, paths.length); index++)
+      reads.set(index, read(paths[index] as string));
+    const pending: Array<Promise<void>> = [];
+    for (const [index, path] of paths.entries()) {
+      const next = paths[index + READ_AHEAD];
+      if (next !== undefined) reads.set(index + READ_AHEAD, read(next));
+      const bytes = await (reads.get(index) as Promise<Buffer | Error>);
+      reads.delete(index);
+      if (session.fatal) break;
+      if (bytes instanceof Error) {
+        session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
+        progress.tick();
+        continue;
+      }
+      if (!isUtf8(bytes)) {
+        session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
+        progress.tick();
+        continue;
+      }
+      await session.waitForCapacity();
+      await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
+      if (pool) await pool.waitForRoom(PARSE_AHEAD);
+      const result = session.processPage(path, bytes, analyze ? { analyze } : {});
+      pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
+    }
+    await session.drain();
+    await Promise.all(pending);
+    await writes.idle();
+    progress.done();
+    if (signedAny) await verify.writeScript();
+    if (!resolved.files && !session.fatal) session.prune(new Set(paths));
+    await session.saveCache();
+    if (session.fatal) throw session.fatal;
+
+    const summary = session.summary();
+    resolved.logger.info(formatSummary(summary, { verbose: resolved.verbose, selector: resolved.selector }));
+    return summary;
+  }
 }
 
 async function requireDirectory(dir: string): Promise<void> {

@@ -5,6 +5,7 @@ import { isSiegelError } from './errors.js';
 import { analyzePage } from './page-analysis.js';
 import { createPageEvent, pageUrl } from './page-event.js';
 import { type BlockPlace, spliceBlockBytes, toBytePlace } from './page-splice.js';
+import type { ParsedPage } from './parse-pool.js';
 import {
   fingerprintFile,
   readSignCache,
@@ -57,6 +58,8 @@ export class SigningSession {
   readonly reports: PageReport[] = [];
   #queue: Pending[] = [];
   readonly #inFlight = new Set<Promise<void>>();
+  /** Pages being parsed elsewhere (a worker); they join the queue when parsed. */
+  readonly #analyzing = new Set<Promise<unknown>>();
   #fatal: unknown;
   #dirty = false;
   #cacheWrite: Promise<void> = Promise.resolve();
@@ -138,13 +141,23 @@ export class SigningSession {
   processPage(
     path: string,
     input: string | Buffer,
-    options: { autoFlush?: boolean } = {},
+    options: {
+      autoFlush?: boolean;
+      analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
+    } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
+    const failed = (error: unknown): PageResult => ({
+      outcome: 'failed',
+      output: undefined,
+      error: (error as Error)?.message ?? String(error),
+    });
     try {
-      return Promise.resolve(this.#prepare(path, input, options.autoFlush ?? false));
+      return Promise.resolve(this.#prepare(path, input, options.autoFlush ?? false, options.analyze)).catch(
+        failed,
+      );
     } catch (error) {
-      return Promise.resolve({ outcome: 'failed', output: undefined, error: (error as Error).message });
+      return Promise.resolve(failed(error));
     }
   }
 
@@ -173,8 +186,12 @@ export class SigningSession {
     return applySignatureBlock(input, place, block);
   }
 
-  #prepare(path: string, input: string | Buffer, autoFlush: boolean): PageResult | Promise<PageResult> {
-    const { selector, site } = this.options;
+  #prepare(
+    path: string,
+    input: string | Buffer,
+    autoFlush: boolean,
+    analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
+  ): PageResult | Promise<PageResult> {
     const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
     if (entry && entry.signedFingerprint === fingerprint) {
@@ -187,18 +204,39 @@ export class SigningSession {
       this.#update(path, { ...entry, signedFingerprint: fingerprintFile(output) });
       return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
-    const html = typeof input === 'string' ? input : input.toString('utf8');
-    const analysis = analyzePage(html, { selector });
-    if (analysis.hash === undefined) {
+    if (analyze && typeof input !== 'string') {
+      // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
+      const stage = analyze(input).then(({ parsed, bytes }) => ({
+        result: this.#sign(path, bytes, fingerprint, entry, parsed, autoFlush),
+      }));
+      const settled: Promise<void> = stage.then(
+        () => void this.#analyzing.delete(settled),
+        () => void this.#analyzing.delete(settled),
+      );
+      this.#analyzing.add(settled);
+      return stage.then(({ result }) => result);
+    }
+    return this.#sign(path, input, fingerprint, entry, parsePage(input, this.options.selector), autoFlush);
+  }
+
+  /** After the parse: unchanged (cached event) or queued for signing. */
+  #sign(
+    path: string,
+    input: string | Buffer,
+    fingerprint: string,
+    entry: SignCacheEntry | undefined,
+    parsed: ParsedPage,
+    autoFlush: boolean,
+  ): PageResult | Promise<PageResult> {
+    const { selector, site } = this.options;
+    if (parsed.hash === undefined) {
       return { outcome: 'skipped', output: undefined, error: `no element matches \`${selector}\`` };
     }
-    const place: BlockPlace = {
-      insertAt: analysis.insertAt,
-      ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
-    };
-    const bytePlace = typeof input === 'string' ? undefined : toBytePlace(html, place, input.length);
+    const { place } = parsed;
+    const bytePlace = typeof input === 'string' ? undefined : parsed.bytePlace;
     const where = { ...place, ...(bytePlace ? { bytePlace } : {}) };
-    if (entry && entry.hash === analysis.hash) {
+    const hash = parsed.hash;
+    if (entry && entry.hash === hash) {
       const output = this.#apply(input, place, bytePlace, entry.event);
       const signedFingerprint = fingerprintFile(output);
       // A file that already is our signed output keeps the entry's raw-build fingerprint and offsets.
@@ -217,10 +255,10 @@ export class SigningSession {
     }
     const url = pageUrl(site, path);
     const template = createPageEvent({
-      hash: analysis.hash,
+      hash,
       url,
-      ...(analysis.title ? { title: analysis.title } : {}),
-      ...(analysis.description ? { description: analysis.description } : {}),
+      ...(parsed.title ? { title: parsed.title } : {}),
+      ...(parsed.description ? { description: parsed.description } : {}),
     });
     if (this.options.dryRun || !this.signer) return { outcome: 'would-sign', output: undefined, url };
     return new Promise<PageResult>((resolve, reject) => {
@@ -230,7 +268,7 @@ export class SigningSession {
         fingerprint,
         place,
         bytePlace,
-        hash: analysis.hash as string,
+        hash,
         url,
         template,
         resolve,
@@ -311,8 +349,15 @@ export class SigningSession {
 
   /** Send what is queued and wait for every batch. */
   async drain(): Promise<void> {
-    this.flush();
-    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+    for (;;) {
+      if (this.#analyzing.size > 0) {
+        await Promise.all(this.#analyzing);
+        continue;
+      }
+      this.flush();
+      if (this.#inFlight.size === 0) return;
+      await Promise.all(this.#inFlight);
+    }
   }
 
   /** Drop cache entries for pages that no longer exist. */
@@ -368,4 +413,21 @@ export class SigningSession {
       ...(this.options.dryRun ? { dryRun: true } : {}),
     };
   }
+}
+
+/** Parse in this thread (what a parse worker does). */
+function parsePage(input: string | Buffer, selector: string): ParsedPage {
+  const html = typeof input === 'string' ? input : input.toString('utf8');
+  const analysis = analyzePage(html, { selector });
+  const place: BlockPlace = {
+    insertAt: analysis.insertAt,
+    ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
+  };
+  return {
+    hash: analysis.hash,
+    title: analysis.title,
+    description: analysis.description,
+    place,
+    bytePlace: typeof input === 'string' ? place : toBytePlace(html, place, input.length),
+  };
 }
