@@ -20,7 +20,7 @@ import { type CountingProxy, startCountingProxy } from '../support/counting-prox
 import { runSiegel, snapshotTree } from './support.js';
 
 const SITE = 'https://example.com';
-const PAGES = 40;
+const PAGES = 80; // ≥ 64: the run uses the parse workers
 
 let bunker: RunningBunker;
 let proxy: CountingProxy;
