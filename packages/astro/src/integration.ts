@@ -1,6 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEnv, SiegelError, signSite } from '@siegel/core';
+import { SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
 import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
 import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
@@ -81,20 +80,8 @@ async function signBuild(input: {
   logger: AstroIntegrationLogger;
 }): Promise<void> {
   const { dir, root, site, settings, logger } = input;
-  const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
   try {
-    const summary = await signSite(dir, {
-      site,
-      selector: settings.selector ?? DEFAULTS.selector,
-      dryRun: settings.dryRun ?? DEFAULTS.dryRun,
-      verbose: settings.verbose ?? DEFAULTS.verbose,
-      cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
-      env: loadEnv(root),
-      bunkerUrl: settings.bunkerUrl,
-      bunkerApiToken: settings.bunkerApiToken,
-      bunkerKeyName: settings.bunkerKeyName,
-      logger: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
-    });
+    const summary = await signSite(dir, { ...toSignSiteOptions(settings, { root, logger }), site });
     if (summary.failed > 0) {
       const first = summary.pages.find((page) => page.outcome === 'failed');
       throw new SiegelError(

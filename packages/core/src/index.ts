@@ -8,6 +8,14 @@ export {
 } from './errors.js';
 export { findPages } from './find-pages.js';
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
+export {
+  INTEGRATION_DEFAULTS,
+  type IntegrationContext,
+  type IntegrationOptions,
+  integrationOptionsSchema,
+  parseIntegrationOptions,
+  toSignSiteOptions,
+} from './integration-options.js';
 export { LocalKeySigner } from './local-key-signer.js';
 export { type AnalyzePageOptions, analyzePage, hashPage, type PageAnalysis } from './page-analysis.js';
 export { createPageEvent, PAGE_EVENT_KIND, type PageEventInput, pageUrl } from './page-event.js';

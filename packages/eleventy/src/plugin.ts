@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
-import { createSiteSigner, loadEnv, SiegelError } from '@siegel/core';
+import { relative, resolve } from 'node:path';
+import { createSiteSigner, SiegelError, toSignSiteOptions } from '@siegel/core';
 import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
@@ -87,21 +87,8 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
     if (!enabled || outputMode !== 'fs') return;
     const root = process.cwd();
     const outDir = resolve(root, directories.output);
-    const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
     try {
-      const signer = createSiteSigner({
-        outDir,
-        site: settings.site,
-        selector: settings.selector ?? DEFAULTS.selector,
-        dryRun: settings.dryRun ?? DEFAULTS.dryRun,
-        verbose: settings.verbose ?? DEFAULTS.verbose,
-        cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
-        env: loadEnv(root),
-        bunkerUrl: settings.bunkerUrl,
-        bunkerApiToken: settings.bunkerApiToken,
-        bunkerKeyName: settings.bunkerKeyName,
-        logger: log,
-      });
+      const signer = createSiteSigner({ outDir, ...toSignSiteOptions(settings, { root, logger: log }) });
       run = { signer, outDir, pages: new Set(), failed: false };
     } catch (error) {
       run = { signer: undefined as never, outDir, pages: new Set(), failed: false };

@@ -1,5 +1,5 @@
-import { isAbsolute, resolve } from 'node:path';
-import { loadEnv, SiegelError, signSite } from '@siegel/core';
+import { resolve } from 'node:path';
+import { SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
 import type { Plugin, ResolvedConfig } from 'vite';
 import { DEFAULTS, parseOptions, type SiegelViteOptions } from './options.js';
 
@@ -81,24 +81,13 @@ async function signBuild(input: {
 }): Promise<void> {
   const { outDir, root, settings, logger } = input;
   const prefix = `[${PLUGIN_NAME}] `;
-  const cacheFile = settings.cacheFile ?? DEFAULTS.cacheFile;
+  const log = {
+    info: (message: string) => logger.info(prefix + message),
+    warn: (message: string) => logger.warn(prefix + message),
+    error: (message: string) => logger.error(prefix + message),
+  };
   try {
-    const summary = await signSite(outDir, {
-      site: settings.site,
-      selector: settings.selector ?? DEFAULTS.selector,
-      dryRun: settings.dryRun ?? DEFAULTS.dryRun,
-      verbose: settings.verbose ?? DEFAULTS.verbose,
-      cacheFile: isAbsolute(cacheFile) ? cacheFile : resolve(root, cacheFile),
-      env: loadEnv(root),
-      bunkerUrl: settings.bunkerUrl,
-      bunkerApiToken: settings.bunkerApiToken,
-      bunkerKeyName: settings.bunkerKeyName,
-      logger: {
-        info: (m) => logger.info(prefix + m),
-        warn: (m) => logger.warn(prefix + m),
-        error: (m) => logger.error(prefix + m),
-      },
-    });
+    const summary = await signSite(outDir, toSignSiteOptions(settings, { root, logger: log }));
     if (summary.failed > 0) {
       const first = summary.pages.find((page) => page.outcome === 'failed');
       throw new SiegelError(
