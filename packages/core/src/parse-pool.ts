@@ -40,6 +40,7 @@ export function defaultParseWorkers(): number {
 }
 
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
+const WORKER_YOUNG_MB = 8;
 
 /**
  * Worker threads that parse pages while the main thread reads, hashes, signs and writes. Pages go to the
@@ -53,10 +54,20 @@ export class ParsePool {
   #room: Array<() => void> = [];
   #failure: Error | undefined;
 
+  readonly #size: number;
+
   private constructor(size: number, selector: string) {
     this.#selector = selector;
-    for (let index = 0; index < size; index++) {
-      const worker = new Worker(WORKER_URL);
+    this.#size = size;
+  }
+
+  /** Workers start with the first page to parse: a run that parses nothing starts none. */
+  #start(): void {
+    for (let index = 0; index < this.#size; index++) {
+      // A parse needs little heap; a small young generation keeps each worker's memory low.
+      const worker = new Worker(WORKER_URL, {
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+      });
       const slot = { worker, busy: 0 };
       worker.on('message', (response: ParseResponse) => {
         slot.busy--;
@@ -90,6 +101,7 @@ export class ParsePool {
   /** Parse a page. Its buffer is transferred to a worker and handed back in the result. */
   analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
     if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#workers.length === 0) this.#start();
     // Transfer only a buffer the page owns entirely (readFile's are); copy anything else.
     const owned =
       bytes.byteOffset === 0 &&
