@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
-import type { AstroConfig, AstroIntegration, AstroIntegrationLogger } from 'astro';
+import { runBuildSigning, SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
+import type { AstroConfig, AstroIntegration } from 'astro';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
-import { DEFAULTS, parseOptions, type SiegelAstroOptions } from './options.js';
+import { parseOptions, type SiegelAstroOptions } from './options.js';
 import { withBase } from './site-url.js';
 
 /** The integration's name: its npm name, so `astro add` and the compressor check can find it. */
@@ -53,13 +53,11 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
         if (!config)
           throw new SiegelError('invalid_options', '@siegel/astro: `astro:config:done` did not run');
         const root = fileURLToPath(config.root);
-        await signBuild({
-          dir: fileURLToPath(dir),
-          root,
-          site: withBase(settings.site ?? config.site ?? '', config.base),
-          settings,
-          logger,
-        });
+        const site = withBase(settings.site ?? config.site ?? '', config.base);
+        await runBuildSigning(
+          () => signSite(fileURLToPath(dir), { ...toSignSiteOptions(settings, { root, logger }), site }),
+          { onError: settings.onError, logger },
+        );
         if (buildOutput === 'server' && onDemandRoutes.length > 0) {
           logger.warn(
             `${onDemandRoutes.length} on-demand page${onDemandRoutes.length === 1 ? '' : 's'} ` +
@@ -70,28 +68,4 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
       },
     },
   };
-}
-
-async function signBuild(input: {
-  dir: string;
-  root: string;
-  site: string;
-  settings: SiegelAstroOptions;
-  logger: AstroIntegrationLogger;
-}): Promise<void> {
-  const { dir, root, site, settings, logger } = input;
-  try {
-    const summary = await signSite(dir, { ...toSignSiteOptions(settings, { root, logger }), site });
-    if (summary.failed > 0) {
-      const first = summary.pages.find((page) => page.outcome === 'failed');
-      throw new SiegelError(
-        'bunker_error',
-        `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
-      );
-    }
-  } catch (error) {
-    if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn(`${message}\nThe build finished without signatures (onError: 'warn').`);
-  }
 }

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { createSiteSigner, SiegelError, toSignSiteOptions } from '@siegel/core';
-import { DEFAULTS, parseOptions, type SiegelEleventyOptions } from './options.js';
+import { createSiteSigner, handleSigningError, runBuildSigning, toSignSiteOptions } from '@siegel/core';
+import { parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
 export const PLUGIN_NAME = '@siegel/eleventy';
@@ -69,17 +69,8 @@ function createLog(eleventyConfig: EleventyConfigLike) {
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
   const log = createLog(eleventyConfig);
-  const failHard = (settings.onError ?? DEFAULTS.onError) === 'fail';
-  let run: { signer: SiteSigner; outDir: string; pages: Set<string>; failed: boolean } | undefined;
-
-  const giveUp = (error: unknown): void => {
-    if (failHard) throw error;
-    if (run && !run.failed) {
-      run.failed = true;
-      const message = error instanceof Error ? error.message : String(error);
-      log.warn(`${message}\nThe build finished without signatures (onError: 'warn').`);
-    }
-  };
+  const onErrorOptions = { onError: settings.onError, logger: log };
+  let run: { signer: SiteSigner; outDir: string; pages: Set<string> } | undefined;
 
   eleventyConfig.on('eleventy.before', ({ directories, runMode, outputMode }) => {
     run = undefined;
@@ -89,11 +80,10 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
     const outDir = resolve(root, directories.output);
     try {
       const signer = createSiteSigner({ outDir, ...toSignSiteOptions(settings, { root, logger: log }) });
-      run = { signer, outDir, pages: new Set(), failed: false };
+      run = { signer, outDir, pages: new Set() };
     } catch (error) {
-      run = { signer: undefined as never, outDir, pages: new Set(), failed: false };
-      giveUp(error);
-      run.failed = true;
+      // No run: this build's pages stay unsigned (with `onError: 'warn'`).
+      handleSigningError(error, onErrorOptions);
     }
   });
 
@@ -103,33 +93,26 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
   // `eleventy.after` lets core's site signer put them into few batches.
   eleventyConfig.addTransform(PLUGIN_NAME, function (content) {
     const outputPath = this.page.outputPath;
-    if (!run || run.failed || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
+    if (!run || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
     run.pages.add(resolve(outputPath));
     return content;
   });
 
   eleventyConfig.on('eleventy.after', async () => {
-    if (!run || run.failed) return;
+    if (!run) return;
     const { signer, outDir, pages } = run;
     try {
-      // Read back what Eleventy wrote, so transforms registered after this plugin are kept.
-      await Promise.all(
-        [...pages].map(async (file) => {
-          const html = await readFile(file, 'utf8');
-          const signed = await signer.signPage(relative(outDir, file), html);
-          if (signed !== html) await writeFile(file, signed);
-        }),
-      );
-      const summary = await signer.finish();
-      if (summary.failed > 0) {
-        const first = summary.pages.find((page) => page.outcome === 'failed');
-        throw new SiegelError(
-          'bunker_error',
-          `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
+      await runBuildSigning(async () => {
+        // Read back what Eleventy wrote, so transforms registered after this plugin are kept.
+        await Promise.all(
+          [...pages].map(async (file) => {
+            const html = await readFile(file, 'utf8');
+            const signed = await signer.signPage(relative(outDir, file), html);
+            if (signed !== html) await writeFile(file, signed);
+          }),
         );
-      }
-    } catch (error) {
-      giveUp(error);
+        return signer.finish();
+      }, onErrorOptions);
     } finally {
       run = undefined;
     }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
+import { runBuildSigning, signSite, toSignSiteOptions } from '@siegel/core';
 import type { Plugin, ResolvedConfig } from 'vite';
-import { DEFAULTS, parseOptions, type SiegelViteOptions } from './options.js';
+import { parseOptions, type SiegelViteOptions } from './options.js';
 
 /** The plugin's name: its npm name. */
 export const PLUGIN_NAME = '@siegel/vite';
@@ -68,36 +68,21 @@ export function siegel(options?: SiegelViteOptions): Plugin {
       const isClient = environment.name === 'client' && !config.build.ssr;
       if (!isClient || !current?.written || current.failed) return;
       const outDir = resolve(config.root, config.build.outDir);
-      await signBuild({ outDir, root: config.root, settings, logger: config.logger });
+      const logger = prefixLogger(config.logger);
+      await runBuildSigning(
+        () => signSite(outDir, toSignSiteOptions(settings, { root: config.root, logger })),
+        { onError: settings.onError, logger },
+      );
     },
   };
 }
 
-async function signBuild(input: {
-  outDir: string;
-  root: string;
-  settings: SiegelViteOptions;
-  logger: { info(message: string): void; warn(message: string): void; error(message: string): void };
-}): Promise<void> {
-  const { outDir, root, settings, logger } = input;
+/** Vite's logger, each message prefixed with the plugin's name. */
+function prefixLogger(logger: ResolvedConfig['logger']) {
   const prefix = `[${PLUGIN_NAME}] `;
-  const log = {
+  return {
     info: (message: string) => logger.info(prefix + message),
     warn: (message: string) => logger.warn(prefix + message),
     error: (message: string) => logger.error(prefix + message),
   };
-  try {
-    const summary = await signSite(outDir, toSignSiteOptions(settings, { root, logger: log }));
-    if (summary.failed > 0) {
-      const first = summary.pages.find((page) => page.outcome === 'failed');
-      throw new SiegelError(
-        'bunker_error',
-        `${summary.failed} page(s) could not be signed: ${first?.error ?? ''}`.trim(),
-      );
-    }
-  } catch (error) {
-    if ((settings.onError ?? DEFAULTS.onError) === 'fail') throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn(`${prefix}${message}\nThe build finished without signatures (onError: 'warn').`);
-  }
 }
