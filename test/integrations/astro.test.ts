@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { launchChromium } from '../support/chromium.js';
+import { serveDirectory } from '../support/static-server.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
-import { serveDirectory } from './support/static-server.js';
 import { startWorkspaceRegistry } from './support/workspace-registry.js';
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
@@ -117,7 +117,7 @@ describe('@siegel/astro', () => {
     const browser = await launchChromium();
     try {
       const tab = await browser.context.newPage();
-      await tab.goto(`${server.url}/docs/verify/${about?.block?.eventId}/`);
+      await tab.goto(`${server.url}verify/${about?.block?.eventId}/`);
       const status = tab.locator('#siegel-status');
       await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
       expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');

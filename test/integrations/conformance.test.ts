@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { launchChromium } from '../support/chromium.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { serveDirectory } from '../support/static-server.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
 import {
   checkPages,
@@ -16,7 +17,6 @@ import {
   runSiegelCli,
   signatureProblems,
 } from './support/signed-output.js';
-import { serveDirectory } from './support/static-server.js';
 
 let bunker: RunningBunker;
 let counter: CountingProxy;
@@ -117,7 +117,7 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     const browser = await launchChromium();
     try {
       const tab = await browser.context.newPage();
-      await tab.goto(`${server.url}/verify/${page?.block?.eventId}/`);
+      await tab.goto(`${server.url}verify/${page?.block?.eventId}/`);
       const status = tab.locator('#siegel-status');
       await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
       expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');

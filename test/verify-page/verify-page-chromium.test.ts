@@ -19,7 +19,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
-import { serveDirectory } from './serve-directory.js';
+import { serveDirectory } from '../support/static-server.js';
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -92,7 +92,7 @@ async function readVerdict(page: Page, id: string): Promise<{ state: string; rea
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-verify-page-'));
-  server = await serveDirectory(root, '/site/');
+  server = await serveDirectory(root, { base: '/site' });
   const site = server.url.replace(/\/$/, '');
   await mkdir(join(root, 'verify'), { recursive: true });
   await writeFile(join(root, 'verify', VERIFY_SCRIPT_NAME), await readVerifyScript());

@@ -13,17 +13,29 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Serve a build output folder on loopback, the way a static host does (`/x/` → `/x/index.html`), under `base`. */
-export async function serveDirectory(
-  root: string,
-  options: { base?: string } = {},
-): Promise<{ url: string; close(): Promise<void> }> {
+/** A running {@link serveDirectory}. */
+export interface StaticServer {
+  /** The site's root URL, ending in `/`: the origin plus `base` (`http://127.0.0.1:PORT/docs/`). */
+  url: string;
+  /** Every request path, in order, decoded (`/docs/about/`). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Serve a build output folder on a free loopback port the way a static host does (`/x/` →
+ * `/x/index.html`, nothing else), under the URL path `base` (e.g. `/docs`; default: the origin's root).
+ * Paths outside `base` are 404, paths escaping `root` 403.
+ */
+export async function serveDirectory(root: string, options: { base?: string } = {}): Promise<StaticServer> {
   const base = (options.base ?? '').replace(/\/+$/, '');
+  const requests: string[] = [];
   const server = createServer(async (request, response) => {
     let pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    requests.push(pathname);
     if (base) {
       if (pathname !== base && !pathname.startsWith(`${base}/`)) {
-        response.writeHead(404).end();
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
       pathname = pathname.slice(base.length) || '/';
@@ -47,11 +59,12 @@ export async function serveDirectory(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${base}/`,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
       }),
   };
 }
