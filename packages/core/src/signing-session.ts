@@ -81,6 +81,9 @@ export class SigningSession {
     const { logger } = options;
     let signer = options.signer;
     if (!signer) {
+      if (options.env.SIEGEL_SECRET_KEY?.trim()) {
+        logger.warn('Signing in-process with SIEGEL_SECRET_KEY (a local key), not through the bunker.');
+      }
       try {
         signer = createSigner({
           env: options.env,
