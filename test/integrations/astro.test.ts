@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { launchChromium } from '../support/chromium.js';
-import { serveDirectory } from '../support/static-server.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
+import { readVerifyVerdict } from './support/verify-in-chromium.js';
 import { startWorkspaceRegistry } from './support/workspace-registry.js';
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
@@ -113,18 +112,8 @@ describe('@siegel/astro', () => {
     expect(about?.raw).toContain(
       `href="https://astro-example.siegel.invalid/docs/verify/${about?.block?.eventId}"`,
     );
-    const server = await serveDirectory(project.outDir, { base: '/docs' });
-    const browser = await launchChromium();
-    try {
-      const tab = await browser.context.newPage();
-      await tab.goto(`${server.url}verify/${about?.block?.eventId}/`);
-      const status = tab.locator('#siegel-status');
-      await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
-      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    const verdict = await readVerifyVerdict(project.outDir, about?.block?.eventId, { base: '/docs' });
+    expect(verdict.state, verdict.text).toBe('valid');
   });
 
   it("output: 'server' signs the prerendered pages in the client directory and names the on-demand ones", async () => {

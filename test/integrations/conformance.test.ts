@@ -6,9 +6,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { launchChromium } from '../support/chromium.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
-import { serveDirectory } from '../support/static-server.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
 import {
   checkPages,
@@ -17,6 +15,7 @@ import {
   runSiegelCli,
   signatureProblems,
 } from './support/signed-output.js';
+import { readVerifyVerdict } from './support/verify-in-chromium.js';
 
 let bunker: RunningBunker;
 let counter: CountingProxy;
@@ -113,18 +112,8 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
   it('a sample verify page says valid in Chromium', async () => {
     const page = (await checkPages(project.outDir)).find((p) => p.block && p.path.includes('/'));
     expect(page?.block?.eventId).toBeTruthy();
-    const server = await serveDirectory(project.outDir);
-    const browser = await launchChromium();
-    try {
-      const tab = await browser.context.newPage();
-      await tab.goto(`${server.url}verify/${page?.block?.eventId}/`);
-      const status = tab.locator('#siegel-status');
-      await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
-      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    const verdict = await readVerifyVerdict(project.outDir, page?.block?.eventId);
+    expect(verdict.state, verdict.text).toBe('valid');
   });
 
   it('a second build signs nothing (0 sign requests), yet every page has its block', async () => {

@@ -17,20 +17,11 @@ afterEach(async () => {
 });
 
 const quietLogger = { info: () => {}, warn: () => {}, error: () => {} };
+const BUNKER_OPTIONS = { bunkerUrl: 'http://127.0.0.1:7777', bunkerApiToken: 't', bunkerKeyName: 'blog' };
 
 describe('parseIntegrationOptions', () => {
   it('accepts every shared option and treats undefined as {}', () => {
-    const options = {
-      site: 'https://example.com',
-      selector: 'article',
-      dryRun: true,
-      verbose: true,
-      cacheFile: '.cache/sign.json',
-      onError: 'warn' as const,
-      bunkerUrl: 'http://127.0.0.1:7777',
-      bunkerApiToken: 't',
-      bunkerKeyName: 'blog',
-    };
+    const options = { ...INTEGRATION_DEFAULTS, site: 'https://example.com', ...BUNKER_OPTIONS };
     expect(parseIntegrationOptions(integrationOptionsSchema, options, '@siegel/x')).toEqual(options);
     expect(parseIntegrationOptions(integrationOptionsSchema, undefined, '@siegel/x')).toEqual({});
   });
@@ -85,27 +76,15 @@ describe('toSignSiteOptions', () => {
   });
 
   it('passes given options through and keeps an absolute cache path', () => {
-    const options = toSignSiteOptions(
-      {
-        selector: 'article',
-        dryRun: true,
-        verbose: true,
-        cacheFile: '/var/cache/sign.json',
-        bunkerUrl: 'http://127.0.0.1:7777',
-        bunkerApiToken: 't',
-        bunkerKeyName: 'blog',
-      },
-      { root: '/nonexistent-siegel-root', logger: quietLogger },
-    );
-    expect(options).toMatchObject({
+    const given = {
       selector: 'article',
       dryRun: true,
       verbose: true,
       cacheFile: '/var/cache/sign.json',
-      bunkerUrl: 'http://127.0.0.1:7777',
-      bunkerApiToken: 't',
-      bunkerKeyName: 'blog',
-    });
+      ...BUNKER_OPTIONS,
+    };
+    const options = toSignSiteOptions(given, { root: '/nonexistent-siegel-root', logger: quietLogger });
+    expect(options).toMatchObject(given);
   });
 
   it('calls the host logger’s methods as methods (a class instance like Astro’s logger works)', () => {
