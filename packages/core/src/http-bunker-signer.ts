@@ -1,6 +1,6 @@
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
-import { getEventHash } from 'nostr-tools/pure';
 import { createGermanError, SiegelError } from './errors.js';
+import { computeEventId } from './event-hash.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
 import type { Signer } from './signer.js';
 
@@ -240,7 +240,7 @@ export class HttpBunkerSigner implements Signer {
       this.#pubkey ??= event.pubkey;
       // Every id is recomputed; the Schnorr signature of the first event of each batch is verified (a
       // signature check costs more than signing the page's hash; `siegel verify` checks them all).
-      if (event.id !== getEventHash(event) || (i === 0 && !crypto.verifyEvent(event))) {
+      if (event.id !== computeEventId(event) || (i === 0 && !crypto.verifyEvent(event))) {
         throw this.#badAnswer('sign', `event ${i} has an invalid id or signature`);
       }
     }

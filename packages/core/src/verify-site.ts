@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
-import { getEventHash } from 'nostr-tools/pure';
 import { SiegelError } from './errors.js';
+import { computeEventId } from './event-hash.js';
 import { findPages } from './find-pages.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
 import { analyzePage } from './page-analysis.js';
@@ -181,7 +181,7 @@ function parsePubkey(value: string): string {
 
 function safeEventHash(event: NostrEvent): string | undefined {
   try {
-    return getEventHash(event);
+    return computeEventId(event);
   } catch {
     return undefined;
   }
