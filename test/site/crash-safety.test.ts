@@ -81,6 +81,14 @@ describe('crash safety (issue 3, acceptance 4)', () => {
     expect(report).toMatchObject({ ok: true, valid: PAGES, invalid: 0, unsigned: 0 });
     const cache = JSON.parse(await readFile(join(root, '.sign-cache.json'), 'utf8'));
     expect(Object.keys(cache.pages)).toHaveLength(PAGES);
+    // Every page's verify page is complete too.
+    for (const page of report.pages) {
+      const verifyPage = await readFile(
+        join(root, 'dist', 'verify', page.found.eventId as string, 'index.html'),
+        'utf8',
+      );
+      expect(verifyPage).toContain(page.found.eventId as string);
+    }
     const leftovers = (await readdir(root, { recursive: true })).filter((name) =>
       /\.(tmp|journal)$/.test(String(name)),
     );

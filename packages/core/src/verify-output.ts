@@ -44,13 +44,12 @@ export class VerifyOutput {
       scriptPath: this.scriptPath,
       selector: this.#selector,
     });
-    await Promise.all([
-      writeFileAtomic(join(dir, 'index.html'), html),
-      writeFileAtomic(
-        join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
-        `${JSON.stringify(event, null, 2)}\n`,
-      ),
-    ]);
+    // The event file last: its presence means the verify page is complete (a killed run re-does the rest).
+    await writeFileAtomic(join(dir, 'index.html'), html);
+    await writeFileAtomic(
+      join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
+      `${JSON.stringify(event, null, 2)}\n`,
+    );
   }
 
   /** Write the shared verify script (once per run). */
