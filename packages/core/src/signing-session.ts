@@ -65,6 +65,7 @@ export class SigningSession {
   #cacheWrite: Promise<void> = Promise.resolve();
   #journal: CacheJournal | undefined;
   #flushScheduled = false;
+  #flushRequested = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -279,13 +280,8 @@ export class SigningSession {
         resolve,
         reject,
       });
-      // A full batch goes at once; while nothing is in flight, a quarter batch goes too, so the bunker
-      // starts early and the last batch (signed after parsing ends) stays small.
-      const { batchSize } = this.options;
-      const early = Math.min(batchSize, Math.max(50, Math.ceil(batchSize / 4)));
-      if (this.#queue.length >= batchSize || (this.#inFlight.size === 0 && this.#queue.length >= early))
-        this.flush();
-      else if (autoFlush && !this.#flushScheduled) {
+      this.#pump();
+      if (autoFlush && this.#queue.length > 0 && !this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => {
           this.#flushScheduled = false;
@@ -308,13 +304,36 @@ export class SigningSession {
     this.#dirty = true;
   }
 
-  /** Send the queued pages as one batch now. */
+  /** Send the queued pages now (as soon as fewer than `maxInFlight` batches are in flight). */
   flush(): void {
     if (this.#queue.length === 0) return;
-    const items = this.#queue;
-    this.#queue = [];
-    const task = this.#signBatch(items).finally(() => this.#inFlight.delete(task));
-    this.#inFlight.add(task);
+    this.#flushRequested = true;
+    this.#pump();
+  }
+
+  /**
+   * Start batches while fewer than `maxInFlight` are in flight: a full batch at once; while nothing is in
+   * flight, a quarter batch too (so the bunker starts early and the last batch, signed after parsing
+   * ends, stays small); anything when a flush was asked for. Never more than `maxInFlight` batches are in
+   * flight — a crash loses at most those.
+   */
+  #pump(): void {
+    const { batchSize, maxInFlight } = this.options;
+    const early = Math.min(batchSize, Math.max(50, Math.ceil(batchSize / 4)));
+    while (this.#queue.length > 0 && this.#inFlight.size < maxInFlight) {
+      const ready =
+        this.#flushRequested ||
+        this.#queue.length >= batchSize ||
+        (this.#inFlight.size === 0 && this.#queue.length >= early);
+      if (!ready) break;
+      const items = this.#queue.splice(0, batchSize);
+      const task: Promise<void> = this.#signBatch(items).finally(() => {
+        this.#inFlight.delete(task);
+        this.#pump();
+      });
+      this.#inFlight.add(task);
+    }
+    if (this.#queue.length === 0) this.#flushRequested = false;
   }
 
   async #signBatch(items: Pending[]): Promise<void> {
@@ -360,8 +379,8 @@ export class SigningSession {
         continue;
       }
       this.flush();
-      if (this.#inFlight.size === 0) return;
-      await Promise.all(this.#inFlight);
+      if (this.#inFlight.size === 0 && this.#queue.length === 0) return;
+      await Promise.race(this.#inFlight);
     }
   }
 
