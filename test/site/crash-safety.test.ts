@@ -74,8 +74,9 @@ describe('crash safety (issue 3, acceptance 4)', () => {
     const resigned = proxy.signedEvents();
     // Every signature the bunker made before the kill that did not survive is signed again: at most one batch.
     const wasted = signedBeforeKill + resigned - PAGES;
-    expect(wasted).toBeGreaterThanOrEqual(0);
-    expect(wasted).toBeLessThanOrEqual(BATCH);
+    const counts = `signed before the kill ${signedBeforeKill}, re-signed ${resigned}`;
+    expect(wasted, counts).toBeGreaterThanOrEqual(0);
+    expect(wasted, counts).toBeLessThanOrEqual(BATCH);
 
     const report = await verifySite(join(root, 'dist'));
     expect(report).toMatchObject({ ok: true, valid: PAGES, invalid: 0, unsigned: 0 });
