@@ -99,4 +99,36 @@ describe('createSiteSigner', () => {
     expect(new Set(signed.map((html) => readSignatureBlock(html)?.eventId)).size).toBe(7);
     expect((await site.finish()).signed).toBe(7);
   });
+
+  it('never has more than maxInFlight batches at the bunker', async () => {
+    const project = await createFixtureProject({});
+    cleanups.push(project.cleanup);
+    const inner = new CountingSigner(KEY_A);
+    let active = 0;
+    let peak = 0;
+    const slow = {
+      getPublicKey: () => inner.getPublicKey(),
+      async signEvents(templates: Parameters<CountingSigner['signEvents']>[0]) {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        active--;
+        return inner.signEvents(templates);
+      },
+    };
+    const site = createSiteSigner({
+      outDir: join(project.root, 'out'),
+      site: SITE,
+      signer: slow,
+      cacheFile: project.cacheFile,
+      batchSize: 2,
+      maxInFlight: 1,
+      logger: collectingLogger().logger,
+    });
+    const pages = Array.from({ length: 9 }, (_, i) => site.signPage(`p${i}.html`, `<main>page ${i}</main>`));
+    expect(await Promise.all(pages)).toHaveLength(9);
+    expect(peak).toBe(1);
+    expect(inner.calls).toBe(5);
+    expect((await site.finish()).signed).toBe(9);
+  });
 });
