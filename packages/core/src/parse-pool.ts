@@ -2,17 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BlockPlace } from './page-splice.js';
-
-/** What the signing pipeline needs from one parse of a page. */
-export interface ParsedPage {
-  hash: string | undefined;
-  title: string | undefined;
-  description: string | undefined;
-  place: BlockPlace;
-  /** `place` in UTF-8 byte offsets. */
-  bytePlace: BlockPlace;
-}
+import type { ParsedPage } from './parsed-page.js';
 
 /** @internal Message to a parse worker; the page's bytes are transferred, not copied. */
 export interface ParseRequest {

@@ -58,3 +58,17 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
   });
   return [head, ...lines].join('\n');
 }
+
+/** The summary of a run from its page reports (sorted by path). */
+export function summarize(reports: PageReport[], dryRun: boolean): SignSummary {
+  const pages = [...reports].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const count = (outcome: PageOutcome) => pages.filter((page) => page.outcome === outcome).length;
+  return {
+    signed: count('signed') + count('would-sign'),
+    unchanged: count('unchanged'),
+    skipped: count('skipped'),
+    failed: count('failed'),
+    pages,
+    ...(dryRun ? { dryRun: true } : {}),
+  };
+}

@@ -1,11 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
-import { isSiegelError } from './errors.js';
-import { analyzePage } from './page-analysis.js';
+import { openSigner } from './open-signer.js';
 import { createPageEvent, pageUrl } from './page-event.js';
-import { type BlockPlace, spliceBlockBytes, toBytePlace } from './page-splice.js';
-import type { ParsedPage } from './parse-pool.js';
+import { type BlockPlace, spliceBlockBytes } from './page-splice.js';
+import { type ParsedPage, parsePageForSigning } from './parsed-page.js';
 import {
   fingerprintFile,
   readSignCache,
@@ -16,10 +15,9 @@ import {
 } from './sign-cache.js';
 import { CacheJournal } from './sign-cache-journal.js';
 import type { ResolvedSignSiteOptions } from './sign-site-options.js';
-import type { PageOutcome, PageReport, SignSummary } from './sign-summary.js';
+import { type PageOutcome, type PageReport, type SignSummary, summarize } from './sign-summary.js';
 import { applySignatureBlock, renderSignatureBlock } from './signature-block.js';
 import type { Signer } from './signer.js';
-import { createSigner } from './signer-config.js';
 
 /** What became of one page: what to write (`undefined`: leave the file as it is) and its event. */
 export interface PageResult {
@@ -80,29 +78,7 @@ export class SigningSession {
    */
   static async open(options: ResolvedSignSiteOptions): Promise<SigningSession> {
     const { logger } = options;
-    let signer = options.signer;
-    if (!signer) {
-      if (options.env.SIEGEL_SECRET_KEY?.trim()) {
-        logger.warn('Signing in-process with SIEGEL_SECRET_KEY (a local key), not through the bunker.');
-      }
-      try {
-        signer = createSigner({
-          env: options.env,
-          url: options.bunkerUrl,
-          apiToken: options.bunkerApiToken,
-          keyName: options.bunkerKeyName,
-          secretKey: options.env.SIEGEL_SECRET_KEY?.trim() || undefined,
-        });
-      } catch (error) {
-        if (!(options.dryRun && isSiegelError(error, 'token_missing'))) throw error;
-        logger.warn('Dry run without BUNKER_API_TOKEN: the key is not checked.');
-      }
-    }
-    let pubkey: string | undefined;
-    if (signer) {
-      await signer.check?.();
-      pubkey = await signer.getPublicKey();
-    }
+    const { signer, pubkey } = await openSigner(options);
     const { cache, warning, notice, journal } = await readSignCache(options.cacheFile, {
       pubkey,
       site: options.site,
@@ -222,7 +198,14 @@ export class SigningSession {
       this.#analyzing.add(settled);
       return stage.then(({ result }) => result);
     }
-    return this.#sign(path, input, fingerprint, entry, parsePage(input, this.options.selector), autoFlush);
+    return this.#sign(
+      path,
+      input,
+      fingerprint,
+      entry,
+      parsePageForSigning(input, this.options.selector),
+      autoFlush,
+    );
   }
 
   /** After the parse: unchanged (cached event) or queued for signing. */
@@ -426,32 +409,6 @@ export class SigningSession {
 
   /** The summary of everything recorded so far. */
   summary(): SignSummary {
-    const pages = [...this.reports].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const count = (outcome: PageOutcome) => pages.filter((page) => page.outcome === outcome).length;
-    return {
-      signed: count('signed') + count('would-sign'),
-      unchanged: count('unchanged'),
-      skipped: count('skipped'),
-      failed: count('failed'),
-      pages,
-      ...(this.options.dryRun ? { dryRun: true } : {}),
-    };
+    return summarize(this.reports, this.options.dryRun);
   }
-}
-
-/** Parse in this thread (what a parse worker does). */
-function parsePage(input: string | Buffer, selector: string): ParsedPage {
-  const html = typeof input === 'string' ? input : input.toString('utf8');
-  const analysis = analyzePage(html, { selector });
-  const place: BlockPlace = {
-    insertAt: analysis.insertAt,
-    ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
-  };
-  return {
-    hash: analysis.hash,
-    title: analysis.title,
-    description: analysis.description,
-    place,
-    bytePlace: typeof input === 'string' ? place : toBytePlace(html, place, input.length),
-  };
 }
