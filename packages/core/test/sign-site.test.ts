@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import * as nip94 from 'nostr-tools/nip94';
@@ -241,5 +241,28 @@ describe('signSite', () => {
     const text = formatSummary(summary, { verbose: true });
     expect(text.split('\n')).toHaveLength(6);
     expect(text).toMatch(/skipped\s+no-main\.html\s+no element matches `main`/);
+  });
+
+  it('handles a BOM and non-ASCII before the block, and fails a page that is not UTF-8', async () => {
+    const bom = '\ufeff<!doctype html><title>Ünïcödé ✓</title><main>Grüße</main>';
+    const { dist, root, cacheFile } = await createFixtureProject({ 'bom.html': bom });
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    await writeFile(
+      join(dist, 'latin1.html'),
+      Buffer.from('<title>x</title><main>Gr\xfc\xdfe</main>', 'latin1'),
+    );
+    const signer = new CountingSigner(KEY_A);
+    const options = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
+    const summary = await signSite(dist, options);
+    expect(summary).toMatchObject({ signed: 1, failed: 1 });
+    expect(summary.pages.find((page) => page.path === 'latin1.html')?.error).toBe('not valid UTF-8');
+    const signed = await readFile(join(dist, 'bom.html'), 'utf8');
+    expect(signed.startsWith('\ufeff<!doctype html><title>Ünïcödé ✓</title><!-- siegel-page/1')).toBe(true);
+    // A fresh copy takes the byte-offset path: the same bytes.
+    await writeFile(join(dist, 'bom.html'), bom);
+    signer.calls = 0;
+    await signSite(dist, options);
+    expect(signer.calls).toBe(0);
+    expect(await readFile(join(dist, 'bom.html'), 'utf8')).toBe(signed);
   });
 });
