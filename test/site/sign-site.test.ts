@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { serveDirectory } from '../support/static-server.js';
 import { runSiegel, snapshotTree } from './support.js';
 
 const SITE = 'https://example.com';
@@ -156,6 +157,17 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     const wrongSigner = await runSiegel(['verify', 'dist', '--pubkey', 'f'.repeat(64)], { cwd: root });
     expect(wrongSigner.code).toBe(1);
     expect(wrongSigner.stdout).toContain(`expected \`${'f'.repeat(64)}\``);
+
+    // Over HTTP, as a reader would: crawled from the start page (the generated nav links the posts).
+    const server = await serveDirectory(dist);
+    try {
+      const overHttp = await runSiegel(['verify', server.url, '--pubkey', bunker.pubkey], { cwd: root });
+      expect(overHttp.code).toBe(0);
+      expect(overHttp.stdout).toMatch(/Siegel verify: \d+ valid, 0 invalid, 0 unsigned/);
+      expect(Number(/(\d+) valid/.exec(overHttp.stdout)?.[1])).toBeGreaterThan(10);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a different key re-signs every page, with a notice', async () => {
