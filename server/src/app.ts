@@ -1,5 +1,5 @@
 import type { Signer } from '@siegel/core';
-import { Hono } from 'hono';
+import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
 import { FileSigner } from './file-signer.js';
@@ -62,33 +62,8 @@ export function createApp(deps: AppDeps): SiegelApp {
   });
 
   const https = baseUrl.startsWith('https:');
-  const app = new Hono();
-  // The verify API first: it sets the same security headers itself, as one plain object (its hot path).
-  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl, https }));
-  app.use('*', securityHeaders({ https }));
-  app.route(
-    '/api',
-    createSignRoutes({
-      fileSigner,
-      signTokens: deps.signTokens,
-      maxUploadBytes,
-      rateLimitPerMinute,
-      baseUrl,
-      cdnUrl,
-    }),
-  );
-  app.route(
-    '/api',
-    createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
-  );
-  app.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
-  app.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
-
   const errorHeaders = createSecurityHeaders({ https });
-  app.notFound((c) =>
-    c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
-  );
-  app.onError((error, c) => {
+  const handleError: ErrorHandler = (error, c) => {
     if (error instanceof ApiError) return c.json(error.toJSON(), error.status, errorHeaders);
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(
@@ -99,6 +74,39 @@ export function createApp(deps: AppDeps): SiegelApp {
     }
     logError(error);
     return c.json({ success: false, error: 'INTERNAL_ERROR', message: 'Internal error' }, 500, errorHeaders);
-  });
+  };
+
+  // Everything but the open verify API: security headers on every response, then one router per resource.
+  const site = new Hono();
+  site.use('*', securityHeaders({ https }));
+  site.route(
+    '/api',
+    createSignRoutes({
+      fileSigner,
+      signTokens: deps.signTokens,
+      maxUploadBytes,
+      rateLimitPerMinute,
+      baseUrl,
+      cdnUrl,
+    }),
+  );
+  site.route(
+    '/api',
+    createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
+  );
+  site.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
+  site.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
+  site.notFound((c) =>
+    c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
+  );
+  site.onError(handleError);
+
+  // The verify API is the hot path: its routes are the only ones matched for their paths, so Hono calls the
+  // handler directly (no middleware chain) and a synchronous answer stays synchronous. They set the security
+  // headers themselves. Any other request falls through to `site`.
+  const app = new Hono();
+  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl, https }));
+  app.notFound((c) => site.fetch(c.req.raw, c.env));
+  app.onError(handleError);
   return { app, fileSigner };
 }

@@ -60,6 +60,30 @@ describe('SqliteRecordStore', () => {
     raw.close();
     expect(() => new SqliteRecordStore(path)).toThrow(/newer than this server/);
   });
+
+  it("changes its change stamp on every write, its own or another connection's, and only then", async () => {
+    const path = join(dir, 'siegel.sqlite');
+    const t = await makeTestApp({ records: new SqliteRecordStore(path) });
+    const store = t.records as SqliteRecordStore;
+    const stamps = [store.readChangeStamp()];
+    const signed = await (
+      await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n')))
+    ).json();
+    stamps.push(store.readChangeStamp());
+    await store.findByHash(signed.hash);
+    expect(store.readChangeStamp()).toBe(stamps[1]);
+    const other = new DatabaseSync(path);
+    other.prepare('UPDATE signed_files SET title = ? WHERE hash = ?').run('Changed elsewhere', signed.hash);
+    stamps.push(store.readChangeStamp());
+    other.prepare('UPDATE signed_files SET title = NULL WHERE hash = ?').run('0'.repeat(64));
+    expect(store.readChangeStamp()).toBe(stamps[2]); // a write that changed no row
+    other.close();
+    store.db.prepare('UPDATE signed_files SET title = ? WHERE hash = ?').run('Changed here', signed.hash);
+    stamps.push(store.readChangeStamp());
+    expect(new Set(stamps).size).toBe(stamps.length);
+    expect(store.readChangeStamp()).toBe(stamps.at(-1));
+    await t.close();
+  });
 });
 
 describe('FileSigner.removeOrphans', () => {

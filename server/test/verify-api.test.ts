@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { npubEncode } from 'nostr-tools/nip19';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
@@ -103,6 +105,32 @@ describe('GET /api/verify and /api/badge', () => {
       update.run(original.event_json, signed.hash);
     }
     expect((await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json()).verified).toBe(true);
+  });
+
+  it('reports a record altered through another database connection on the next call', async () => {
+    const url = `/api/verify?hash=${signed.hash}`;
+    expect((await (await t.app.request(url)).json()).verified).toBe(true);
+    expect((await (await t.app.request(url)).json()).verified).toBe(true); // a reused answer
+    const other = new DatabaseSync(join(t.dir, 'siegel.sqlite'));
+    const update = other.prepare('UPDATE signed_files SET event_json = ? WHERE hash = ?');
+    const { event_json: original } = other
+      .prepare('SELECT event_json FROM signed_files WHERE hash = ?')
+      .get(signed.hash) as { event_json: string };
+    const event = JSON.parse(original);
+    try {
+      update.run(
+        JSON.stringify({ ...event, sig: `${event.sig[0] === 'a' ? 'b' : 'a'}${event.sig.slice(1)}` }),
+        signed.hash,
+      );
+      const body = await (await t.app.request(url)).json();
+      expect(body.verified).toBe(false);
+      expect(body.checks).toEqual({ event_id: true, signature: false, hash_tag: true });
+      expect(body.reasons.join(' ')).toContain('signature');
+    } finally {
+      update.run(original, signed.hash);
+      other.close();
+    }
+    expect((await (await t.app.request(url)).json()).verified).toBe(true);
   });
 
   it('serves an SVG badge: verified for a signed hash, not verified otherwise', async () => {

@@ -20,6 +20,13 @@ export interface VerifyRoutesOptions {
 /** How many serialized verify answers are kept for reuse (each a few KiB). */
 const MAX_CACHED_ANSWERS = 5000;
 
+/** A verify answer as sent, and the record store's change stamp it was built under. */
+interface CachedAnswer {
+  stamp: string;
+  status: 200 | 404;
+  body: string;
+}
+
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
 export function readHashParam(value: string | undefined): string | undefined {
   const hash = value
@@ -32,18 +39,21 @@ export function readHashParam(value: string | undefined): string | undefined {
 /**
  * The open verify API, CORS open to every origin:
  * `GET /api/verify?hash=` → 200 `{ verified, hash, event: { id, pubkey, npub, created_at, … }, metadata,
- * signer, signed_at, urls, checks, reasons }`. The stored record is read and its event's id, signature and `x`
- * tag are checked on every call.
- * 404 `{ verified: false, hash, message, sign_url }` when unknown, 400 for a malformed hash;
+ * signer, signed_at, urls, checks, reasons }`; 404 `{ verified: false, hash, message, sign_url }` when unknown,
+ * 400 for a malformed hash. Each answer reflects the stored record at the time of the call: the record is
+ * read and its event's id, signature and `x` tag checked whenever the store may have changed since the
+ * answer was last built (see {@link RecordStore.readChangeStamp}, asked on every call).
  * `GET /api/badge?hash=` → an SVG badge linking to the verify page.
  */
 export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   const app = new Hono();
   const { records, baseUrl, cdnUrl } = options;
-  const answers = new Map<string, { fingerprint: string; body: string }>();
+  const answers = new Map<string, CachedAnswer>();
   // This is the hot path: answers carry their headers as one plain object (security headers, open CORS), which
-  // @hono/node-server writes without building a Headers object. The routes are mounted before the security
-  // middleware for that reason, and never throw for bad input.
+  // @hono/node-server writes without building a Headers object, and a reused answer is returned synchronously
+  // (no promise for Hono or the adapter to wait on). `createApp` routes these paths ahead of the site's
+  // middleware for that reason; the handlers set the same security headers themselves and never throw for
+  // bad input.
   const security = createSecurityHeaders({ https: options.https });
   const jsonHeaders = {
     ...security,
@@ -58,19 +68,8 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       'Access-Control-Max-Age': '86400',
     });
 
-  app.options('/verify', preflight);
-  app.get('/verify', async (c) => {
-    const raw = c.req.query('hash');
-    const hash = readHashParam(raw);
-    if (hash === undefined) {
-      const error = new ApiError(
-        400,
-        'INVALID_HASH',
-        `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``,
-        { verified: false },
-      );
-      return c.body(JSON.stringify(error.toJSON()), 400, jsonHeaders);
-    }
+  /** Read the record and check its event: the full answer, built from what is stored now. */
+  const buildAnswer = async (hash: string): Promise<Omit<CachedAnswer, 'stamp'>> => {
     const record = await records.findByHash(hash);
     if (record === undefined) {
       const unknown = {
@@ -79,14 +78,9 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         message: 'No file with this SHA-256 hash was signed here.',
         sign_url: `${baseUrl}/tools/sign`,
       };
-      return c.body(JSON.stringify(unknown), 404, jsonHeaders);
+      return { status: 404, body: JSON.stringify(unknown) };
     }
-    // Every call re-checks the stored event (id, signature, `x`). The rest of the answer only restates the
-    // record, so its serialization is reused while the record is byte-for-byte the same and the checks pass.
     const verdict = checkStoredEvent(record.event, hash);
-    const fingerprint = JSON.stringify(record);
-    const cached = answers.get(hash);
-    if (verdict.verified && cached?.fingerprint === fingerprint) return c.body(cached.body, 200, jsonHeaders);
     const description = describeRecord(record, fileUrls(record, baseUrl, cdnUrl));
     const body = JSON.stringify({
       verified: verdict.verified,
@@ -98,11 +92,34 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         : `Not verified: ${verdict.reasons.join(' ')}`,
       reasons: verdict.reasons,
     });
-    if (verdict.verified) {
-      if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
-      answers.set(hash, { fingerprint, body });
+    return { status: 200, body };
+  };
+
+  app.options('/verify', preflight);
+  app.get('/verify', (c): Response | Promise<Response> => {
+    const raw = c.req.query('hash');
+    const hash = readHashParam(raw);
+    if (hash === undefined) {
+      const error = new ApiError(
+        400,
+        'INVALID_HASH',
+        `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``,
+        { verified: false },
+      );
+      return c.body(JSON.stringify(error.toJSON()), 400, jsonHeaders);
     }
-    return c.body(body, 200, jsonHeaders);
+    // The stamp is read before the record: a change after it shows as a new stamp on the next call.
+    const stamp = records.readChangeStamp?.();
+    const cached = answers.get(hash);
+    if (stamp !== undefined && cached?.stamp === stamp)
+      return c.body(cached.body, cached.status, jsonHeaders);
+    return buildAnswer(hash).then((answer) => {
+      if (stamp !== undefined) {
+        if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
+        answers.set(hash, { stamp, ...answer });
+      }
+      return c.body(answer.body, answer.status, jsonHeaders);
+    });
   });
 
   app.options('/badge', preflight);

@@ -42,5 +42,12 @@ export interface RecordStore {
   findByEventId(eventId: string): Promise<SignedFileRecord | undefined>;
   /** @throws {DuplicateRecordError} when `record.hash` is already recorded. */
   insert(record: SignedFileRecord): Promise<void>;
+  /**
+   * A cheap, synchronous stamp of the whole store: it differs whenever any record may have changed since the
+   * last read, through this store or from anywhere else (another connection or process). The verify API
+   * reuses an answer only while the stamp is the one it was built under. Optional: a store that cannot tell
+   * leaves it out, and every verify call then reads and checks the record.
+   */
+  readChangeStamp?(): string;
   close(): void;
 }

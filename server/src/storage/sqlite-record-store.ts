@@ -59,6 +59,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly byHash;
   private readonly byEventId;
   private readonly insertRow;
+  private readonly changeStamp;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -67,6 +68,11 @@ export class SqliteRecordStore implements RecordStore {
     migrate(this.db);
     this.byHash = this.db.prepare('SELECT * FROM signed_files WHERE hash = ?');
     this.byEventId = this.db.prepare('SELECT * FROM signed_files WHERE event_id = ?');
+    // `data_version` changes when another connection (or process) commits; `total_changes()` counts this
+    // connection's own inserts, updates and deletes. Together they change whenever any row may have.
+    this.changeStamp = this.db.prepare(
+      'SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version',
+    );
     this.insertRow = this.db.prepare(
       `INSERT INTO signed_files (hash, event_id, pubkey, file_type, mime_type, size_bytes, width, height, authors,
          title, description, file_name, file_key, event_json, created_at)
@@ -110,6 +116,12 @@ export class SqliteRecordStore implements RecordStore {
       }
       throw error;
     }
+  }
+
+  /** `{data_version}:{total_changes()}`: see {@link RecordStore.readChangeStamp}. */
+  readChangeStamp(): string {
+    const { version, changes } = this.changeStamp.get() as { version: number; changes: number };
+    return `${version}:${changes}`;
   }
 
   close(): void {
