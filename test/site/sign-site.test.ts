@@ -216,6 +216,12 @@ describe('siegel sign errors (issue 3, acceptance 3)', () => {
     const cases: Array<{ name: string; env: Record<string, string> | undefined; message: RegExp }> = [
       { name: 'no .env', env: undefined, message: /^BUNKER_API_TOKEN nicht gesetzt\n/ },
       { name: 'empty token', env: { BUNKER_API_TOKEN: '' }, message: /^BUNKER_API_TOKEN nicht gesetzt\n/ },
+      {
+        // A token that is set but rejected (401) is not reported as missing.
+        name: 'wrong token',
+        env: { BUNKER_API_TOKEN: 'not-the-token' },
+        message: /^BUNKER_API_TOKEN ungültig\n.*BUNKER_URL `http:\/\/127\.0\.0\.1:\d+`/,
+      },
       { name: 'unknown key', env: { BUNKER_KEY_NAME: 'gibt-es-nicht' }, message: /^Key nicht gefunden\n/ },
       { name: 'locked key', env: { BUNKER_KEY_NAME: 'locked' }, message: /^Key ist gesperrt\n/ },
       {

@@ -1,9 +1,10 @@
 /**
- * Stable error codes of `@siegel/core`. The first three are the errors a user must see with exactly the
- * German message of DESIGN.md ("Signers"); the rest carry a clear English message.
+ * Stable error codes of `@siegel/core`. The first four carry a German first line (three of them exactly
+ * the messages of DESIGN.md "Signers"); the rest carry a clear English message.
  */
 export type SiegelErrorCode =
   | 'token_missing'
+  | 'token_rejected'
   | 'key_not_found'
   | 'key_locked'
   | 'bunker_unreachable'
@@ -12,9 +13,13 @@ export type SiegelErrorCode =
   | 'io_error'
   | 'verification_failed';
 
-/** The exact German first line for the three user-facing signer errors (stable; tests pin them). */
+/**
+ * The exact German first line of the user-facing signer errors (stable; tests pin them): the three of
+ * DESIGN.md, and `token_rejected` for a token that is set but refused by the bunker (HTTP 401).
+ */
 export const GERMAN_MESSAGES = {
   token_missing: 'BUNKER_API_TOKEN nicht gesetzt',
+  token_rejected: 'BUNKER_API_TOKEN ungültig',
   key_not_found: 'Key nicht gefunden',
   key_locked: 'Key ist gesperrt',
 } as const satisfies Partial<Record<SiegelErrorCode, string>>;
@@ -42,7 +47,7 @@ export class SiegelError extends Error {
 }
 
 /**
- * Build one of the three German signer errors: the exact German line first, then an English explanation.
+ * Build one of the German signer errors: the exact German line first, then an English explanation.
  *
  * @example
  * ```ts

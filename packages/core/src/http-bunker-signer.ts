@@ -52,7 +52,7 @@ interface BunkerResponse {
  * await signer.check();
  * const [event] = await signer.signEvents([template]);
  * ```
- * @throws {SiegelError} `token_missing`, `key_not_found`, `key_locked` (the German messages),
+ * @throws {SiegelError} `token_missing`, `token_rejected`, `key_not_found`, `key_locked` (German first line),
  * `bunker_unreachable` (network error or timeout), `bunker_error` (5xx after retries, bad answers).
  */
 export class HttpBunkerSigner implements Signer {
@@ -303,8 +303,8 @@ export class HttpBunkerSigner implements Signer {
     const detail = errorMessage(response.body);
     if (response.status === 401) {
       return createGermanError(
-        'token_missing',
-        `The bunker at BUNKER_URL \`${this.url}\` rejected BUNKER_API_TOKEN (HTTP 401): check the token in .env.`,
+        'token_rejected',
+        `The bunker at BUNKER_URL \`${this.url}\` rejected BUNKER_API_TOKEN (HTTP 401): the token is set but wrong; check it in .env.`,
       );
     }
     if (code === 'key_not_found' || (response.status === 404 && what.endsWith('/api/sign')))

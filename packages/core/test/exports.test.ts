@@ -53,9 +53,10 @@ describe('@siegel/core exports', () => {
     ]);
   });
 
-  it('keeps the three German messages exactly', () => {
+  it('keeps the three German messages of DESIGN exactly, plus the one for a rejected token', () => {
     expect(core.GERMAN_MESSAGES).toEqual({
       token_missing: 'BUNKER_API_TOKEN nicht gesetzt',
+      token_rejected: 'BUNKER_API_TOKEN ungültig',
       key_not_found: 'Key nicht gefunden',
       key_locked: 'Key ist gesperrt',
     });

@@ -117,7 +117,7 @@ describe('HttpBunkerSigner', () => {
     expect(bunker.requests.filter((r) => r === 'POST /api/keys/default/sign')).toHaveLength(3);
   });
 
-  it('maps 404 / 423 / 401 to the German errors', async () => {
+  it('maps 404 / 423 / 401 to the German errors (401: token set but rejected)', async () => {
     bunker = await startTinyBunker();
     const unknown = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, keyName: 'nope' });
     for (const error of [
@@ -134,10 +134,19 @@ describe('HttpBunkerSigner', () => {
       expect(error.code).toBe('key_locked');
       expect(error.message.split('\n')[0]).toBe('Key ist gesperrt');
     }
-    const wrongToken = new HttpBunkerSigner({ url: bunker.url, apiToken: 'wrong' });
-    const error = await rejection(wrongToken.check());
-    expect(error.code).toBe('token_missing');
-    expect(error.message).toMatch(/^BUNKER_API_TOKEN nicht gesetzt\n.*rejected BUNKER_API_TOKEN/);
+    // Regression: a token that is set but rejected (401) was reported as `BUNKER_API_TOKEN nicht gesetzt`,
+    // which DESIGN reserves for a missing token.
+    const wrongToken = new HttpBunkerSigner({ url: bunker.url, apiToken: 'tok-3f9a' });
+    for (const error of [
+      await rejection(wrongToken.check()),
+      await rejection(wrongToken.signEvents(templates(1))),
+    ]) {
+      expect(error.code).toBe('token_rejected');
+      expect(error.message.split('\n')[0]).toBe('BUNKER_API_TOKEN ungültig');
+      expect(error.message).toContain(`BUNKER_URL \`${bunker.url}\``);
+      expect(error.message).not.toContain('nicht gesetzt');
+      expect(error.message).not.toContain('tok-3f9a'); // the token is never echoed
+    }
   });
 
   it('falls back to POST /api/sign on a bunker with only the compat routes', async () => {
