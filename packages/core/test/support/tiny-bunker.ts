@@ -24,6 +24,8 @@ export interface TinyBunker {
     hang: boolean;
     /** Corrupt signatures. */
     tamper: boolean;
+    /** Corrupt only the signature at this position of each batch (id, pubkey and the others stay valid). */
+    tamperAt: number | undefined;
   };
   close(): Promise<void>;
 }
@@ -42,10 +44,11 @@ export async function startTinyBunker(
     maxBatch: 10_000,
     hang: false,
     tamper: false,
+    tamperAt: undefined,
   };
-  const sign = (template: EventTemplate) => {
+  const sign = (template: EventTemplate, index = 0) => {
     const event = finalizeEvent(template, secretKey);
-    return state.tamper
+    return state.tamper || state.tamperAt === index
       ? { ...event, sig: event.sig.replace(/^./, event.sig[0] === 'a' ? 'b' : 'a') }
       : event;
   };
@@ -88,7 +91,7 @@ export async function startTinyBunker(
       if (state.locked) return send(res, 423, { error: { code: 'key_locked', message: 'Key is locked' } });
       if (body.events.length > state.maxBatch)
         return send(res, 413, { error: { code: 'batch_too_large', message: 'too many' } });
-      return send(res, 200, { events: body.events.map(sign) });
+      return send(res, 200, { events: body.events.map((t: EventTemplate, i: number) => sign(t, i)) });
     }
     send(res, 404, { error: { code: 'not_found', message: 'Not found' } });
   });
