@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm run demo`: the whole story on one machine, with nothing to configure.
 //
-//  1. builds the workspace if it was not built yet (`npm run build`),
+//  1. builds the workspace if any part it runs is not built yet (`npm run build`),
 //  2. starts a throwaway development bunker (`siegel-bunker start --dev`: fresh key, fresh tokens),
 //  3. builds the Astro example with @siegel/astro, signing every page through that bunker,
 //  4. serves the signed site on localhost and prints a page's URL and its verify page's URL,
-//  5. starts the file-signing server (`server/`, when built) against the same bunker, for /tools/sign.
+//  5. starts the file-signing server (`server/`) against the same bunker, for /tools/sign.
 //
 // Ctrl-C (SIGINT) or SIGTERM stops every process it started.
 import { spawn, spawnSync } from 'node:child_process';
@@ -65,37 +65,32 @@ async function main() {
   const verifyUrl = /<link rel="nostr-verification" href="([^"]+)">/.exec(sample)?.[1];
   if (!verifyUrl) throw new Error(`${SAMPLE_PAGE} has no signature block: signing did not happen`);
 
-  let serverUrl;
-  let signToken;
-  if (existsSync(SERVER_MAIN)) {
-    const serverPort = await freePort();
-    serverUrl = `http://127.0.0.1:${serverPort}`;
-    const dataDir = join(ROOT, 'data', 'demo');
-    const { output } = await startChild('server', process.execPath, [SERVER_MAIN, '--dev'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...bunkerEnv,
-        HOST: '127.0.0.1',
-        PORT: String(serverPort),
-        BASE_URL: serverUrl,
-        SIEGEL_DATA_DIR: dataDir,
-      },
-      // With --dev the server generates a sign token and prints it once it listens.
-      ready: /Dev sign token: \S+\s/,
-      quiet: true,
-    });
-    signToken = /Dev sign token: (\S+)/.exec(output())?.[1];
-  }
+  // ensureBuilt() made sure server/dist/main.js exists: the demo always offers /tools/sign.
+  const serverPort = await freePort();
+  const serverUrl = `http://127.0.0.1:${serverPort}`;
+  const dataDir = join(ROOT, 'data', 'demo');
+  const { output } = await startChild('server', process.execPath, [SERVER_MAIN, '--dev'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...bunkerEnv,
+      HOST: '127.0.0.1',
+      PORT: String(serverPort),
+      BASE_URL: serverUrl,
+      SIEGEL_DATA_DIR: dataDir,
+    },
+    // With --dev the server generates a sign token and prints it once it listens.
+    ready: /Dev sign token: \S+\s/,
+    quiet: true,
+  });
+  const signToken = /Dev sign token: (\S+)/.exec(output())?.[1];
 
   console.log('');
   console.log(`Site:        ${site}/`);
   console.log(`Page:        ${site}/blog/first-post/`);
   console.log(`Verify page: ${verifyUrl}`);
   console.log(`Bunker:      ${bunker.url}/admin  (admin token: ${bunker.adminToken})`);
-  if (serverUrl)
-    console.log(`Sign files:  ${serverUrl}/tools/sign${signToken ? `  (token: ${signToken})` : ''}`);
-  else console.log('Sign files:  (server/ is not built yet: `npm run build`, then run the demo again)');
+  console.log(`Sign files:  ${serverUrl}/tools/sign${signToken ? `  (token: ${signToken})` : ''}`);
   console.log('');
   say('press Ctrl-C to stop everything');
 }
@@ -104,11 +99,13 @@ async function main() {
 function ensureBuilt() {
   const needed = [
     BUNKER_CLI,
+    SERVER_MAIN,
     join(ROOT, 'packages/core/dist/index.js'),
     join(ROOT, 'packages/core/dist/siegel-verify.js'),
     join(ROOT, 'packages/astro/dist/index.js'),
   ];
-  if (needed.every((file) => existsSync(file))) return;
+  const missing = () => needed.filter((file) => !existsSync(file));
+  if (missing().length === 0) return;
   say('building the workspace (npm run build)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(npm, ['run', 'build'], {
@@ -117,6 +114,9 @@ function ensureBuilt() {
     shell: process.platform === 'win32',
   });
   if (result.status !== 0) throw new Error('`npm run build` failed');
+  const still = missing();
+  if (still.length > 0)
+    throw new Error(`\`npm run build\` did not produce ${still.map((file) => `\`${file}\``).join(', ')}`);
 }
 
 /** Start the dev bunker and read its machine-readable `SIEGEL_BUNKER_READY {json}` line. */
@@ -200,7 +200,13 @@ async function listenSite() {
     '.xml': 'application/xml',
   };
   const server = createServer(async (request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    let pathname;
+    try {
+      pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      // A malformed escape (`/%E0%A4%A`): the client's mistake, never the demo's end.
+      return void response.writeHead(400, { 'content-type': 'text/plain' }).end('bad request: malformed URL');
+    }
     let file = normalize(join(OUT_DIR, pathname));
     if (file !== OUT_DIR && !file.startsWith(OUT_DIR + sep)) return void response.writeHead(403).end();
     try {

@@ -85,6 +85,14 @@ describe('npm run demo', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(`href="${verifyUrl}"`);
 
+    // Regression: a malformed percent-escape made decodeURIComponent throw in the async handler, an
+    // unhandled rejection that ended the demo. Now it is a 400, and the demo keeps serving.
+    const malformed = await fetch(new URL('/%E0%A4%A', pageUrl as string));
+    expect(malformed.status).toBe(400);
+    const again = await fetch(pageUrl as string);
+    expect(again.status).toBe(200);
+    expect(demo.exitCode).toBeNull();
+
     const signUrl = /^Sign files:\s+(http\S+)/m.exec(output)?.[1];
     expect(signUrl, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/tools\/sign$/);
     const signPage = await fetch(signUrl as string);

@@ -25,13 +25,21 @@ export interface StaticServer {
 /**
  * Serve a build output folder on a free loopback port the way a static host does (`/x/` →
  * `/x/index.html`, nothing else), under the URL path `base` (e.g. `/docs`; default: the origin's root).
- * Paths outside `base` are 404, paths escaping `root` 403.
+ * Paths outside `base` are 404, paths escaping `root` 403, malformed percent-escapes 400.
  */
 export async function serveDirectory(root: string, options: { base?: string } = {}): Promise<StaticServer> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const requests: string[] = [];
   const server = createServer(async (request, response) => {
-    let pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    } catch {
+      // A malformed escape (`/%E0%A4%A`) is the client's mistake: 400, and the server keeps serving.
+      requests.push(request.url ?? '/');
+      response.writeHead(400, { 'content-type': 'text/plain' }).end('bad request: malformed URL');
+      return;
+    }
     requests.push(pathname);
     if (base) {
       if (pathname !== base && !pathname.startsWith(`${base}/`)) {
