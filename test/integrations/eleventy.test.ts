@@ -1,7 +1,10 @@
 // What only Eleventy has: per-page transforms (batched), non-HTML outputs, and --serve.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type EleventyEventArgs, siegel } from '@siegel/eleventy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
@@ -107,5 +110,50 @@ describe('@siegel/eleventy', () => {
     const about = pages.find((page) => page.path === 'about/index.html');
     expect(about?.raw).not.toMatch(/\n\s+</);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+  });
+
+  it('replaces each page atomically in eleventy.after (temp file + rename), leaving no temp file', async () => {
+    // A hard link taken before signing shows how the page was written: an in-place write would change
+    // what the link sees too; a rename puts a new file in the page's place and the link keeps the old one.
+    const dir = await mkdtemp(join(tmpdir(), 'siegel-eleventy-atomic-'));
+    try {
+      const outDir = join(dir, '_site');
+      await mkdir(join(outDir, 'about'), { recursive: true });
+      const page = join(outDir, 'about/index.html');
+      const html =
+        '<!doctype html><html><head><title>About</title></head><body><main><p>Hi</p></main></body></html>\n';
+      await writeFile(page, html);
+      await link(page, join(dir, 'before-signing.html'));
+
+      const transforms: ((this: { page: { outputPath: string | false } }, content: unknown) => unknown)[] =
+        [];
+      const handlers = new Map<string, (args: EleventyEventArgs) => unknown>();
+      siegel(
+        {
+          addTransform: (_name, callback) => void transforms.push(callback),
+          on: (event, callback) => void handlers.set(event, callback),
+        },
+        {
+          site: 'https://atomic.siegel.invalid',
+          cacheFile: join(dir, '.sign-cache.json'),
+          bunkerUrl: bunker.url,
+          bunkerApiToken: bunker.apiToken,
+          bunkerKeyName: bunker.keyName,
+        },
+      );
+      const args: EleventyEventArgs = { directories: { output: outDir }, runMode: 'build', outputMode: 'fs' };
+      await handlers.get('eleventy.before')?.(args);
+      for (const transform of transforms) transform.call({ page: { outputPath: page } }, html);
+      await handlers.get('eleventy.after')?.(args);
+
+      const [signed] = (await checkPages(outDir)).filter((check) => check.path === 'about/index.html');
+      expect(signed && signatureProblems(signed, bunker.pubkey)).toEqual([]);
+      expect(await readFile(join(dir, 'before-signing.html'), 'utf8')).toBe(html);
+      expect((await readdir(outDir, { recursive: true })).filter((name) => name.endsWith('.tmp'))).toEqual(
+        [],
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { createSiteSigner, handleSigningError, runBuildSigning, toSignSiteOptions } from '@siegel/core';
+import { replaceFileAtomic } from './atomic-write.js';
 import { parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
@@ -108,7 +109,8 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
           [...pages].map(async (file) => {
             const html = await readFile(file, 'utf8');
             const signed = await signer.signPage(relative(outDir, file), html);
-            if (signed !== html) await writeFile(file, signed);
+            // Atomic (temp file + rename): never a half-written page, whatever reads or stops meanwhile.
+            if (signed !== html) await replaceFileAtomic(file, signed);
           }),
         );
         return signer.finish();
