@@ -1,0 +1,46 @@
+// `siegel-bunker`'s exit codes, as packages/bunker/README.md documents them: 0 done (or `--help`),
+// 2 a usage error (no command, unknown command, unknown option), 1 anything that failed at run time.
+import { describe, expect, it } from 'vitest';
+import { runBunkerCli } from '../support/bunker-process.js';
+
+const USAGE_LINES = [
+  'Usage:',
+  'siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev]',
+  'siegel-bunker keys add NAME [--generate | --import KEY|-]',
+  'siegel-bunker keys list [--data-dir DIR] [--json]',
+  'BUNKER_API_TOKEN',
+];
+
+describe('siegel-bunker exit codes', () => {
+  it('`--help` prints the usage on stdout and exits 0', async () => {
+    const result = await runBunkerCli(['--help']);
+    expect(result.code, result.stderr).toBe(0);
+    for (const line of USAGE_LINES) expect(result.stdout).toContain(line);
+    expect(result.stderr).toBe('');
+  });
+
+  it('no command prints the usage and exits 2', async () => {
+    const result = await runBunkerCli([]);
+    expect(result.code).toBe(2);
+    for (const line of USAGE_LINES) expect(result.stdout).toContain(line);
+  });
+
+  it('an unknown command exits 2, naming it, with the usage', async () => {
+    const result = await runBunkerCli(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown command `frobnicate`');
+    expect(result.stderr).toContain('siegel-bunker keys list');
+  });
+
+  it('an unknown option exits 2', async () => {
+    const result = await runBunkerCli(['start', '--no-such-option']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--no-such-option');
+  });
+
+  it('a value that is wrong at run time exits 1 (not a usage error)', async () => {
+    const result = await runBunkerCli(['start', '--port', 'seventy']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('`--port` must be a port number, got `seventy`');
+  });
+});
