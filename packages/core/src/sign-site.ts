@@ -5,6 +5,7 @@ import { readFileFast, writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
 import { findPages } from './find-pages.js';
 import { ParsePool } from './parse-pool.js';
+import { createProgressLine } from './progress-line.js';
 import { resolveSignSiteOptions, type SignSiteOptions } from './sign-site-options.js';
 import { formatSummary, type SignSummary } from './sign-summary.js';
 import { type PageResult, SigningSession } from './signing-session.js';
@@ -43,7 +44,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
   const verify = new VerifyOutput(root, resolved.site, resolved.selector);
   const writes = new TaskPool(WRITE_CONCURRENCY);
-  const progress = createProgress(resolved.progress && paths.length >= 100, paths.length);
+  const progress = createProgressLine(paths.length, { enabled: resolved.progress });
   // Parse workers pay off only for runs with pages to parse; a warm run parses (almost) nothing.
   const pool = paths.length >= 64 ? ParsePool.create(resolved.parseWorkers, resolved.selector) : undefined;
   const analyze = pool ? (bytes: Buffer) => pool.analyze(bytes) : undefined;
@@ -139,22 +140,4 @@ function normalizeFiles(files: string[]): string[] {
       }),
     ),
   ].sort();
-}
-
-function createProgress(enabled: boolean, total: number): { tick(): void; done(): void } {
-  let count = 0;
-  let last = 0;
-  return {
-    tick() {
-      count++;
-      if (!enabled) return;
-      const now = Date.now();
-      if (now - last < 200 && count < total) return;
-      last = now;
-      process.stderr.write(`\rSiegel: ${count}/${total} pages`);
-    },
-    done() {
-      if (enabled) process.stderr.write('\r\u001b[K');
-    },
-  };
 }
