@@ -1,4 +1,6 @@
+import { cleartextBunkerWarningOnce } from './bunker-url-check.js';
 import { isSiegelError } from './errors.js';
+import { HttpBunkerSigner } from './http-bunker-signer.js';
 import type { ResolvedSignSiteOptions } from './sign-site-options.js';
 import type { Signer } from './signer.js';
 import { createSigner } from './signer-config.js';
@@ -31,6 +33,11 @@ export async function openSigner(
       logger.warn('Dry run without BUNKER_API_TOKEN: the key is not checked.');
       return { signer: undefined, pubkey: undefined };
     }
+  }
+  if (signer instanceof HttpBunkerSigner) {
+    // Before the first request: the token is about to travel.
+    const warning = cleartextBunkerWarningOnce(signer.url);
+    if (warning) logger.warn(warning);
   }
   await signer.check?.();
   return { signer, pubkey: await signer.getPublicKey() };
