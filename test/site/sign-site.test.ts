@@ -10,7 +10,7 @@ import {
   verifySite,
 } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
-import { npubEncode } from 'nostr-tools/nip19';
+import { decode, npubEncode } from 'nostr-tools/nip19';
 import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,6 +199,43 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     expect(proxy.signedEvents()).toBe(PAGES);
     const report = await verifySite(join(project, 'dist'), { pubkey: otherPubkey });
     expect(report).toMatchObject({ ok: true, valid: PAGES, invalid: 0 });
+  });
+
+  it('relay hints: SIEGEL_RELAYS goes into every nevent; a new --relay rewrites blocks with 0 sign requests', async () => {
+    const project = join(root, 'relays');
+    await cp(join(root, 'build'), join(project, 'dist'), { recursive: true });
+    await writeEnv(project, { SIEGEL_RELAYS: 'wss://relay.example.com,wss://nos.example' });
+    const neventOf = async (path: string) => {
+      const html = await readFile(join(project, 'dist', path), 'utf8');
+      const nevent = /<link rel="alternate" href="nostr:(nevent1[0-9a-z]+)">/.exec(html)?.[1] as string;
+      const decoded = decode(nevent);
+      if (decoded.type !== 'nevent') throw new Error(`not an nevent: ${nevent}`);
+      return { ...decoded.data, eventId: readSignatureBlock(html)?.eventId };
+    };
+    proxy.reset();
+    const first = await runSiegel(['sign'], { cwd: project });
+    expect(first.code).toBe(0);
+    expect(proxy.signedEvents()).toBe(PAGES);
+    const before = new Map<string, string | undefined>();
+    for (const path of paths) {
+      const data = await neventOf(path);
+      expect(data.relays, path).toEqual(['wss://relay.example.com', 'wss://nos.example']);
+      expect(data.id).toBe(data.eventId);
+      expect(data.author).toBe(bunker.pubkey);
+      before.set(path, data.id);
+    }
+    // The same signed output, another relay by flag: the events stay, only the nevents change.
+    proxy.reset();
+    const second = await runSiegel(['sign', '--relay', 'wss://other.example'], { cwd: project });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`0 signed, ${PAGES} unchanged`);
+    expect(proxy.signRequests()).toBe(0);
+    for (const path of paths) {
+      const data = await neventOf(path);
+      expect(data.relays, path).toEqual(['wss://other.example']);
+      expect(data.id).toBe(before.get(path));
+    }
+    expect((await verifySite(join(project, 'dist'), { pubkey: bunker.pubkey })).ok).toBe(true);
   });
 });
 

@@ -19,6 +19,7 @@ Options for sign:
   --site URL        public URL of the site (default: SITE_URL)
   --selector CSS    signed element (default: main)
   --cache FILE      cache file (default: .sign-cache.json in the current directory)
+  --relay URL       relay hint (wss://) for the block's nevent link; repeatable (default: SIEGEL_RELAYS)
   --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
   --verbose         list every page and its outcome
 
@@ -32,7 +33,8 @@ Options for verify:
 
 Configuration is read from .env in the current directory (and the environment):
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
-  SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500).
+  SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
+  SIEGEL_RELAYS (comma-separated wss:// relay hints; a change rewrites blocks, re-signs nothing).
 
 Exit codes: 0 success, 1 signing or verification failed, 2 usage error.
 `;
@@ -81,11 +83,12 @@ async function main(argv: string[]): Promise<number> {
       ...(values.site !== undefined ? { site: values.site } : {}),
       ...(values.selector !== undefined ? { selector: values.selector } : {}),
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
+      ...(values.relay !== undefined ? { relays: values.relay } : {}),
     });
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
   }
   if (command === 'verify') {
-    for (const name of ['site', 'cache', 'dry-run'] as const) {
+    for (const name of ['site', 'cache', 'dry-run', 'relay'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
     const report = await verifySite(target ?? 'dist', {
@@ -111,6 +114,7 @@ function parse(argv: string[]) {
       site: { type: 'string' },
       selector: { type: 'string' },
       cache: { type: 'string' },
+      relay: { type: 'string', multiple: true },
       pubkey: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

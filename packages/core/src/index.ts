@@ -22,6 +22,7 @@ export { type AnalyzePageOptions, analyzePage, hashPage, type PageAnalysis } fro
 export { createPageEvent, PAGE_EVENT_KIND, type PageEventInput, pageUrl } from './page-event.js';
 export { hashContent } from './page-hash.js';
 export { DEFAULT_SELECTOR, readPageContent } from './page-parse.js';
+export { parseRelays } from './relay-list.js';
 export {
   CACHE_SPEC,
   CACHE_VERSION,

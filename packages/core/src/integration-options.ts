@@ -37,6 +37,11 @@ export const integrationOptionsSchema = z.strictObject({
   cacheFile: z.string().min(1).optional(),
   /** `fail`: a signing error fails the build. `warn`: the build finishes unsigned with a warning. Default: `fail`. */
   onError: z.enum(['fail', 'warn']).optional(),
+  /**
+   * Relay hints (`wss://` URLs) for the block's `nevent` link. Default: `SIEGEL_RELAYS` from `.env`
+   * (comma-separated), else none. A change rewrites the blocks and re-signs nothing.
+   */
+  relays: z.array(z.url({ protocol: /^wss$/, error: 'must be a wss:// URL' })).optional(),
   /** Bunker base URL. Default: `BUNKER_URL` from `.env`, else `http://localhost:7777`. */
   bunkerUrl: z.url().optional(),
   /** Bunker API token. Default: `BUNKER_API_TOKEN` from `.env`. Prefer `.env`: configs get committed. */
@@ -99,6 +104,7 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     bunkerUrl: options.bunkerUrl,
     bunkerApiToken: options.bunkerApiToken,
     bunkerKeyName: options.bunkerKeyName,
+    ...(options.relays ? { relays: options.relays } : {}),
     logger: {
       info: (message) => logger.info(message),
       warn: (message) => logger.warn(message),

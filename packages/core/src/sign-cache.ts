@@ -19,6 +19,11 @@ export interface SignCacheHeader {
   site: string;
   /** CSS selector of the signed element. */
   selector: string;
+  /**
+   * Relay hints in the blocks' `nevent` (default none). Not part of what a cache is *for*: a change keeps
+   * every event (no re-signing) but forgets the signed-output fingerprints, so every block is rewritten.
+   */
+  relays?: string[];
 }
 
 /** One page in the cache, keyed by its path relative to the output directory. */
@@ -49,6 +54,8 @@ export interface ReadSignCacheResult {
   cache: SignCache;
   /** Entries came from the journal of an interrupted run (write the cache to fold them in). */
   journal?: boolean;
+  /** The cache was made with other relay hints: events kept, every block is to be rewritten. */
+  relaysChanged?: boolean;
   /** A corrupt or unreadable cache (it is ignored). */
   warning?: string;
   /** A cache made for another key, site, selector or spec (it is ignored: all pages are re-signed). */
@@ -87,6 +94,7 @@ async function readSnapshot(
     pubkey: header.pubkey ?? '',
     site: header.site,
     selector: header.selector,
+    relays: header.relays ?? [],
     pages: new Map(),
   });
   let text: string;
@@ -131,14 +139,22 @@ async function readSnapshot(
   const pages = new Map<string, SignCacheEntry>();
   let dropped = 0;
   const raw = data.pages;
+  // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
+  const relays = header.relays ?? [];
+  const sameRelays = sameList(Array.isArray(data.relays) ? data.relays : [], relays);
   if (raw && typeof raw === 'object') {
     for (const [path, entry] of Object.entries(raw as Record<string, unknown>)) {
-      if (isEntry(entry, String(data.pubkey))) pages.set(path, entry);
-      else dropped++;
+      if (!isEntry(entry, String(data.pubkey))) dropped++;
+      else if (sameRelays) pages.set(path, entry);
+      else {
+        const { signedFingerprint: _, ...kept } = entry;
+        pages.set(path, kept);
+      }
     }
   }
   return {
-    cache: { pubkey: String(data.pubkey), site: header.site, selector: header.selector, pages },
+    cache: { pubkey: String(data.pubkey), site: header.site, selector: header.selector, relays, pages },
+    ...(sameRelays ? {} : { relaysChanged: true }),
     ...(dropped > 0
       ? {
           warning: `Ignored ${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in the cache \`${file}\`.`,
@@ -160,6 +176,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     pubkey: cache.pubkey,
     site: cache.site,
     selector: cache.selector,
+    relays: cache.relays ?? [],
     pages,
   };
   try {
@@ -204,6 +221,10 @@ export async function removeStaleCacheTemps(file: string): Promise<void> {
   }
   const stale = names.filter((name) => name.startsWith(prefix) && /\.[0-9a-f]{12}\.tmp$/.test(name));
   await Promise.all(stale.map((name) => rm(join(dirname(file), name), { force: true })));
+}
+
+function sameList(a: unknown[], b: string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 function isRange(range: { start: number; end: number } | undefined): boolean {

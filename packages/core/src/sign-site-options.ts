@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SiegelError } from './errors.js';
 import { defaultParseWorkers } from './parse-pool.js';
+import { parseRelays, readRelaysFromEnv } from './relay-list.js';
 import type { Signer } from './signer.js';
 
 /** Where messages go. `error` is optional. */
@@ -42,7 +43,11 @@ export interface SignSiteOptions {
   maxInFlight?: number;
   /** Show a progress line on stderr (default: when stderr is a terminal). */
   progress?: boolean;
-  /** Relays for the `nevent` hint in the block (default: none). */
+  /**
+   * Relays (`wss://` URLs) for the `nevent` hint in the block's `rel="alternate"` link (default:
+   * `SIEGEL_RELAYS` from `env`, comma-separated, else none; the first 3 are used). Changing them re-signs
+   * nothing: the event stays, only the blocks are rewritten.
+   */
   relays?: string[];
   /** Worker threads that parse pages in `signSite` (default: CPUs − 1, at most 4; `SIEGEL_PARSE_WORKERS`; 0 = none). */
   parseWorkers?: number;
@@ -106,7 +111,8 @@ const consoleLogger: SiegelLogger = {
 
 /**
  * Validate options and apply defaults.
- * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, bad numbers.
+ * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, bad numbers,
+ *   a relay that is not a `wss://` URL.
  */
 export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSiteOptions {
   for (const name of Object.keys(options)) {
@@ -152,7 +158,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
     batchSize,
     maxInFlight,
     progress: options.progress ?? process.stderr.isTTY === true,
-    relays: options.relays ?? [],
+    relays: options.relays ? parseRelays(options.relays) : readRelaysFromEnv(env.SIEGEL_RELAYS),
     parseWorkers: nonNegativeInteger(
       options.parseWorkers ?? numberFrom(env.SIEGEL_PARSE_WORKERS),
       defaultParseWorkers(),

@@ -79,15 +79,18 @@ export class SigningSession {
   static async open(options: ResolvedSignSiteOptions): Promise<SigningSession> {
     const { logger } = options;
     const { signer, pubkey } = await openSigner(options);
-    const { cache, warning, notice, journal } = await readSignCache(options.cacheFile, {
+    const { cache, warning, notice, journal, relaysChanged } = await readSignCache(options.cacheFile, {
       pubkey,
       site: options.site,
       selector: options.selector,
+      relays: options.relays,
     });
     if (warning) logger.warn(warning);
     if (notice) logger.warn(notice);
+    if (relaysChanged && cache.pages.size > 0)
+      logger.info('Siegel: relay hints changed; rewriting the blocks of unchanged pages (no re-signing).');
     const session = new SigningSession(options, signer, cache);
-    if (notice && !options.dryRun) session.#dirty = true;
+    if ((notice || relaysChanged) && !options.dryRun) session.#dirty = true;
     if (!options.dryRun) {
       await removeStaleCacheTemps(options.cacheFile);
       // An interrupted run left signed batches in the journal: fold them into the cache before a new

@@ -37,6 +37,7 @@ describe('@siegel/core exports', () => {
       'loadEnv',
       'pageUrl',
       'parseIntegrationOptions',
+      'parseRelays',
       'readPageContent',
       'readSignCache',
       'readSignatureBlock',

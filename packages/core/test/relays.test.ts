@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decode } from 'nostr-tools/nip19';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  integrationOptionsSchema,
+  parseIntegrationOptions,
+  resolveSignSiteOptions,
+  signSite,
+  toSignSiteOptions,
+} from '../src/index.js';
+import { parseRelays } from '../src/relay-list.js';
+import {
+  CountingSigner,
+  collectingLogger,
+  cp,
+  createFixtureProject,
+  FIXTURE_PAGES,
+  KEY_A,
+} from './support/site-fixture.js';
+
+const SITE = 'https://example.com';
+const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup();
+  cleanups = [];
+});
+
+/** The relays in a signed page's `rel="alternate"` `nostr:nevent1…` link. */
+function relaysOf(html: string): string[] {
+  const nevent = /<link rel="alternate" href="nostr:(nevent1[0-9a-z]+)">/.exec(html)?.[1];
+  if (!nevent) throw new Error('no nevent link');
+  const decoded = decode(nevent);
+  if (decoded.type !== 'nevent') throw new Error(decoded.type);
+  return decoded.data.relays ?? [];
+}
+
+describe('relay hints: validation', () => {
+  it('takes wss:// URLs (trimmed, deduplicated, in order) and rejects anything else with the value quoted', () => {
+    expect(
+      parseRelays([' wss://relay.example.com ', 'wss://nos.lol/', '', 'wss://relay.example.com ']),
+    ).toEqual(['wss://relay.example.com', 'wss://nos.lol/']);
+    for (const bad of [
+      'https://relay.example.com',
+      'ws://relay.example.com',
+      'relay.example.com',
+      'wss://u:p@r.example',
+    ]) {
+      expect(() => parseRelays([bad]), bad).toThrow(`Relay \`${bad}\` (relays)`);
+    }
+  });
+
+  it('reads SIEGEL_RELAYS (comma-separated) from env; the option wins; bad values are usage errors', () => {
+    const base = { site: SITE };
+    expect(resolveSignSiteOptions(base).relays).toEqual([]);
+    expect(
+      resolveSignSiteOptions({ ...base, env: { SIEGEL_RELAYS: 'wss://a.example, wss://b.example' } }).relays,
+    ).toEqual(['wss://a.example', 'wss://b.example']);
+    expect(
+      resolveSignSiteOptions({
+        ...base,
+        env: { SIEGEL_RELAYS: 'wss://a.example' },
+        relays: ['wss://c.example'],
+      }).relays,
+    ).toEqual(['wss://c.example']);
+    expect(() =>
+      resolveSignSiteOptions({ ...base, env: { SIEGEL_RELAYS: 'wss://a.example,http://b' } }),
+    ).toThrow(/Relay `http:\/\/b` \(SIEGEL_RELAYS\) must be a wss:\/\/ URL/);
+  });
+
+  it('is one of the shared integration options, validated and passed through', () => {
+    const options = parseIntegrationOptions(
+      integrationOptionsSchema,
+      { relays: ['wss://a.example'] },
+      '@siegel/x',
+    );
+    const logger = { info: () => {}, warn: () => {}, error: () => {} };
+    expect(toSignSiteOptions(options, { root: '/nowhere', logger }).relays).toEqual(['wss://a.example']);
+    expect(() =>
+      parseIntegrationOptions(integrationOptionsSchema, { relays: ['https://a.example'] }, '@siegel/x'),
+    ).toThrow('@siegel/x: option `relays.0`: must be a wss:// URL');
+  });
+});
+
+describe('relay hints: signing', () => {
+  it('a relay change re-signs nothing and gives every unchanged page the new nevent', async () => {
+    const { dist, cacheFile, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const fresh = `${dist}-unsigned`;
+    await cp(dist, fresh, { recursive: true });
+    const signer = new CountingSigner(KEY_A);
+    const { logger, info } = collectingLogger();
+    const run = (relays: string[], dir = dist) =>
+      signSite(dir, { site: SITE, signer, cacheFile, logger, progress: false, relays });
+
+    expect((await run(['wss://one.example'])).signed).toBe(4);
+    for (const path of SIGNED)
+      expect(relaysOf(await readFile(join(dist, path), 'utf8'))).toEqual(['wss://one.example']);
+    const ids = new Map<string, string>();
+    for (const path of SIGNED)
+      ids.set(
+        path,
+        /nostr:event" content="([0-9a-f]{64})/.exec(await readFile(join(dist, path), 'utf8'))?.[1] ?? '',
+      );
+
+    // The signed output again, other relays: no bunker call, same events, new nevent in every page.
+    const calls = signer.calls;
+    const second = await run(['wss://two.example', 'wss://three.example']);
+    expect(second).toMatchObject({ signed: 0, unchanged: 4, failed: 0 });
+    expect(signer.calls).toBe(calls);
+    expect(info.join('\n')).toContain('relay hints changed');
+    for (const path of SIGNED) {
+      const html = await readFile(join(dist, path), 'utf8');
+      expect(relaysOf(html), path).toEqual(['wss://two.example', 'wss://three.example']);
+      expect(html).toContain(`<meta name="nostr:event" content="${ids.get(path)}">`);
+    }
+    const cache = JSON.parse(await readFile(cacheFile, 'utf8'));
+    expect(cache.relays).toEqual(['wss://two.example', 'wss://three.example']);
+
+    // A fresh unsigned build gets the current relays from the cached events, too.
+    await run(['wss://two.example', 'wss://three.example'], fresh);
+    for (const path of SIGNED) {
+      expect(await readFile(join(fresh, path), 'utf8')).toBe(await readFile(join(dist, path), 'utf8'));
+    }
+    // No relays: the hint is gone again, still no signing.
+    await run([]);
+    for (const path of SIGNED) expect(relaysOf(await readFile(join(dist, path), 'utf8'))).toEqual([]);
+    expect(signer.calls).toBe(calls);
+    await rm(fresh, { recursive: true, force: true });
+  });
+});
+
+describe('relay hints: CLI', () => {
+  function runCli(args: string[], cwd: string, env: Record<string, string> = {}) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+      });
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  it('--relay (repeatable) and SIEGEL_RELAYS; --help names them; a bad relay is a usage error', async () => {
+    const { root, dist, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const env = { SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: SITE, SIEGEL_RELAYS: 'wss://env.example' };
+    const help = await runCli(['--help'], root);
+    expect(help.stdout).toMatch(/--relay URL +relay hint \(wss:\/\/\)/);
+    expect(help.stdout).toContain('SIEGEL_RELAYS');
+    expect((await runCli(['sign'], root, env)).code).toBe(0);
+    expect(relaysOf(await readFile(join(dist, 'about.html'), 'utf8'))).toEqual(['wss://env.example']);
+    const flags = await runCli(
+      ['sign', '--relay', 'wss://a.example', '--relay', 'wss://b.example'],
+      root,
+      env,
+    );
+    expect(flags.code).toBe(0);
+    expect(flags.stdout).toContain('0 signed, 4 unchanged');
+    expect(relaysOf(await readFile(join(dist, 'about.html'), 'utf8'))).toEqual([
+      'wss://a.example',
+      'wss://b.example',
+    ]);
+    const bad = await runCli(['sign', '--relay', 'http://a.example'], root, env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Relay `http://a.example` (relays) must be a wss:// URL');
+    const badEnv = await runCli(['sign'], root, { ...env, SIEGEL_RELAYS: 'nope' });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('Relay `nope` (SIEGEL_RELAYS) is not a URL');
+  });
+});
