@@ -38,6 +38,19 @@ describe('siegel-bunker exit codes', () => {
     expect(result.stderr).toContain('--no-such-option');
   });
 
+  // Regression: `keys` usage errors used to exit 1, unlike every other usage error.
+  it('an unknown `keys` subcommand, a missing NAME, or --generate with --import exit 2', async () => {
+    const unknown = await runBunkerCli(['keys', 'frob']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown `keys` command `frob`');
+    const missing = await runBunkerCli(['keys', 'add']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('siegel-bunker keys add NAME');
+    const both = await runBunkerCli(['keys', 'add', 'k', '--generate', '--import', 'nsec1x']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+  });
+
   it('a value that is wrong at run time exits 1 (not a usage error)', async () => {
     const result = await runBunkerCli(['start', '--port', 'seventy']);
     expect(result.code).toBe(1);

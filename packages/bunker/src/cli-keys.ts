@@ -5,6 +5,7 @@ import { KeyStore } from './key-store.js';
 import { consoleLogger } from './logger.js';
 import { passphraseFromEnv, promptPassphrase, readPassphraseFile, readStdin } from './passphrase-input.js';
 import { loadSigningEngine } from './signing-engine.js';
+import { UsageError } from './usage-error.js';
 
 /** Default data directory, relative to the working directory. */
 export const DEFAULT_DATA_DIR = '.bunker';
@@ -20,10 +21,7 @@ export async function runKeysCommand(
   const [sub, ...rest] = argv;
   if (sub === 'add') return addKey(rest, env);
   if (sub === 'list') return listKeys(rest, env);
-  throw new BunkerError(
-    'invalid_request',
-    `Unknown \`keys\` command \`${sub ?? ''}\`: use \`keys add\` or \`keys list\``,
-  );
+  throw new UsageError(`Unknown \`keys\` command \`${sub ?? ''}\`: use \`keys add\` or \`keys list\``);
 }
 
 async function addKey(argv: string[], env: Record<string, string | undefined>): Promise<number> {
@@ -39,12 +37,9 @@ async function addKey(argv: string[], env: Record<string, string | undefined>): 
   });
   const [name, ...extra] = positionals;
   if (!name || extra.length > 0)
-    throw new BunkerError(
-      'invalid_request',
-      'Usage: siegel-bunker keys add NAME [--generate | --import KEY]',
-    );
+    throw new UsageError('Usage: siegel-bunker keys add NAME [--generate | --import KEY]');
   if (values.generate && values.import !== undefined) {
-    throw new BunkerError('invalid_request', 'Give either `--generate` or `--import`, not both');
+    throw new UsageError('Give either `--generate` or `--import`, not both');
   }
   const imported = values.import === '-' ? await readStdin() : values.import;
   const passphrase = values['passphrase-file']

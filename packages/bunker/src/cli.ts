@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { runKeysCommand } from './cli-keys.js';
 import { runStartCommand } from './cli-start.js';
+import { isUsageError } from './usage-error.js';
 
 /** `siegel-bunker --help`. */
 export const USAGE = `Usage:
@@ -41,10 +42,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Usage errors (unknown option, missing value) exit 2; everything else, e.g. a refused start, exits 1.
-    const usage =
-      error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+    // Usage errors (unknown option or subcommand, missing value or NAME) exit 2; everything else, e.g. a
+    // refused start, exits 1.
     process.stderr.write(`siegel-bunker: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = usage ? 2 : 1;
+    process.exitCode = isUsageError(error) ? 2 : 1;
   },
 );
