@@ -66,6 +66,8 @@ describe('crash safety (issue 3, acceptance 4)', () => {
     proxy.onRequest = undefined;
     const signedBeforeKill = proxy.signedEvents() - held;
     expect(signedBeforeKill).toBe((KILL_AT_REQUEST - 1) * BATCH);
+    // The killed run was writing verify pages (in place, under the marker): it left the marker behind.
+    expect(await readdir(join(root, 'dist', 'verify'))).toContain('.siegel-writing');
 
     proxy.reset();
     const rerun = await runSiegel(['sign'], { cwd: root });
@@ -94,6 +96,7 @@ describe('crash safety (issue 3, acceptance 4)', () => {
       /\.(tmp|journal)$/.test(String(name)),
     );
     expect(leftovers).toEqual([]);
+    expect(await readdir(join(root, 'dist', 'verify'))).not.toContain('.siegel-writing');
 
     // And a third run has nothing left to do.
     proxy.reset();

@@ -108,6 +108,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     await writes.idle();
     progress.done();
     if (signedAny) await verify.writeScript();
+    await verify.finish();
     if (!resolved.files && !session.fatal) session.prune(new Set(paths));
     await session.saveCache();
     if (session.fatal) throw session.fatal;

@@ -68,6 +68,7 @@ export function createSiteSigner(options: SiteSignerOptions): SiteSigner {
         }
         await pool.idle();
         await verify.writeScript();
+        await verify.finish();
         if (failures.length > 0) throw failures[0];
       }
       await session.saveCache();

@@ -1,16 +1,28 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { mkdirFast, writeFileAtomic } from './atomic-write.js';
+import { mkdirFast, writeFileAtomic, writeFileFast } from './atomic-write.js';
 import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
 export const VERIFY_DIR = 'verify';
 
 /**
+ * Present in `verify/` while a run writes verify pages; removed when they are all written. A run that finds
+ * it trusts none of the verify files it sees (a killed run may have left one half-written) and rewrites them.
+ */
+export const VERIFY_MARKER = '.siegel-writing';
+
+/**
  * Writes the verify pages of a signed site: `verify/{event id}/index.html`, `verify/{event id}.json`, and
  * the one shared script `verify/siegel-verify.js`. Event ids are content addresses: a verify page that
  * already exists for an id is not written again.
+ *
+ * Crash safety without temp files: the per-event files are written in place (no temp file + rename: two
+ * metadata operations fewer per page), the event file after the page, and only while the marker
+ * {@link VERIFY_MARKER} exists. A run killed midway leaves the marker; the next run then ignores every
+ * existing verify file and writes them again, so a half-written one never survives. Call {@link finish}
+ * once every write is done.
  */
 export class VerifyOutput {
   readonly #outDir: string;
@@ -18,6 +30,9 @@ export class VerifyOutput {
   readonly #selector: string;
   #existing: Promise<Set<string>> | undefined;
   #scriptWritten = false;
+  #marked = false;
+  /** A write failed: it may have left a partial file, so the marker stays for the next run. */
+  #failed = false;
 
   constructor(outDir: string, site: string, selector: string) {
     this.#outDir = outDir;
@@ -44,12 +59,17 @@ export class VerifyOutput {
       scriptPath: this.scriptPath,
       selector: this.#selector,
     });
-    // The event file last: its presence means the verify page is complete (a killed run re-does the rest).
-    await writeFileAtomic(join(dir, 'index.html'), html);
-    await writeFileAtomic(
-      join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
-      `${JSON.stringify(event, null, 2)}\n`,
-    );
+    try {
+      // The event file last: its presence means the verify page is complete (under the marker, see above).
+      await writeFileFast(join(dir, 'index.html'), html);
+      await writeFileFast(
+        join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
+        `${JSON.stringify(event, null, 2)}\n`,
+      );
+    } catch (error) {
+      this.#failed = true;
+      throw error;
+    }
   }
 
   /** Write the shared verify script (once per run). */
@@ -60,11 +80,26 @@ export class VerifyOutput {
     await writeFileAtomic(join(this.#outDir, VERIFY_DIR, VERIFY_SCRIPT_NAME), await readVerifyScript());
   }
 
+  /** Remove the marker once every {@link writePage} has settled — unless one failed (it may be partial). */
+  async finish(): Promise<void> {
+    if (!this.#marked || this.#failed) return;
+    this.#marked = false;
+    await rm(join(this.#outDir, VERIFY_DIR, VERIFY_MARKER), { force: true });
+  }
+
+  /** The verify files already there (none when a killed run left the marker), after setting the marker. */
   #readExisting(): Promise<Set<string>> {
-    this.#existing ??= readdir(join(this.#outDir, VERIFY_DIR)).then(
-      (names) => new Set(names),
-      () => new Set<string>(),
-    );
+    this.#existing ??= (async () => {
+      const dir = join(this.#outDir, VERIFY_DIR);
+      const names = await readdir(dir).catch(() => [] as string[]);
+      await mkdirFast(dir);
+      await writeFileFast(
+        join(dir, VERIFY_MARKER),
+        'siegel sign is writing verify pages; a run that finds this file rewrites them all.\n',
+      );
+      this.#marked = true;
+      return names.includes(VERIFY_MARKER) ? new Set<string>() : new Set(names);
+    })();
     return this.#existing;
   }
 }

@@ -60,6 +60,13 @@ function readTag(event: NostrEvent, name: string): string | undefined {
   return event.tags.find((tag) => tag[0] === name)?.[1];
 }
 
+/** One signer signs a whole site: encode its npub once, not per page. */
+let lastNpub: { pubkey: string; npub: string } | undefined;
+function encodeNpub(pubkey: string): string {
+  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: npubEncode(pubkey) };
+  return lastNpub.npub;
+}
+
 /**
  * The static verify page for one signed page (`verify/{event id}/index.html`): the event, who signed it
  * (npub), when, the page it covers, and a check that runs in the reader's browser with no network but
@@ -83,7 +90,7 @@ export function renderVerifyPage(input: VerifyPageInput): string {
   let npub: string;
   let nevent: string;
   try {
-    npub = npubEncode(event.pubkey);
+    npub = encodeNpub(event.pubkey);
     nevent = neventEncode({ id: event.id, author: event.pubkey, kind: event.kind });
   } catch (cause) {
     throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`, {
