@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the file-signing service: the only module that reads the environment and listens.
 import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
 import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
@@ -8,6 +9,13 @@ import { createApp } from './app.js';
 import { databasePath, filesPath, readServerConfig } from './config.js';
 import { FilesystemStorage } from './storage/filesystem-storage.js';
 import { SqliteRecordStore } from './storage/sqlite-record-store.js';
+import { prepareEventChecks } from './verify-record.js';
+
+// WebAssembly (nostr-wasm's Schnorr code, undici's HTTP parser behind the bunker client) is compiled to
+// optimized code once, when loaded at start, instead of first to baseline code and again, optimized, in the
+// background once it has run enough: that second compile came during the second or third upload and took
+// 10–20 MB while it ran. Set before any WebAssembly is compiled.
+setFlagsFromString('--no-wasm-dynamic-tiering');
 
 const dev = process.argv.includes('--dev');
 // process.env, overlaid with `.env` in the working directory (never mutating process.env).
@@ -44,6 +52,9 @@ const { app, fileSigner } = createApp({
   maxUploadBytes: config.maxUploadBytes,
   rateLimitPerMinute: config.rateLimitPerMinute,
 });
+// Load and build before listening what the first signing would otherwise load and build while it holds an
+// upload in memory.
+await prepareEventChecks();
 const orphans = await fileSigner.removeOrphans();
 if (orphans.length > 0)
   console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);

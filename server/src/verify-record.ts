@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { LocalKeySigner } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
-import { serializeEvent, verifyEvent } from 'nostr-tools/pure';
+import { generateSecretKey, serializeEvent, verifyEvent } from 'nostr-tools/pure';
+import { verifyEvent as verifyEventWasm } from 'nostr-tools/wasm';
 
 /** The checks run on a stored event each time it is verified. */
 export interface RecordChecks {
@@ -58,4 +60,25 @@ export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict
     checks: { event_id: idOk, signature: signatureOk, hash_tag: hashTagOk },
     reasons,
   };
+}
+
+/**
+ * Build at start what the first signings would otherwise build while they hold an upload in memory: the
+ * precomputed tables of nostr-tools' Schnorr verifier (several MB, made on first use), and the nostr-wasm
+ * module `@siegel/core` signs and checks bunker answers with (loaded once per process on first use: a
+ * throwaway key signs one throwaway event, and its verifier runs once). Nothing is stored or sent.
+ *
+ * @example
+ * ```ts
+ * await prepareEventChecks(); // in main.ts, before listening
+ * ```
+ */
+export async function prepareEventChecks(): Promise<void> {
+  const [event] = await new LocalKeySigner(generateSecretKey()).signEvents([
+    { kind: 1063, created_at: 0, tags: [['x', '0'.repeat(64)]], content: '' },
+  ]);
+  if (event === undefined || !verifyEvent({ ...event }))
+    throw new Error('The Schnorr verifier does not work');
+  // `nostr-tools/wasm` is the module instance core set nostr-wasm on (it answers false if it is another one).
+  verifyEventWasm({ ...event });
 }
