@@ -49,9 +49,10 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   const app = new Hono();
   const { records, baseUrl, cdnUrl } = options;
   const answers = new Map<string, CachedAnswer>();
-  // This is the hot path: answers carry their headers as one plain object (security headers, open CORS), which
-  // @hono/node-server writes without building a Headers object, and a reused answer is returned synchronously
-  // (no promise for Hono or the adapter to wait on). `createApp` routes these paths ahead of the site's
+  // This is the hot path: answers are built as `new Response(body, { headers })` with one plain header object
+  // (security headers, open CORS), which @hono/node-server writes as it is (Hono's `c.body()` would first copy
+  // more than one header into a `Headers` object, and the adapter copy it back), and a reused answer is
+  // returned synchronously (no promise for Hono or the adapter to wait on). `createApp` routes these paths ahead of the site's
   // middleware for that reason; the handlers set the same security headers themselves and never throw for
   // bad input.
   const security = createSecurityHeaders({ https: options.https });
@@ -60,6 +61,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     'Access-Control-Allow-Origin': '*',
     'Content-Type': 'application/json; charset=UTF-8',
   };
+  const answer = (body: string, status: number) => new Response(body, { status, headers: jsonHeaders });
   const preflight = (c: Context) =>
     c.body(null, 204, {
       ...security,
@@ -106,19 +108,19 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         `\`hash\` must be 64 hexadecimal characters (SHA-256), got \`${(raw ?? '').slice(0, 100)}\``,
         { verified: false },
       );
-      return c.body(JSON.stringify(error.toJSON()), 400, jsonHeaders);
+      return answer(JSON.stringify(error.toJSON()), 400);
     }
     // The stamp is read before the record: a change after it shows as a new stamp on the next call.
     const stamp = records.readChangeStamp?.();
     const cached = answers.get(hash);
     if (stamp !== undefined && cached?.stamp === stamp)
-      return c.body(cached.body, cached.status, jsonHeaders);
-    return buildAnswer(hash).then((answer) => {
+      return answer(cached.body, cached.status);
+    return buildAnswer(hash).then((built) => {
       if (stamp !== undefined) {
         if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
-        answers.set(hash, { stamp, ...answer });
+        answers.set(hash, { stamp, ...built });
       }
-      return c.body(answer.body, answer.status, jsonHeaders);
+      return answer(built.body, built.status);
     });
   });
 
