@@ -113,8 +113,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     // The stamp is read before the record: a change after it shows as a new stamp on the next call.
     const stamp = records.readChangeStamp?.();
     const cached = answers.get(hash);
-    if (stamp !== undefined && cached?.stamp === stamp)
-      return answer(cached.body, cached.status);
+    if (stamp !== undefined && cached?.stamp === stamp) return answer(cached.body, cached.status);
     return buildAnswer(hash).then((built) => {
       if (stamp !== undefined) {
         if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
