@@ -32,7 +32,7 @@ export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: 
       const { bytes, name } = getUpload(c);
       const record = await options.fileSigner.sign(bytes, name);
       const description = describeRecord(record, fileUrls(record, options.baseUrl, options.cdnUrl));
-      return c.json({ success: true, ...description, published_to: [] as string[] }, 201);
+      return c.json({ success: true, ...description, published_to: [] as string[] }, 200);
     },
   );
   return app;
