@@ -84,6 +84,17 @@ describe('the server over HTTP against a real bunker process', () => {
     }
   });
 
+  it('answers HEAD /{sha256} (Blossom BUD-01) with the headers of GET and no body', async () => {
+    const { hash, bytes } = signed.get('png-author.png') ?? { hash: '', bytes: Buffer.alloc(0) };
+    const head = await fetch(`${server.url}/${hash}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('image/png');
+    expect(Number(head.headers.get('content-length'))).toBe(bytes.length);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    const unknown = await fetch(`${server.url}/${'0'.repeat(64)}`, { method: 'HEAD' });
+    expect(unknown.status).toBe(404);
+  });
+
   it('answers every bad input with a 4xx, never a 500, and keeps serving', async () => {
     for (const [name, want] of Object.entries(expected.rejects)) {
       const { status, body } = await signOverHttp(server, name, await readFile(join(SERVER_FIXTURES, name)));
@@ -216,5 +227,42 @@ describe('the server over HTTP against a real bunker process', () => {
       await dev.stop();
       await rm(dev.dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the per-client rate limit over HTTP', () => {
+  let bunker: RunningBunker;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    bunker = await startBunker();
+    server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '2' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await bunker?.stop();
+    if (server) await rm(server.dataDir, { recursive: true, force: true });
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After past SIGN_RATE_LIMIT uploads a minute, and stores nothing', async () => {
+    const upload = (n: number) =>
+      signOverHttp(server, `rate-${n}.md`, Buffer.from(`---\nauthor: Rita Rate\n---\nUpload ${n}.\n`));
+    expect((await upload(1)).status).toBe(200);
+    expect((await upload(2)).status).toBe(200);
+    const third = Buffer.from('---\nauthor: Rita Rate\n---\nUpload 3.\n');
+    const form = new FormData();
+    form.append('file', new Blob([third]), 'rate-3.md');
+    const limited = await fetch(`${server.url}/api/sign-image-v2`, {
+      method: 'POST',
+      body: form,
+      headers: { Authorization: `Bearer ${server.token}` },
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ success: false, error: 'RATE_LIMITED' });
+    expect((await fetch(`${server.url}/api/verify?hash=${sha256(third)}`)).status).toBe(404);
+    // Verifying stays open to everyone: the limit is on uploads only.
+    expect((await fetch(`${server.url}/api/verify?hash=${'0'.repeat(64)}`)).status).toBe(404);
+    expect(server.child.exitCode).toBeNull();
   });
 });

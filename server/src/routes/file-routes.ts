@@ -37,6 +37,7 @@ export function createFileRoutes(options: { storage: FileStorage; records: Recor
     if (data === undefined || type === undefined) throw notFound();
     return c.body(data, 200, {
       'Content-Type': type,
+      'Content-Length': String(data.byteLength),
       'Content-Security-Policy': UPLOAD_CSP,
       'Cache-Control': IMMUTABLE,
       'Access-Control-Allow-Origin': '*',
@@ -74,6 +75,8 @@ export function createFileRoutes(options: { storage: FileStorage; records: Recor
       'Content-Type': record.mimeType.startsWith('text/')
         ? `${record.mimeType}; charset=utf-8`
         : record.mimeType,
+      // Explicit, so a HEAD (which Hono answers from this GET route, body dropped) still tells the size.
+      'Content-Length': String(data.byteLength),
       'Content-Security-Policy': UPLOAD_CSP,
       'Cache-Control': IMMUTABLE,
       'Access-Control-Allow-Origin': '*',
