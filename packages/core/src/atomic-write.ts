@@ -37,7 +37,14 @@ function nextTempId(): string {
 
 /**
  * Write a file atomically: to a temp file in the same directory, then rename over the target, so a reader
- * or a crash sees either the old or the new content, never a torn file.
+ * or a crash sees either the old or the new content, never a torn file. The new content is a new file: hard
+ * links to the old one keep the old bytes.
+ *
+ * @example
+ * ```ts
+ * await writeFileAtomic('_site/about/index.html', signedHtml);
+ * ```
+ * @throws the `fs` error of the write or the rename (the temp file is removed first).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${nextTempId()}.tmp`);

@@ -50,6 +50,7 @@ describe('@siegel/core exports', () => {
       'signSite',
       'toSignSiteOptions',
       'verifySite',
+      'writeFileAtomic',
       'writeSignCache',
     ]);
   });

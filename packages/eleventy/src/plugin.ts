@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { createSiteSigner, handleSigningError, runBuildSigning, toSignSiteOptions } from '@siegel/core';
-import { replaceFileAtomic } from './atomic-write.js';
+import {
+  createSiteSigner,
+  handleSigningError,
+  runBuildSigning,
+  toSignSiteOptions,
+  writeFileAtomic,
+} from '@siegel/core';
 import { parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
@@ -110,7 +115,7 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
             const html = await readFile(file, 'utf8');
             const signed = await signer.signPage(relative(outDir, file), html);
             // Atomic (temp file + rename): never a half-written page, whatever reads or stops meanwhile.
-            if (signed !== html) await replaceFileAtomic(file, signed);
+            if (signed !== html) await writeFileAtomic(file, signed);
           }),
         );
         return signer.finish();
