@@ -23,6 +23,7 @@ export interface FileSignerOptions {
 
 const SIGNER_ERROR_CODES = new Set([
   'token_missing',
+  'token_rejected',
   'key_not_found',
   'key_locked',
   'bunker_unreachable',

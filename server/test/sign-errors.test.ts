@@ -135,6 +135,33 @@ describe('sign API errors', () => {
     expect(new SiegelError('key_locked', 'x').code).toBe('key_locked');
   });
 
+  // Regression: core's `token_rejected` (a set but wrong BUNKER_API_TOKEN) lost its German line here.
+  it('passes every signer error through with its German line: a rejected token too', async () => {
+    for (const [code, line] of [
+      ['token_missing', 'BUNKER_API_TOKEN nicht gesetzt'],
+      ['token_rejected', 'BUNKER_API_TOKEN ungültig'],
+      ['key_not_found', 'Key nicht gefunden'],
+    ] as const) {
+      await t?.close();
+      t = await makeTestApp({
+        signer: {
+          getPublicKey: async () => 'ab'.repeat(32),
+          signEvents: async () => {
+            throw createGermanError(code, 'The bunker refused.');
+          },
+        },
+      });
+      const response = await signRequest(
+        t.app,
+        uploadForm('webp-author.webp', await readFixture('webp-author.webp')),
+      );
+      expect(response.status, code).toBe(503);
+      const body = await response.json();
+      expect(body.message.split('\n')[0], code).toBe(line);
+      expect(body.bunker_error, code).toBe(code);
+    }
+  });
+
   it('removes stored files again when writing the record fails', async () => {
     t = await makeTestApp();
     const failing = t.records;
