@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { decode } from 'nostr-tools/nip19';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +10,7 @@ import {
   toSignSiteOptions,
 } from '../src/index.js';
 import { parseRelays } from '../src/relay-list.js';
+import { runCli } from './support/run-cli.js';
 import {
   CountingSigner,
   collectingLogger,
@@ -23,7 +22,6 @@ import {
 
 const SITE = 'https://example.com';
 const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups) await cleanup();
@@ -135,25 +133,6 @@ describe('relay hints: signing', () => {
 });
 
 describe('relay hints: CLI', () => {
-  function runCli(args: string[], cwd: string, env: Record<string, string> = {}) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args], {
-        cwd,
-        env: { PATH: process.env.PATH ?? '', ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
-
   it('--relay (repeatable) and SIEGEL_RELAYS; --help names them; a bad relay is a usage error', async () => {
     const { root, dist, cleanup } = await createFixtureProject();
     cleanups.push(cleanup);
