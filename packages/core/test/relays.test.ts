@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode } from 'nostr-tools/nip19';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   integrationOptionsSchema,
   parseIntegrationOptions,
@@ -15,18 +15,14 @@ import {
   CountingSigner,
   collectingLogger,
   cp,
-  createFixtureProject,
   FIXTURE_PAGES,
   KEY_A,
+  SITE,
+  useFixtureProjects,
 } from './support/site-fixture.js';
 
-const SITE = 'https://example.com';
 const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const { createProject } = useFixtureProjects();
 
 /** The relays in a signed page's `rel="alternate"` `nostr:nevent1…` link. */
 function relaysOf(html: string): string[] {
@@ -86,8 +82,7 @@ describe('relay hints: validation', () => {
 
 describe('relay hints: signing', () => {
   it('a relay change re-signs nothing and gives every unchanged page the new nevent', async () => {
-    const { dist, cacheFile, cleanup } = await createFixtureProject();
-    cleanups.push(cleanup);
+    const { dist, cacheFile } = await createProject();
     const fresh = `${dist}-unsigned`;
     await cp(dist, fresh, { recursive: true });
     const signer = new CountingSigner(KEY_A);
@@ -134,8 +129,7 @@ describe('relay hints: signing', () => {
 
 describe('relay hints: CLI', () => {
   it('--relay (repeatable) and SIEGEL_RELAYS; --help names them; a bad relay is a usage error', async () => {
-    const { root, dist, cleanup } = await createFixtureProject();
-    cleanups.push(cleanup);
+    const { root, dist } = await createProject();
     const env = { SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: SITE, SIEGEL_RELAYS: 'wss://env.example' };
     const help = await runCli(['--help'], root);
     expect(help.stdout).toMatch(/--relay URL +relay hint \(wss:\/\/\)/);

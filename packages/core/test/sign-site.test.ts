@@ -1,10 +1,10 @@
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
-import { afterEach, describe, expect, it } from 'vitest';
-import { formatSummary, SiegelError, type Signer, signSite } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { formatSummary, SiegelError, type Signer, type SignSiteOptions, signSite } from '../src/index.js';
 import { analyzePage, hashPage } from '../src/page-analysis.js';
 import { applySignatureBlock, renderSignatureBlock } from '../src/signature-block.js';
 import { readSignatureBlock } from '../src/signature-block-read.js';
@@ -12,30 +12,37 @@ import {
   CountingSigner,
   collectingLogger,
   cp,
-  createFixtureProject,
   FIXTURE_PAGES,
   KEY_A,
   KEY_B,
   readPages,
+  SITE,
+  useFixtureProjects,
 } from './support/site-fixture.js';
 
-const SITE = 'https://example.com';
 const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const { createProject } = useFixtureProjects();
 
-async function project() {
-  const created = await createFixtureProject();
-  cleanups.push(created.cleanup);
-  return created;
+/** Sign a fresh fixture project in verbose mode with a counting signer and a collecting logger. */
+async function signFixtureVerbosely(options: SignSiteOptions) {
+  const { dist, cacheFile } = await createProject();
+  const signer = new CountingSigner(KEY_A);
+  const log = collectingLogger();
+  const summary = await signSite(dist, {
+    site: SITE,
+    signer,
+    cacheFile,
+    verbose: true,
+    logger: log.logger,
+    progress: false,
+    ...options,
+  });
+  return { dist, cacheFile, signer, log, summary };
 }
 
 describe('signSite', () => {
   it('signs every page with <main>: block matches hash and a valid event; the rest is byte-identical', async () => {
-    const { dist, cacheFile } = await project();
+    const { dist, cacheFile } = await createProject();
     const signer = new CountingSigner(KEY_A);
     const { logger, info } = collectingLogger();
     const summary = await signSite(dist, { site: SITE, signer, cacheFile, logger, progress: false });
@@ -73,7 +80,7 @@ describe('signSite', () => {
   });
 
   it('re-running changes nothing; a fresh unsigned copy signs with 0 requests and identical output', async () => {
-    const { root, dist, cacheFile } = await project();
+    const { root, dist, cacheFile } = await createProject();
     const fresh = join(root, 'fresh');
     await cp(dist, fresh, { recursive: true });
     const signer = new CountingSigner(KEY_A);
@@ -98,7 +105,7 @@ describe('signSite', () => {
   });
 
   it('changing one page re-signs exactly it; changing only <head> re-signs nothing', async () => {
-    const { root, dist, cacheFile } = await project();
+    const { root, dist, cacheFile } = await createProject();
     const signer = new CountingSigner(KEY_A);
     const options = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
     await signSite(dist, options);
@@ -134,7 +141,7 @@ describe('signSite', () => {
   });
 
   it('a different key re-signs all pages with a notice; a corrupt cache is a warning', async () => {
-    const { root, dist, cacheFile } = await project();
+    const { root, dist, cacheFile } = await createProject();
     const fresh = join(root, 'fresh');
     await cp(dist, fresh, { recursive: true });
     await signSite(dist, {
@@ -178,18 +185,7 @@ describe('signSite', () => {
   });
 
   it('dry run signs and writes nothing and reports what would be signed', async () => {
-    const { dist, cacheFile } = await project();
-    const signer = new CountingSigner(KEY_A);
-    const log = collectingLogger();
-    const summary = await signSite(dist, {
-      site: SITE,
-      signer,
-      cacheFile,
-      dryRun: true,
-      verbose: true,
-      logger: log.logger,
-      progress: false,
-    });
+    const { dist, cacheFile, signer, log, summary } = await signFixtureVerbosely({ dryRun: true });
     expect(summary).toMatchObject({ signed: 4, skipped: 1, dryRun: true });
     expect(summary.pages.filter((page) => page.outcome === 'would-sign')).toHaveLength(4);
     expect(signer.calls).toBe(0);
@@ -201,7 +197,7 @@ describe('signSite', () => {
   });
 
   it('a signer error is thrown before any page or the cache is touched', async () => {
-    const { dist, cacheFile } = await project();
+    const { dist, cacheFile } = await createProject();
     await writeFile(cacheFile, 'not json at all');
     const locked: Signer = {
       getPublicKey: async () => 'a'.repeat(64),
@@ -218,24 +214,13 @@ describe('signSite', () => {
   });
 
   it('rejects unknown options and a missing site', async () => {
-    const { dist } = await project();
+    const { dist } = await createProject();
     await expect(signSite(dist, { sitee: SITE } as never)).rejects.toThrow(/Unknown option `sitee`/);
     await expect(signSite(dist, {})).rejects.toThrow(/site URL is required/);
   });
 
   it('pipelines small batches and lists pages in verbose mode', async () => {
-    const { dist, cacheFile } = await project();
-    const signer = new CountingSigner(KEY_A);
-    const log = collectingLogger();
-    const summary = await signSite(dist, {
-      site: SITE,
-      signer,
-      cacheFile,
-      batchSize: 1,
-      verbose: true,
-      logger: log.logger,
-      progress: false,
-    });
+    const { signer, summary } = await signFixtureVerbosely({ batchSize: 1 });
     expect(signer.calls).toBe(4);
     expect(summary.signed).toBe(4);
     const text = formatSummary(summary, { verbose: true });
@@ -245,8 +230,7 @@ describe('signSite', () => {
 
   it('handles a BOM and non-ASCII before the block, and fails a page that is not UTF-8', async () => {
     const bom = '\ufeff<!doctype html><title>Ünïcödé ✓</title><main>Grüße</main>';
-    const { dist, root, cacheFile } = await createFixtureProject({ 'bom.html': bom });
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const { dist, cacheFile } = await createProject({ 'bom.html': bom });
     await writeFile(
       join(dist, 'latin1.html'),
       Buffer.from('<title>x</title><main>Gr\xfc\xdfe</main>', 'latin1'),

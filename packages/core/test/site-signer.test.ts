@@ -1,27 +1,22 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSiteSigner, readSignatureBlock, signSite, verifySite } from '../src/index.js';
 import {
   CountingSigner,
   collectingLogger,
-  createFixtureProject,
   FIXTURE_PAGES,
   KEY_A,
+  SITE,
+  useFixtureProjects,
   writePages,
 } from './support/site-fixture.js';
 
-const SITE = 'https://example.com';
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const { createProject } = useFixtureProjects();
 
 describe('createSiteSigner', () => {
   it('batches concurrent pages into one request and writes verify pages and cache on finish', async () => {
-    const project = await createFixtureProject({});
-    cleanups.push(project.cleanup);
+    const project = await createProject({});
     const outDir = join(project.root, '_site');
     const signer = new CountingSigner(KEY_A);
     const log = collectingLogger();
@@ -79,8 +74,7 @@ describe('createSiteSigner', () => {
   });
 
   it('sends a full batch at once and the rest on the next tick', async () => {
-    const project = await createFixtureProject({});
-    cleanups.push(project.cleanup);
+    const project = await createProject({});
     const signer = new CountingSigner(KEY_A);
     const site = createSiteSigner({
       outDir: join(project.root, 'out'),
@@ -101,8 +95,7 @@ describe('createSiteSigner', () => {
   });
 
   it('never has more than maxInFlight batches at the bunker', async () => {
-    const project = await createFixtureProject({});
-    cleanups.push(project.cleanup);
+    const project = await createProject({});
     const inner = new CountingSigner(KEY_A);
     let active = 0;
     let peak = 0;

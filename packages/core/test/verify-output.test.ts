@@ -1,20 +1,14 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signSite, verifySite } from '../src/index.js';
 import { VERIFY_MARKER } from '../src/verify-output.js';
-import { CountingSigner, collectingLogger, createFixtureProject, KEY_A } from './support/site-fixture.js';
+import { CountingSigner, collectingLogger, KEY_A, SITE, useFixtureProjects } from './support/site-fixture.js';
 
-const SITE = 'https://example.com';
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const { createProject } = useFixtureProjects();
 
 async function signed() {
-  const project = await createFixtureProject();
-  cleanups.push(project.cleanup);
+  const project = await createProject();
   const signer = new CountingSigner(KEY_A);
   const { logger } = collectingLogger();
   const run = () =>

@@ -3,26 +3,21 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { neventEncode, npubEncode } from 'nostr-tools/nip19';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatVerifyReport, readSignatureBlock, signSite, verifySite } from '../src/index.js';
 import {
   CountingSigner,
   collectingLogger,
-  createFixtureProject,
   KEY_A,
   KEY_B,
+  SITE,
+  useFixtureProjects,
 } from './support/site-fixture.js';
 
-const SITE = 'https://example.com';
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const { createProject, defer } = useFixtureProjects();
 
 async function signedProject() {
-  const project = await createFixtureProject();
-  cleanups.push(project.cleanup);
+  const project = await createProject();
   const signer = new CountingSigner(KEY_A);
   await signSite(project.dist, {
     site: SITE,
@@ -134,7 +129,7 @@ describe('verifySite', () => {
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+    defer(() => new Promise((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const report = await verifySite(url);
     expect(report.pages.map((p) => p.page).sort()).toEqual([

@@ -2,7 +2,11 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+import { afterEach } from 'vitest';
 import { LocalKeySigner, type Signer } from '../../src/index.js';
+
+/** The site URL the fixture pages are signed for. */
+export const SITE = 'https://example.com';
 
 /** A small built site: nested pages, an implied <head>, a page without <main>, non-ASCII, CRLF. */
 export const FIXTURE_PAGES: Record<string, string> = {
@@ -33,6 +37,34 @@ export async function createFixtureProject(pages: Record<string, string> = FIXTU
     dist,
     cacheFile: join(root, '.sign-cache.json'),
     cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** What {@link createFixtureProject} returns. */
+export type FixtureProject = Awaited<ReturnType<typeof createFixtureProject>>;
+
+/**
+ * Call at a test file's top level: every project made with `createProject` (and every clean-up handed
+ * to `defer`) is removed after each test, in the order registered.
+ */
+export function useFixtureProjects(): {
+  createProject(pages?: Record<string, string>): Promise<FixtureProject>;
+  defer(cleanup: () => Promise<void>): void;
+} {
+  let cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups) await cleanup();
+    cleanups = [];
+  });
+  return {
+    async createProject(pages) {
+      const project = await createFixtureProject(pages);
+      cleanups.push(project.cleanup);
+      return project;
+    },
+    defer(cleanup) {
+      cleanups.push(cleanup);
+    },
   };
 }
 
