@@ -152,7 +152,7 @@ async function sign(port, token, name, bytes) {
     headers: { Authorization: `Bearer ${token}` },
   });
   const body = await response.json();
-  if (response.status !== 201) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
   return body;
 }
 
