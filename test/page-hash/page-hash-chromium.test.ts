@@ -3,10 +3,9 @@
 // the browser with crypto.subtle, equals our hash — except the vectors listed as divergent in the data,
 // which must differ (so the list of known divergences stays honest).
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { hashPage } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { type BlankPage, openBlankPage } from '../support/blank-page.js';
 
 interface Vector {
   file: string;
@@ -24,23 +23,12 @@ const vectors = expected.vectors.map((vector) => ({
   html: readFileSync(new URL(vector.file, directory), 'utf8'),
 }));
 
-let chromium: LaunchedChromium;
-let server: Server;
+let blank: BlankPage;
 let browserHashes: Record<string, string | null>;
 
 beforeAll(async () => {
-  // crypto.subtle needs a secure context: a blank page served from loopback is one, about:blank is not.
-  server = createServer((_request, response) => {
-    response
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><title>blank</title>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  chromium = await launchChromium();
-  const page = await chromium.context.newPage();
-  await page.goto(`http://127.0.0.1:${port}/`);
+  blank = await openBlankPage();
+  const { page } = blank;
   browserHashes = await page.evaluate(
     async ({ pages, selector }) => {
       const result: Record<string, string | null> = {};
@@ -62,8 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await chromium?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await blank?.close();
 });
 
 describe('siegel-page/1 in Chromium: DOMParser + crypto.subtle agree with our hash', () => {

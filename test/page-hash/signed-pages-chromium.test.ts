@@ -2,11 +2,10 @@
 // different ways, the block that applySignatureBlock writes is parsed by DOMParser into <head> (3 metas,
 // 2 links), and signing leaves the browser's innerHTML of <main> exactly as it was.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { analyzePage, applySignatureBlock, createPageEvent, renderSignatureBlock } from '@siegel/core';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { type BlankPage, openBlankPage } from '../support/blank-page.js';
 
 const directory = new URL('../../packages/core/fixtures/page-hash/', import.meta.url);
 const { vectors } = JSON.parse(readFileSync(new URL('expected.json', directory), 'utf8')) as {
@@ -50,21 +49,12 @@ interface Seen {
   same: boolean;
 }
 
-let chromium: LaunchedChromium;
-let server: Server;
+let blank: BlankPage;
 let seen: Seen[];
 
 beforeAll(async () => {
-  server = createServer((_request, response) => {
-    response
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><title>blank</title>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  chromium = await launchChromium();
-  const page = await chromium.context.newPage();
-  await page.goto(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`);
+  blank = await openBlankPage();
+  const { page } = blank;
   seen = await page.evaluate((items) => {
     const parse = (html: string) => new DOMParser().parseFromString(html, 'text/html');
     return items.map(({ name, unsigned, signed }) => {
@@ -86,8 +76,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await chromium?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await blank?.close();
 });
 
 describe('signed pages in Chromium', () => {

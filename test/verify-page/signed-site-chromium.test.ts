@@ -10,6 +10,7 @@ import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { readVerdict, type Verdict } from '../support/read-verdict.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 
 const PAGE_PATH = 'blog/seals/index.html';
@@ -35,17 +36,10 @@ let chromium: LaunchedChromium;
 let root: string;
 let dist: string;
 
-async function readVerdict(eventId: string): Promise<{ state: string; reason: string; text: string }> {
+async function readVerdictOf(eventId: string): Promise<Verdict> {
   const page = await chromium.context.newPage();
   try {
-    await page.goto(`${server.url}verify/${eventId}/`);
-    const status = page.locator('#siegel-status:not([data-state="pending"])');
-    await status.waitFor({ timeout: 20_000 });
-    return {
-      state: (await status.getAttribute('data-state')) ?? '',
-      reason: (await status.getAttribute('data-reason')) ?? '',
-      text: (await status.textContent()) ?? '',
-    };
+    return await readVerdict(page, server.url, eventId);
   } finally {
     await page.close();
   }
@@ -87,7 +81,7 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     const eventId = block?.eventId as string;
     expect(eventId).toMatch(/^[0-9a-f]{64}$/);
 
-    const valid = await readVerdict(eventId);
+    const valid = await readVerdictOf(eventId);
     expect(valid).toMatchObject({ state: 'valid', reason: 'ok' });
     expect(server.requests).toContain('/site/blog/seals/');
     const verifyValid = await runSiegel(['verify', 'dist', '--pubkey', bunker.pubkey], { cwd: root });
@@ -99,7 +93,7 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     expect(changed).not.toBe(signed);
     await writeFile(join(dist, PAGE_PATH), changed);
 
-    const invalid = await readVerdict(eventId);
+    const invalid = await readVerdictOf(eventId);
     expect(invalid).toMatchObject({ state: 'invalid', reason: 'hash' });
     expect(invalid.text).toContain('changed since it was signed');
     expect(invalid.text).toContain(`the signature covers ${block?.hash}`);

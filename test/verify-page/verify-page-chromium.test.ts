@@ -16,9 +16,9 @@ import {
 } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
 import { finalizeEvent, generateSecretKey, getPublicKey, type NostrEvent } from 'nostr-tools/pure';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { readVerdict } from '../support/read-verdict.js';
 import { serveDirectory } from '../support/static-server.js';
 
 const PAGE = `<!doctype html>
@@ -79,17 +79,6 @@ async function signPage(site: string, relativePath: string, html: string): Promi
   return signed;
 }
 
-async function readVerdict(page: Page, id: string): Promise<{ state: string; reason: string; text: string }> {
-  await page.goto(`${server.url}verify/${id}/`);
-  const status = page.locator('#siegel-status:not([data-state="pending"])');
-  await status.waitFor({ timeout: 20_000 });
-  return {
-    state: (await status.getAttribute('data-state')) ?? '',
-    reason: (await status.getAttribute('data-reason')) ?? '',
-    text: (await status.textContent()) ?? '',
-  };
-}
-
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-verify-page-'));
   server = await serveDirectory(root, { base: '/site' });
@@ -114,7 +103,7 @@ describe('verify page in Chromium', () => {
     page.on('request', (request) => {
       if (!request.url().startsWith(server.url)) outside.push(request.url());
     });
-    const verdict = await readVerdict(page, event.id);
+    const verdict = await readVerdict(page, server.url, event.id);
     expect(verdict).toMatchObject({ state: 'valid', reason: 'ok' });
     expect(verdict.text).toMatch(
       /^Valid: the page’s main is exactly what this key signed on \d{4}-\d\d-\d\d/,
@@ -134,7 +123,7 @@ describe('verify page in Chromium', () => {
     await writeFile(pageFile, signed.replace('nobody opened it', 'somebody opened it'));
     try {
       const page = await chromium.context.newPage();
-      const verdict = await readVerdict(page, event.id);
+      const verdict = await readVerdict(page, server.url, event.id);
       expect(verdict).toMatchObject({ state: 'invalid', reason: 'hash' });
       expect(verdict.text).toContain('changed since it was signed');
       expect(verdict.text).toContain(`the signature covers ${event.tags.find((tag) => tag[0] === 'x')?.[1]}`);
@@ -154,12 +143,18 @@ describe('verify page in Chromium', () => {
         verifyFile,
         original.replace('"content":"A post about seals"', '"content":"A post about sails"'),
       );
-      expect(await readVerdict(page, event.id)).toMatchObject({ state: 'invalid', reason: 'event-id' });
+      expect(await readVerdict(page, server.url, event.id)).toMatchObject({
+        state: 'invalid',
+        reason: 'event-id',
+      });
       // Another key's pubkey with this signature: the id is recomputed over it, so sign a fresh event
       // and swap in a signature from a different event.
       const other = finalizeEvent({ kind: 1063, created_at: 1, tags: [], content: 'x' }, secretKey);
       await writeFile(verifyFile, original.replace(`"sig":"${event.sig}"`, `"sig":"${other.sig}"`));
-      expect(await readVerdict(page, event.id)).toMatchObject({ state: 'invalid', reason: 'signature' });
+      expect(await readVerdict(page, server.url, event.id)).toMatchObject({
+        state: 'invalid',
+        reason: 'signature',
+      });
     } finally {
       await writeFile(verifyFile, original);
       await page.close();
@@ -171,7 +166,7 @@ describe('verify page in Chromium', () => {
     await writeFile(pageFile, signed.replace('<main>', '<div>').replace('</main>', '</div>'));
     try {
       const page = await chromium.context.newPage();
-      const verdict = await readVerdict(page, event.id);
+      const verdict = await readVerdict(page, server.url, event.id);
       expect(verdict).toMatchObject({ state: 'invalid', reason: 'no-element' });
       expect(verdict.text).toContain('`main`');
       await page.close();
