@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 
@@ -92,11 +92,7 @@ describe('@siegel/astro across the peer range', () => {
       projects.push(project);
       await linkFlatInstall(join(project.dir, 'node_modules'), alias);
       await writeFile(join(project.dir, 'src/pages/version.astro'), VERSION_PAGE);
-      await project.writeEnv({
-        BUNKER_URL: bunker.url,
-        BUNKER_API_TOKEN: bunker.apiToken,
-        BUNKER_KEY_NAME: bunker.keyName,
-      });
+      await project.writeEnv(bunkerEnv(bunker));
 
       const result = await project.build();
       expect(result.code, result.output).toBe(0);

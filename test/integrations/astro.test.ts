@@ -4,8 +4,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
+import { type CommandResult, runCommand } from './support/run-command.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
 import { startWorkspaceRegistry } from './support/workspace-registry.js';
@@ -46,11 +47,7 @@ async function signedProject(editConfig: (source: string) => string): Promise<Ex
   const project = await copyExample(astro as NonNullable<typeof astro>, 'astro-specific');
   projects.push(project);
   await project.configureSource(editConfig);
-  await project.writeEnv({
-    BUNKER_URL: bunker.url,
-    BUNKER_API_TOKEN: bunker.apiToken,
-    BUNKER_KEY_NAME: bunker.keyName,
-  });
+  await project.writeEnv(bunkerEnv(bunker));
   return project;
 }
 
@@ -192,11 +189,7 @@ describe('@siegel/astro', () => {
       expect(updated).toMatch(/import siegel from ['"]@siegel\/astro['"]/);
       expect(updated).toMatch(/integrations: \[\s*siegel\(\)\s*\]/);
 
-      await project.writeEnv({
-        BUNKER_URL: bunker.url,
-        BUNKER_API_TOKEN: bunker.apiToken,
-        BUNKER_KEY_NAME: bunker.keyName,
-      });
+      await project.writeEnv(bunkerEnv(bunker));
       const built = await project.build();
       expect(built.code, built.output).toBe(0);
       const pages = await checkPages(project.outDir);
@@ -210,19 +203,10 @@ describe('@siegel/astro', () => {
   });
 });
 
-async function runAstro(cwd: string, args: string[], env: Record<string, string>) {
-  const { spawn } = await import('node:child_process');
+function runAstro(cwd: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
   const script = join(REPO_ROOT, 'node_modules/astro/bin/astro.mjs');
-  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd,
-      env: { ...process.env, ...env, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1', CI: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+  return runCommand(process.execPath, [script, ...args], {
+    cwd,
+    env: { ...process.env, ...env, ASTRO_TELEMETRY_DISABLED: '1', NO_COLOR: '1', CI: '1' },
   });
 }

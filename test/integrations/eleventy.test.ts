@@ -1,15 +1,15 @@
 // What only Eleventy has: per-page transforms (batched), non-HTML outputs, and --serve.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EleventyEventArgs, siegel } from '@siegel/eleventy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
+import { startCommand } from './support/run-command.js';
 import { checkPages, signatureProblems } from './support/signed-output.js';
 
 const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
@@ -30,11 +30,7 @@ beforeAll(async () => {
   for (const path of ['feed.xml', 'posts.json', 'fragments/card.html'])
     unsigned.set(path, await project.read(path));
   await project.configure({});
-  await project.writeEnv({
-    BUNKER_URL: counter.url,
-    BUNKER_API_TOKEN: bunker.apiToken,
-    BUNKER_KEY_NAME: bunker.keyName,
-  });
+  await project.writeEnv(bunkerEnv(bunker, counter.url));
 });
 
 afterAll(async () => {
@@ -64,34 +60,25 @@ describe('@siegel/eleventy', () => {
   it('is off in --serve unless enabled', async () => {
     const port = await freePort();
     counter.reset();
-    const child = spawn(
+    const server = startCommand(
       process.execPath,
       [eleventy?.command().script ?? '', '--serve', '--port', String(port)],
-      {
-        cwd: project.dir,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { cwd: project.dir, env: { ...process.env, NO_COLOR: '1' } },
     );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
     try {
       const deadline = Date.now() + 30_000;
-      while (!/Server at|Wrote \d+ files/.test(output)) {
-        if (Date.now() > deadline) throw new Error(`eleventy --serve did not start:\n${output}`);
+      while (!/Server at|Wrote \d+ files/.test(server.output)) {
+        if (Date.now() > deadline) throw new Error(`eleventy --serve did not start:\n${server.output}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
     }
     expect(counter.signRequests()).toBe(0);
     const about = (await checkPages(project.outDir)).find((page) => page.path === 'about/index.html');
     expect(about?.hasMain).toBe(true);
-    expect(about?.block, output).toBeUndefined();
+    expect(about?.block, server.output).toBeUndefined();
   });
 
   it('signs the pages as written: a transform registered after the plugin is kept, and the signatures hold', async () => {

@@ -1,13 +1,13 @@
 // What only Vite has: several environments per build, failed builds, and the dev server.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
+import { startCommand } from './support/run-command.js';
 import { checkPages, listPages, signatureProblems } from './support/signed-output.js';
 
 const vite = ADAPTERS.find((adapter) => adapter.tool === 'vite');
@@ -32,11 +32,7 @@ async function project(editConfig: (source: string) => string): Promise<ExampleP
   const copy = await copyExample(vite as NonNullable<typeof vite>, 'vite-specific');
   projects.push(copy);
   await copy.configureSource(editConfig);
-  await copy.writeEnv({
-    BUNKER_URL: counter.url,
-    BUNKER_API_TOKEN: bunker.apiToken,
-    BUNKER_KEY_NAME: bunker.keyName,
-  });
+  await copy.writeEnv(bunkerEnv(bunker, counter.url));
   return copy;
 }
 
@@ -94,28 +90,19 @@ describe('@siegel/vite', () => {
     const copy = await project((source) => source);
     counter.reset();
     const port = await freePort();
-    const child = spawn(
+    const server = startCommand(
       process.execPath,
       [vite?.command().script ?? '', '--port', String(port), '--strictPort'],
-      {
-        cwd: copy.dir,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { cwd: copy.dir, env: { ...process.env, NO_COLOR: '1' } },
     );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
     try {
       const response = await waitForOk(`http://127.0.0.1:${port}/about/`);
       expect(await response.text()).toContain('<main>');
     } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
     }
     expect(counter.signRequests()).toBe(0);
-    expect(signingRuns(output)).toBe(0);
+    expect(signingRuns(server.output)).toBe(0);
     expect(existsSync(join(copy.dir, '.sign-cache.json'))).toBe(false);
     expect(existsSync(copy.outDir) ? await listPages(copy.outDir) : []).toEqual([]);
   });

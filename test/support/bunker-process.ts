@@ -27,6 +27,14 @@ export interface RunningBunker {
 }
 
 /**
+ * The settings a Siegel integration reads to reach `bunker`: its URL (or `url`, e.g. a counting proxy in
+ * front of it), API token and key name.
+ */
+export function bunkerEnv(bunker: RunningBunker, url: string = bunker.url): Record<string, string> {
+  return { BUNKER_URL: url, BUNKER_API_TOKEN: bunker.apiToken, BUNKER_KEY_NAME: bunker.keyName };
+}
+
+/**
  * Spawns `node packages/bunker/dist/cli.js start` (built output; `process.execPath`) on a random free
  * loopback port with a fresh temp data dir (or `opts.dataDir`), with a generated, unlocked key `default`
  * unless `opts.keys` says otherwise (`locked: true` → created but left locked). Keys that already exist in

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { analyzePage, readSignatureBlock } from '@siegel/core';
 import { type Event, verifyEvent } from 'nostr-tools/pure';
 import { listFiles, REPO_ROOT } from './example-project.js';
+import { type CommandResult, runCommand } from './run-command.js';
 
 /** One HTML page of a build output and what a reader finds in it. */
 export interface PageCheck {
@@ -73,34 +73,15 @@ export function signatureProblems(check: PageCheck, pubkey: string): string[] {
 }
 
 /** Run `siegel verify <target>` (core's CLI, built output) and return its exit code and output. */
-export function runSiegelCli(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'packages/core/dist/cli.js'), ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+export function runSiegelCli(args: string[], cwd: string): Promise<CommandResult> {
+  return runCommand(process.execPath, [join(REPO_ROOT, 'packages/core/dist/cli.js'), ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
   });
 }
 
 /** Run `npm run <script>` in `cwd` (an example's own script), without the caller's bunker settings. */
-export function runNpmScript(cwd: string, script: string): Promise<{ code: number | null; output: string }> {
+export function runNpmScript(cwd: string, script: string): Promise<CommandResult> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')));
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', script], {
-      cwd,
-      env: { ...env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
+  return runCommand('npm', ['run', script], { cwd, env: { ...env, NO_COLOR: '1' } });
 }
