@@ -1,3 +1,5 @@
+import { FILE_DROP_SCRIPT } from './file-drop-script.js';
+
 /** The sign page's script, served at `/assets/sign.js` (plain ES2020, no build step; text via `textContent`). */
 export const SIGN_SCRIPT = `'use strict';
 (function () {
@@ -55,15 +57,8 @@ export const SIGN_SCRIPT = `'use strict';
     addLink(list, 'link-api', 'Verify API', urls.verify);
   }
 
-  fileInput.addEventListener('change', function () { if (fileInput.files[0]) inspect(fileInput.files[0]); });
-  drop.addEventListener('dragover', function (event) { event.preventDefault(); drop.classList.add('over'); });
-  drop.addEventListener('dragleave', function () { drop.classList.remove('over'); });
-  drop.addEventListener('drop', function (event) {
-    event.preventDefault();
-    drop.classList.remove('over');
-    var file = event.dataTransfer && event.dataTransfer.files[0];
-    if (file) inspect(file);
-  });
+${FILE_DROP_SCRIPT}
+  wireFileDrop(fileInput, drop, inspect);
   form.addEventListener('submit', async function (event) {
     event.preventDefault();
     if (!chosen) return;

@@ -1,3 +1,5 @@
+import { FILE_DROP_SCRIPT } from './file-drop-script.js';
+
 /** The verify page's script, served at `/assets/verify.js`: hashes a dropped file with WebCrypto, then asks. */
 export const VERIFY_SCRIPT = `'use strict';
 (function () {
@@ -14,14 +16,7 @@ export const VERIFY_SCRIPT = `'use strict';
     location.assign('/verify?hash=' + hex);
   }
 
-  fileInput.addEventListener('change', function () { if (fileInput.files[0]) check(fileInput.files[0]); });
-  drop.addEventListener('dragover', function (event) { event.preventDefault(); drop.classList.add('over'); });
-  drop.addEventListener('dragleave', function () { drop.classList.remove('over'); });
-  drop.addEventListener('drop', function (event) {
-    event.preventDefault();
-    drop.classList.remove('over');
-    var file = event.dataTransfer && event.dataTransfer.files[0];
-    if (file) check(file);
-  });
+${FILE_DROP_SCRIPT}
+  wireFileDrop(fileInput, drop, check);
 })();
 `;
