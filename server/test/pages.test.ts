@@ -16,7 +16,10 @@ describe('web pages, event pages and served files', () => {
   });
   afterAll(async () => t.close());
 
-  const path = (url: string) => new URL(url).pathname + new URL(url).search;
+  const path = (url: string | undefined) => {
+    const parsed = new URL(url ?? 'missing:');
+    return parsed.pathname + parsed.search;
+  };
 
   it('sends security headers and a CSP on every page, API answer and file', async () => {
     for (const url of [

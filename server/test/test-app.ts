@@ -56,7 +56,7 @@ export function uploadForm(name: string, data: Uint8Array, field = 'file'): Form
 }
 
 /** `POST /api/sign-image-v2` with the test token. */
-export function signRequest(
+export async function signRequest(
   app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
   form: FormData,
   token = TOKEN,

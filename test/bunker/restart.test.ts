@@ -127,7 +127,7 @@ describe('siegel-bunker across restarts', () => {
     for (const [name, file] of [
       ['one', 'one'],
       ['two', 'two'],
-    ]) {
+    ] as const) {
       const r = await runBunkerCli(
         ['keys', 'add', name, '--generate', '--passphrase-file', join(work, file)],
         { BUNKER_DATA_DIR: dataDir },

@@ -89,7 +89,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       const upstream = await fetch(new URL(request.url ?? '/', target), {
         method,
         headers,
-        ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
       });
       const out = Buffer.from(await upstream.arrayBuffer());
       const outHeaders: Record<string, string> = {};
