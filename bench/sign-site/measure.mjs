@@ -27,23 +27,34 @@ if (phase === 'parse') {
   }
   result = { phase, ms: performance.now() - start, nodes };
 } else if (phase === 'writes') {
-  // The same writes a warm run makes, with the same calls: the page atomically, its verify files in place
-  // (see verify-output.ts), synchronously (a warm run writes pages from the cache so; floor-sync.mjs
-  // compares this with the async calls).
-  const { mkdirSync, writeFileSync } = await import('node:fs');
-  const { readFileFast, writeFileAtomicSync } = await import('../../packages/core/dist/atomic-write.js');
+  // The same writes a warm run makes: the page atomically, its verify files in place (see verify-output.ts).
+  const { mkdirFast, readFileFast, writeFileAtomic, writeFileFast } = await import(
+    '../../packages/core/dist/atomic-write.js'
+  );
   const files = await listHtml(dir);
   const start = performance.now();
   const verifyPage = 'v'.repeat(4_000);
   const event = 'e'.repeat(900);
+  let active = [];
   for (const [index, file] of files.entries()) {
     const bytes = await readFileFast(file);
     const id = String(index).padStart(64, '0');
-    writeFileAtomicSync(file, bytes);
-    mkdirSync(join(dir, 'verify', id), { recursive: true });
-    writeFileSync(join(dir, 'verify', id, 'index.html'), verifyPage);
-    writeFileSync(join(dir, 'verify', `${id}.json`), event);
+    active.push(
+      (async () => {
+        await writeFileAtomic(file, bytes);
+        await mkdirFast(join(dir, 'verify', id));
+        await Promise.all([
+          writeFileFast(join(dir, 'verify', id, 'index.html'), verifyPage),
+          writeFileFast(join(dir, 'verify', `${id}.json`), event),
+        ]);
+      })(),
+    );
+    if (active.length >= 16) {
+      await Promise.all(active);
+      active = [];
+    }
   }
+  await Promise.all(active);
   result = { phase, ms: performance.now() - start };
 } else if (phase === 'sign') {
   const { HttpBunkerSigner, signSite } = await import('../../packages/core/dist/index.js');

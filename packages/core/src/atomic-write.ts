@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, renameSync, rm, rmSync, writeFile, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 // The callback API: per file it costs clearly less than `fs/promises` (no FileHandle per open), which
-// matters when a run writes three files per page. Synchronous calls cost less again for small files (no
-// threadpool round trip; bench/sign-site/floor-sync.mjs: ~30 % less time on ext4, ~70 % on tmpfs), but
-// block the event loop: use them only where nothing else waits on it.
+// matters when a run writes three files per page.
 
 /** `fs.writeFile` as a promise. */
 export function writeFileFast(path: string, data: string | Uint8Array): Promise<void> {
@@ -57,23 +55,6 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     );
   } catch (error) {
     await new Promise<void>((resolve) => rm(temp, { force: true }, () => resolve()));
-    throw error;
-  }
-}
-
-/**
- * {@link writeFileAtomic} with synchronous calls (same temp file + rename): blocks the event loop, for
- * callers that have nothing else in flight.
- *
- * @throws the `fs` error of the write or the rename (the temp file is removed first).
- */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  const temp = join(dirname(path), `.${basename(path)}.${nextTempId()}.tmp`);
-  try {
-    writeFileSync(temp, data);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
-import { readFileFast, writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+import { readFileFast, writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
 import { findPages } from './find-pages.js';
 import { ParsePool } from './parse-pool.js';
@@ -64,17 +64,10 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
         return;
       }
       signedAny ||= result.event !== undefined;
-      // A page from the cache (no bunker call) is written with synchronous calls: cheaper for these small
-      // files, and a warm run has nothing else in flight. Freshly signed pages (a cold run, with batches at
-      // the bunker) keep the async calls, so the event loop stays free for them.
-      const sync = result.outcome === 'unchanged';
       writes.add(async () => {
         try {
-          if (result.output !== undefined) {
-            if (sync) writeFileAtomicSync(join(root, path), result.output);
-            else await writeFileAtomic(join(root, path), result.output);
-          }
-          if (result.event && result.url) await verify.writePage(result.event, result.url, { sync });
+          if (result.output !== undefined) await writeFileAtomic(join(root, path), result.output);
+          if (result.event && result.url) await verify.writePage(result.event, result.url);
           session.record(path, result);
         } catch (error) {
           session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });

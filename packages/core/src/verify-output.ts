@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
@@ -46,19 +45,13 @@ export class VerifyOutput {
     return `${this.#site.pathname.replace(/\/+$/, '')}/${VERIFY_DIR}/${VERIFY_SCRIPT_NAME}`;
   }
 
-  /**
-   * Write the verify page and event JSON for one signed page, unless they exist already. With `sync`, the
-   * files are written with synchronous calls (cheaper for these small files, but blocking the event loop):
-   * for callers with nothing else in flight.
-   */
-  async writePage(event: NostrEvent, pageUrl: string, options: { sync?: boolean } = {}): Promise<void> {
+  /** Write the verify page and event JSON for one signed page, unless they exist already. */
+  async writePage(event: NostrEvent, pageUrl: string): Promise<void> {
     const existing = await this.#readExisting();
     if (existing.has(`${event.id}.json`) && existing.has(event.id)) return;
     existing.add(`${event.id}.json`).add(event.id);
     const dir = join(this.#outDir, VERIFY_DIR, event.id);
-    const eventFile = join(this.#outDir, VERIFY_DIR, `${event.id}.json`);
-    if (options.sync) mkdirSync(dir, { recursive: true });
-    else await mkdirFast(dir);
+    await mkdirFast(dir);
     const html = renderVerifyPage({
       event,
       pageUrl,
@@ -66,16 +59,13 @@ export class VerifyOutput {
       scriptPath: this.scriptPath,
       selector: this.#selector,
     });
-    const json = `${JSON.stringify(event, null, 2)}\n`;
     try {
       // The event file last: its presence means the verify page is complete (under the marker, see above).
-      if (options.sync) {
-        writeFileSync(join(dir, 'index.html'), html);
-        writeFileSync(eventFile, json);
-      } else {
-        await writeFileFast(join(dir, 'index.html'), html);
-        await writeFileFast(eventFile, json);
-      }
+      await writeFileFast(join(dir, 'index.html'), html);
+      await writeFileFast(
+        join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
+        `${JSON.stringify(event, null, 2)}\n`,
+      );
     } catch (error) {
       this.#failed = true;
       throw error;
