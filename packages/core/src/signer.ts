@@ -14,13 +14,3 @@ export interface Signer {
 }
 
 export type { EventTemplate, NostrEvent } from 'nostr-tools/core';
-export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
-export { LocalKeySigner } from './local-key-signer.js';
-export {
-  type CreateSignerOptions,
-  createSigner,
-  loadEnv,
-  readSignerConfig,
-  SIGNER_DEFAULTS,
-  type SignerConfig,
-} from './signer-config.js';
