@@ -13,7 +13,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
+import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -115,14 +116,7 @@ async function load(targets) {
 
 /** A valid PNG of about `megabytes` MB (incompressible noise) whose XMP names an author. */
 function makePng(megabytes) {
-  const chunk = (type, data) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'latin1');
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-    return Buffer.concat([head, data, crc]);
-  };
+  const chunk = pngChunk;
   const width = 1024;
   const height = Math.ceil((megabytes * 1024 * 1024) / (width * 3 + 1));
   const ihdr = Buffer.alloc(13);
