@@ -180,20 +180,11 @@ export class KeyStore {
     const entry = this.#entry(name);
     if (entry.secret) return info(entry);
     this.#throttle.check(name);
-    let secret: Uint8Array;
-    try {
-      secret = nip49.decrypt(entry.file.ncryptsec, passphrase);
-    } catch {
+    const secret = this.#decrypt(name, entry, passphrase);
+    if (secret === undefined) {
       this.#throttle.fail(name);
       this.#logger?.warn(`wrong passphrase for key \`${name}\``);
       throw new BunkerError('forbidden', `Wrong passphrase for key \`${name}\``);
-    }
-    if (this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
-      secret.fill(0);
-      throw new BunkerError(
-        'internal_error',
-        `Key file \`${name}.json\` is inconsistent: its pubkey does not match`,
-      );
     }
     this.#throttle.succeed(name);
     entry.secret = secret;
@@ -212,15 +203,44 @@ export class KeyStore {
     const failed: string[] = [];
     for (const [name, entry] of this.#entries) {
       if (entry.secret) continue;
+      let secret: Uint8Array | undefined;
       try {
-        entry.secret = nip49.decrypt(entry.file.ncryptsec, passphrase);
-        entry.lastUsed = this.#now();
-        unlocked.push(name);
-      } catch {
-        failed.push(name);
+        secret = this.#decrypt(name, entry, passphrase);
+      } catch (error) {
+        // An inconsistent key file stays locked, reported with the rest; it never signs.
+        this.#logger?.warn((error as Error).message);
       }
+      if (secret === undefined) {
+        failed.push(name);
+        continue;
+      }
+      entry.secret = secret;
+      entry.lastUsed = this.#now();
+      unlocked.push(name);
     }
     return { unlocked, failed };
+  }
+
+  /**
+   * The secret of `entry` under `passphrase`, or `undefined` for a wrong passphrase.
+   *
+   * @throws {BunkerError} `internal_error` when the secret opens but is not the key file's pubkey.
+   */
+  #decrypt(name: string, entry: { file: { ncryptsec: string; pubkey: string } }, passphrase: string) {
+    let secret: Uint8Array;
+    try {
+      secret = nip49.decrypt(entry.file.ncryptsec, passphrase);
+    } catch {
+      return undefined;
+    }
+    if (this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
+      secret.fill(0);
+      throw new BunkerError(
+        'internal_error',
+        `Key file \`${name}.json\` is inconsistent: its pubkey does not match`,
+      );
+    }
+    return secret;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
@@ -47,6 +47,24 @@ describe('KeyStore', () => {
     second.unlock('imported', PASSPHRASE);
     const [event] = await second.sign('imported', [template()]);
     expect(event?.pubkey).toBe(getPublicKey(secretKey));
+  });
+
+  // Regression: auto-unlock at start (unlockAll) skipped the pubkey check that unlock() makes.
+  it('never unlocks a key file whose pubkey does not match its secret, by unlock() or at start', async () => {
+    const dataDir = await tempDir();
+    const engine = await loadSigningEngine();
+    const first = await KeyStore.open({ dataDir, engine });
+    await first.create('swapped', { generate: true, passphrase: PASSPHRASE });
+    first.close();
+    const file = join(dataDir, 'keys', 'swapped.json');
+    const stored = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...stored, pubkey: getPublicKey(generateSecretKey()) }), { mode: 0o600 });
+
+    const second = await KeyStore.open({ dataDir, engine });
+    expect(codeOf(() => second.unlock('swapped', PASSPHRASE))).toBe('internal_error');
+    expect(second.unlockAll(PASSPHRASE)).toEqual({ unlocked: [], failed: ['swapped'] });
+    expect(second.list()[0]?.locked).toBe(true);
+    await expect(second.sign('swapped', [template()])).rejects.toMatchObject({ code: 'key_locked' });
   });
 
   it('imports an ncryptsec with its own passphrase and refuses the wrong one', async () => {
