@@ -2,6 +2,7 @@ import type { Signer } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
+import { SERVER_DEFAULTS } from './config.js';
 import { FileSigner } from './file-signer.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { createFileRoutes } from './routes/file-routes.js';
@@ -50,8 +51,8 @@ export interface SiegelApp {
 export function createApp(deps: AppDeps): SiegelApp {
   const baseUrl = deps.baseUrl.replace(/\/+$/, '');
   const cdnUrl = (deps.cdnUrl ?? baseUrl).replace(/\/+$/, '');
-  const maxUploadBytes = deps.maxUploadBytes ?? 25 * 1024 * 1024;
-  const rateLimitPerMinute = deps.rateLimitPerMinute ?? 60;
+  const maxUploadBytes = deps.maxUploadBytes ?? SERVER_DEFAULTS.maxUploadBytes;
+  const rateLimitPerMinute = deps.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute;
   const logError = deps.logError ?? ((error: unknown) => console.error(error));
   const fileSigner = new FileSigner({
     signer: deps.signer,

@@ -1,6 +1,5 @@
 import type { Signer } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
-import { verifyEvent } from 'nostr-tools/pure';
 import { ApiError } from './api-error.js';
 import { describeRecord } from './describe-record.js';
 import { renderEventPage } from './event-page.js';
@@ -9,6 +8,7 @@ import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+import { checkStoredEvent } from './verify-record.js';
 
 /** What {@link FileSigner} needs. */
 export interface FileSignerOptions {
@@ -188,12 +188,7 @@ async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Prom
   }
 }
 
+/** A kind-1063 event for `hash` whose id, `x` tag and signature check out (the verify API's own check). */
 function isSignedFileEvent(event: NostrEvent | undefined, hash: string): event is NostrEvent {
-  if (event === undefined || event.kind !== FILE_EVENT_KIND) return false;
-  if (!event.tags.some((tag) => tag[0] === 'x' && tag[1] === hash)) return false;
-  try {
-    return verifyEvent({ ...event });
-  } catch {
-    return false;
-  }
+  return event?.kind === FILE_EVENT_KIND && checkStoredEvent(event, hash).verified;
 }
