@@ -58,7 +58,9 @@ describe('KeyStore', () => {
     first.close();
     const file = join(dataDir, 'keys', 'swapped.json');
     const stored = JSON.parse(await readFile(file, 'utf8'));
-    await writeFile(file, JSON.stringify({ ...stored, pubkey: getPublicKey(generateSecretKey()) }), { mode: 0o600 });
+    await writeFile(file, JSON.stringify({ ...stored, pubkey: getPublicKey(generateSecretKey()) }), {
+      mode: 0o600,
+    });
 
     const second = await KeyStore.open({ dataDir, engine });
     expect(codeOf(() => second.unlock('swapped', PASSPHRASE))).toBe('internal_error');
