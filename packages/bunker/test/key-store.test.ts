@@ -54,7 +54,7 @@ describe('KeyStore', () => {
     const dataDir = await tempDir();
     const engine = await loadSigningEngine();
     const first = await KeyStore.open({ dataDir, engine });
-    await first.create('swapped', { generate: true, passphrase: PASSPHRASE });
+    await first.create('swapped', { passphrase: PASSPHRASE });
     first.close();
     const file = join(dataDir, 'keys', 'swapped.json');
     const stored = JSON.parse(await readFile(file, 'utf8'));
