@@ -3,7 +3,9 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from './errors.js';
 import { computeEventId } from './event-hash.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
+import { positiveInteger } from './positive-integer.js';
 import type { Signer } from './signer.js';
+import { SIGNER_DEFAULTS } from './signer-defaults.js';
 
 /** Options of {@link HttpBunkerSigner}; every field optional. */
 export interface HttpBunkerSignerOptions {
@@ -35,8 +37,7 @@ export interface HttpBunkerSignerOptions {
 }
 
 const DEFAULTS = {
-  url: 'http://localhost:7777',
-  keyName: 'default',
+  ...SIGNER_DEFAULTS,
   batchSize: 500,
   timeoutMs: 30_000,
   retries: 2,
@@ -97,11 +98,11 @@ export class HttpBunkerSigner implements Signer {
     }
     this.keyName = options.keyName ?? DEFAULTS.keyName;
     this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#batchSize = positive(options.batchSize, DEFAULTS.batchSize, 'batchSize');
-    this.#timeoutMs = positive(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs');
+    this.#batchSize = positiveInteger(options.batchSize, DEFAULTS.batchSize, 'batchSize');
+    this.#timeoutMs = positiveInteger(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs');
     this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
     this.#retryDelayMs = Math.max(0, options.retryDelayMs ?? DEFAULTS.retryDelayMs);
-    this.#compatConcurrency = positive(
+    this.#compatConcurrency = positiveInteger(
       options.compatConcurrency,
       DEFAULTS.compatConcurrency,
       'compatConcurrency',
@@ -109,7 +110,7 @@ export class HttpBunkerSigner implements Signer {
     this.#verifySignatures =
       options.verifySignatures === 'all'
         ? Number.POSITIVE_INFINITY
-        : positive(options.verifySignatures, DEFAULTS.verifySignatures, 'verifySignatures');
+        : positiveInteger(options.verifySignatures, DEFAULTS.verifySignatures, 'verifySignatures');
     this.#pickSample = options.pickSample ?? pickSample;
   }
 
@@ -375,14 +376,6 @@ export class HttpBunkerSigner implements Signer {
       `Bunker at BUNKER_URL \`${this.url}\` gave a bad answer to ${what}: ${detail}`,
     );
   }
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SiegelError('invalid_options', `\`${name}\` must be a positive integer, got \`${value}\``);
-  }
-  return value;
 }
 
 function errorCode(body: unknown): string | undefined {

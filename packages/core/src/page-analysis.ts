@@ -2,7 +2,13 @@ import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
 import { selectFirst } from './css-selector.js';
 import { hashContent } from './page-hash.js';
-import { compileCachedSelector, DEFAULT_SELECTOR, parsePage, serializeContent } from './page-parse.js';
+import {
+  compileCachedSelector,
+  DEFAULT_SELECTOR,
+  parsePage,
+  readPageContent,
+  serializeContent,
+} from './page-parse.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -133,6 +139,6 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
  * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
  */
 export function hashPage(html: string, options: AnalyzePageOptions = {}): string | undefined {
-  const element = selectFirst(parsePage(html), compileCachedSelector(options.selector ?? DEFAULT_SELECTOR));
-  return element === undefined ? undefined : hashContent(serializeContent(element));
+  const content = readPageContent(html, options.selector);
+  return content === undefined ? undefined : hashContent(content);
 }

@@ -78,11 +78,6 @@ export class ParsePool {
     return new ParsePool(size, selector);
   }
 
-  /** Pages being parsed or waiting for a worker. */
-  get pending(): number {
-    return this.#jobs.size;
-  }
-
   /** Resolves once at most `limit` pages are pending. */
   async waitForRoom(limit: number): Promise<void> {
     while (this.#jobs.size > limit) await new Promise<void>((resolve) => this.#room.push(resolve));

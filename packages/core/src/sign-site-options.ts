@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SiegelError } from './errors.js';
 import { defaultParseWorkers } from './parse-pool.js';
+import { positiveInteger } from './positive-integer.js';
 import { parseRelays, readRelaysFromEnv } from './relay-list.js';
 import type { Signer } from './signer.js';
 
@@ -177,12 +178,4 @@ function nonNegativeInteger(value: number | undefined, fallback: number, name: s
 
 function numberFrom(value: string | undefined): number | undefined {
   return value?.trim() ? Number(value) : undefined;
-}
-
-function positiveInteger(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new SiegelError('invalid_options', `\`${name}\` must be a positive integer, got \`${value}\``);
-  }
-  return value;
 }

@@ -5,13 +5,9 @@ import { createGermanError, SiegelError } from './errors.js';
 import { HttpBunkerSigner } from './http-bunker-signer.js';
 import { LocalKeySigner } from './local-key-signer.js';
 
-/** Defaults of DESIGN.md "Signers". */
-export const SIGNER_DEFAULTS = {
-  /** `BUNKER_URL` when unset. */
-  url: 'http://localhost:7777',
-  /** `BUNKER_KEY_NAME` when unset. */
-  keyName: 'default',
-} as const;
+import { SIGNER_DEFAULTS } from './signer-defaults.js';
+
+export { SIGNER_DEFAULTS };
 
 /** Where and as whom to sign, read from the environment. */
 export interface SignerConfig {
