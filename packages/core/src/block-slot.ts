@@ -1,4 +1,5 @@
 import { type DefaultTreeAdapterTypes, parse } from 'parse5';
+import { findChild, isElement } from './dom-nodes.js';
 import { BLOCK_END_MARKER, BLOCK_START_MARKER } from './signature-block.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -11,19 +12,6 @@ export interface BlockSlot {
   insertAt: number;
   /** Source range of an existing Siegel block (both markers included), to be replaced. */
   existingBlock: { start: number; end: number } | undefined;
-}
-
-const HTML_NS = 'http://www.w3.org/1999/xhtml';
-
-function isElement(node: ChildNode | ParentNode | undefined): node is Element {
-  return node !== undefined && 'tagName' in node;
-}
-
-function findChild(parent: ParentNode | undefined, tagName: string): Element | undefined {
-  for (const child of parent?.childNodes ?? []) {
-    if (isElement(child) && child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
-  }
-  return undefined;
 }
 
 /** Start offset of the first node at or below `node` (first-child chain) that has a source location. */

@@ -1,6 +1,7 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
 import { selectFirst } from './css-selector.js';
+import { findChild, HTML_NS, isElement, readAttribute } from './dom-nodes.js';
 import { hashContent } from './page-hash.js';
 import {
   compileCachedSelector,
@@ -12,8 +13,6 @@ import {
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
-type ChildNode = DefaultTreeAdapterTypes.ChildNode;
-type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 
 /** What one parse of a page yields for signing: the hash, the event's text, and where the block goes. */
 export interface PageAnalysis {
@@ -37,20 +36,6 @@ export interface AnalyzePageOptions {
   selector?: string;
 }
 
-const HTML_NS = 'http://www.w3.org/1999/xhtml';
-
-function isElement(node: ChildNode | ParentNode | undefined): node is Element {
-  return node !== undefined && 'tagName' in node;
-}
-
-function findChild(parent: ParentNode | undefined, tagName: string): Element | undefined {
-  if (!parent) return undefined;
-  for (const child of parent.childNodes) {
-    if (isElement(child) && child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
-  }
-  return undefined;
-}
-
 /** First HTML element named `tagName` under `root`, in tree order (template contents excluded). */
 function findFirstHtmlElement(root: Element | undefined, tagName: string): Element | undefined {
   for (const child of root?.childNodes ?? []) {
@@ -59,11 +44,6 @@ function findFirstHtmlElement(root: Element | undefined, tagName: string): Eleme
     const found = findFirstHtmlElement(child, tagName);
     if (found) return found;
   }
-  return undefined;
-}
-
-function readAttribute(element: Element, name: string): string | undefined {
-  for (const attribute of element.attrs) if (attribute.name === name) return attribute.value;
   return undefined;
 }
 

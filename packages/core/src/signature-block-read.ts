@@ -1,5 +1,6 @@
 import { decode } from 'nostr-tools/nip19';
 import type { DefaultTreeAdapterTypes } from 'parse5';
+import { findChild, readAttribute } from './dom-nodes.js';
 import { parsePage } from './page-parse.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -21,11 +22,6 @@ export interface SignatureBlockInfo {
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
-
-function readAttribute(element: Element, name: string): string | undefined {
-  for (const attribute of element.attrs) if (attribute.name === name) return attribute.value;
-  return undefined;
-}
 
 function readHex(value: string): string | undefined {
   return HEX64.test(value) ? value.toLowerCase() : undefined;
@@ -118,12 +114,6 @@ export function readSignatureBlockFromHead(head: Element | undefined): Signature
  * ```
  */
 export function readSignatureBlock(html: string): SignatureBlockInfo | undefined {
-  const document = parsePage(html);
-  for (const root of document.childNodes) {
-    if (!('tagName' in root) || root.tagName !== 'html') continue;
-    for (const child of root.childNodes) {
-      if ('tagName' in child && child.tagName === 'head') return readSignatureBlockFromHead(child);
-    }
-  }
-  return undefined;
+  const head = findChild(findChild(parsePage(html), 'html'), 'head');
+  return head === undefined ? undefined : readSignatureBlockFromHead(head);
 }

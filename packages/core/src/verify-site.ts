@@ -7,7 +7,6 @@ import { computeEventId } from './event-hash.js';
 import { findPages } from './find-pages.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
 import { analyzePage } from './page-analysis.js';
-import { readSignatureBlock } from './signature-block-read.js';
 
 /** Options of {@link verifySite}; every field optional. */
 export interface VerifySiteOptions {
@@ -72,7 +71,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
   const pages: PageVerification[] = [];
   for await (const page of source.pages()) {
     const analysis = analyzePage(page.html, { selector });
-    const block = analysis.signatureBlock ?? readSignatureBlock(page.html);
+    const block = analysis.signatureBlock;
     const result: PageVerification = {
       page: page.name,
       verdict: 'valid',
