@@ -1,5 +1,5 @@
 import type { NostrEvent } from 'nostr-tools/core';
-import { neventEncode } from 'nostr-tools/nip19';
+import { encodeNevent } from './bech32.js';
 import { SiegelError } from './errors.js';
 import { escapeComment, escapeHtml } from './escape-html.js';
 import { DEFAULT_SELECTOR } from './page-parse.js';
@@ -54,7 +54,7 @@ export function renderSignatureBlock(event: NostrEvent, options: RenderSignature
   const pubkey = requireHex(event.pubkey, 'the event pubkey');
   const hash = readHashTag(event);
   const relays = (options.relays ?? []).slice(0, 3);
-  const nevent = neventEncode({ id, author: pubkey, kind: event.kind, relays });
+  const nevent = encodeNevent({ id, author: pubkey, kind: event.kind, relays });
   const selector = options.selector ?? DEFAULT_SELECTOR;
   const covered = selector === DEFAULT_SELECTOR ? 'main.innerHTML' : `innerHTML of ${selector}`;
   return [

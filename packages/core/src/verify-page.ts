@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { NostrEvent } from 'nostr-tools/core';
-import { neventEncode, npubEncode } from 'nostr-tools/nip19';
+import { encodeNevent, encodeNpub } from './bech32.js';
 import { SiegelError } from './errors.js';
 import { escapeHtml } from './escape-html.js';
 import { DEFAULT_SELECTOR } from './page-parse.js';
@@ -62,8 +62,8 @@ function readTag(event: NostrEvent, name: string): string | undefined {
 
 /** One signer signs a whole site: encode its npub once, not per page. */
 let lastNpub: { pubkey: string; npub: string } | undefined;
-function encodeNpub(pubkey: string): string {
-  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: npubEncode(pubkey) };
+function npubOf(pubkey: string): string {
+  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: encodeNpub(pubkey) };
   return lastNpub.npub;
 }
 
@@ -90,8 +90,8 @@ export function renderVerifyPage(input: VerifyPageInput): string {
   let npub: string;
   let nevent: string;
   try {
-    npub = encodeNpub(event.pubkey);
-    nevent = neventEncode({ id: event.id, author: event.pubkey, kind: event.kind });
+    npub = npubOf(event.pubkey);
+    nevent = encodeNevent({ id: event.id, author: event.pubkey, kind: event.kind });
   } catch (cause) {
     throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`, {
       cause,
