@@ -3,6 +3,7 @@
 //   node measure.mjs parse <dir>
 //   node measure.mjs writes <dir>
 //   node measure.mjs sign  <dir> <cacheFile> <bunkerUrl> <token> <site>
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'parse5';
@@ -81,5 +82,15 @@ if (phase === 'parse') {
 } else {
   throw new Error(`unknown phase \`${phase}\``);
 }
-result.maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+// Peak RSS of this process's memory (all its threads): VmHWM. Not getrusage's maxRSS, which Linux carries
+// over from the parent across fork + exec, so it reports the spawning process's size when that is larger.
+function peakRssKib() {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
+  } catch {
+    return process.resourceUsage().maxRSS;
+  }
+}
+result.maxRssMb = Math.round(peakRssKib() / 1024);
 process.stdout.write(`${JSON.stringify(result)}\n`);
