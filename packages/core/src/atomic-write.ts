@@ -35,6 +35,11 @@ function nextTempId(): string {
   return tempCounter.toString(16).padStart(12, '0');
 }
 
+/** A fresh temp file name next to `path`: `.{name}.{12 hex}.tmp` (what `findPages` clears after a crash). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${nextTempId()}.tmp`);
+}
+
 /**
  * Write a file atomically: to a temp file in the same directory, then rename over the target, so a reader
  * or a crash sees either the old or the new content, never a torn file. The new content is a new file: hard
@@ -47,7 +52,7 @@ function nextTempId(): string {
  * @throws the `fs` error of the write or the rename (the temp file is removed first).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${nextTempId()}.tmp`);
+  const temp = tempPathFor(path);
   try {
     await writeFileFast(temp, data);
     await new Promise<void>((resolve, reject) =>

@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
-import { readFileFast, writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
+import { FileWorker, inProcessFileIo, readFiles } from './file-io.js';
 import { findPages } from './find-pages.js';
 import { ParsePool } from './parse-pool.js';
 import { createProgressLine } from './progress-line.js';
@@ -12,8 +12,10 @@ import { type PageResult, SigningSession } from './signing-session.js';
 import { TaskPool } from './task-pool.js';
 import { VerifyOutput } from './verify-output.js';
 
-const READ_AHEAD = 8;
-const WRITE_CONCURRENCY = 16;
+/** Pages read at once (synchronously, see `readFiles`) before they are processed. */
+const READ_CHUNK = 32;
+/** Page writes queued at once (each a job for the I/O thread, which batches them). */
+const WRITE_CONCURRENCY = 64;
 /** Pages handed to the parse workers ahead of the main thread. */
 const PARSE_AHEAD = 32;
 
@@ -42,16 +44,19 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const session = await SigningSession.open(resolved);
   // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
-  const verify = new VerifyOutput(root, resolved.site, resolved.selector);
   const writes = new TaskPool(WRITE_CONCURRENCY);
   const progress = createProgressLine(paths.length, { enabled: resolved.progress });
   // Parse workers pay off only for runs with pages to parse; a warm run parses (almost) nothing.
   const pool = paths.length >= 64 ? ParsePool.create(resolved.parseWorkers, resolved.selector) : undefined;
   const analyze = pool ? (bytes: Buffer) => pool.analyze(bytes) : undefined;
+  // Writes go to a thread of their own, with plain system calls (see FileWorker).
+  const io = FileWorker.create() ?? inProcessFileIo;
+  const verify = new VerifyOutput(root, resolved.site, resolved.selector, io);
   try {
     return await signPages();
   } finally {
-    await pool?.close();
+    await writes.idle();
+    await Promise.all([pool?.close(), io.close()]);
   }
 
   async function signPages(): Promise<SignSummary> {
@@ -66,8 +71,12 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
       signedAny ||= result.event !== undefined;
       writes.add(async () => {
         try {
-          if (result.output !== undefined) await writeFileAtomic(join(root, path), result.output);
-          if (result.event && result.url) await verify.writePage(result.event, result.url);
+          // The page's output buffer goes to the I/O thread (detached here): nothing reads it afterwards.
+          await Promise.all([
+            result.output !== undefined &&
+              io.run([{ op: 'replace', path: join(root, path), data: result.output }]),
+            result.event && result.url && verify.writePage(result.event, result.url),
+          ]);
           session.record(path, result);
         } catch (error) {
           session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
@@ -76,32 +85,28 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
       });
     };
 
-    const read = (path: string) => readFileFast(join(root, path)).catch((error: Error) => error);
-    const reads = new Map<number, Promise<Buffer | Error>>();
-    for (let index = 0; index < Math.min(READ_AHEAD, paths.length); index++)
-      reads.set(index, read(paths[index] as string));
     const pending: Array<Promise<void>> = [];
-    for (const [index, path] of paths.entries()) {
-      const next = paths[index + READ_AHEAD];
-      if (next !== undefined) reads.set(index + READ_AHEAD, read(next));
-      const bytes = await (reads.get(index) as Promise<Buffer | Error>);
-      reads.delete(index);
-      if (session.fatal) break;
-      if (bytes instanceof Error) {
-        session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
-        progress.tick();
-        continue;
+    reading: for (let start = 0; start < paths.length; start += READ_CHUNK) {
+      const chunk = readFiles(paths.slice(start, start + READ_CHUNK).map((path) => join(root, path)));
+      for (const [offset, bytes] of chunk.entries()) {
+        const path = paths[start + offset] as string;
+        if (session.fatal) break reading;
+        if (bytes instanceof Error) {
+          session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
+          progress.tick();
+          continue;
+        }
+        if (!isUtf8(bytes)) {
+          session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
+          progress.tick();
+          continue;
+        }
+        await session.waitForCapacity();
+        await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
+        if (pool) await pool.waitForRoom(PARSE_AHEAD);
+        const result = session.processPage(path, bytes, analyze ? { analyze } : {});
+        pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
       }
-      if (!isUtf8(bytes)) {
-        session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
-        progress.tick();
-        continue;
-      }
-      await session.waitForCapacity();
-      await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
-      if (pool) await pool.waitForRoom(PARSE_AHEAD);
-      const result = session.processPage(path, bytes, analyze ? { analyze } : {});
-      pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
     }
     await session.drain();
     await Promise.all(pending);

@@ -2,6 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { mkdirFast, writeFileAtomic, writeFileFast } from './atomic-write.js';
+import { type FileIo, inProcessFileIo } from './file-io.js';
 import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
@@ -28,16 +29,19 @@ export class VerifyOutput {
   readonly #outDir: string;
   readonly #site: URL;
   readonly #selector: string;
+  readonly #io: FileIo;
   #existing: Promise<Set<string>> | undefined;
   #scriptWritten = false;
   #marked = false;
   /** A write failed: it may have left a partial file, so the marker stays for the next run. */
   #failed = false;
 
-  constructor(outDir: string, site: string, selector: string) {
+  /** `io` does the per-page writes (a {@link FileWorker} in `signSite`). */
+  constructor(outDir: string, site: string, selector: string, io: FileIo = inProcessFileIo) {
     this.#outDir = outDir;
     this.#site = new URL(site);
     this.#selector = selector;
+    this.#io = io;
   }
 
   /** Site-relative URL path of the shared script, e.g. `/verify/siegel-verify.js` (or `/docs/verify/…`). */
@@ -51,7 +55,6 @@ export class VerifyOutput {
     if (existing.has(`${event.id}.json`) && existing.has(event.id)) return;
     existing.add(`${event.id}.json`).add(event.id);
     const dir = join(this.#outDir, VERIFY_DIR, event.id);
-    await mkdirFast(dir);
     const html = renderVerifyPage({
       event,
       pageUrl,
@@ -61,11 +64,15 @@ export class VerifyOutput {
     });
     try {
       // The event file last: its presence means the verify page is complete (under the marker, see above).
-      await writeFileFast(join(dir, 'index.html'), html);
-      await writeFileFast(
-        join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
-        `${JSON.stringify(event, null, 2)}\n`,
-      );
+      await this.#io.run([
+        { op: 'mkdir', path: dir },
+        { op: 'write', path: join(dir, 'index.html'), data: html },
+        {
+          op: 'write',
+          path: join(this.#outDir, VERIFY_DIR, `${event.id}.json`),
+          data: `${JSON.stringify(event, null, 2)}\n`,
+        },
+      ]);
     } catch (error) {
       this.#failed = true;
       throw error;

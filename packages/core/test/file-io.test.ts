@@ -1,0 +1,100 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FileIo, FileWorker, inProcessFileIo, readFiles } from '../src/file-io.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'siegel-file-io-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+// The same contract for the worker thread (what signSite uses) and the libuv fallback.
+const implementations: Array<[string, () => FileIo]> = [
+  ['FileWorker', () => FileWorker.create() as FileIo],
+  ['inProcessFileIo', () => inProcessFileIo],
+];
+
+describe.each(implementations)('%s', (name, make) => {
+  let io: FileIo;
+  let dir: string;
+  beforeAll(async () => {
+    io = make();
+    dir = await mkdtemp(join(root, `${name}-`));
+  });
+  afterAll(() => io.close());
+
+  it('is the real worker thread where the worker is named (the built script exists)', () => {
+    expect(io instanceof FileWorker).toBe(name === 'FileWorker');
+  });
+
+  it('makes directories, writes in place and replaces atomically, in order, leaving no temp file', async () => {
+    const page = join(dir, 'a', 'index.html');
+    await io.run([
+      { op: 'mkdir', path: join(dir, 'a') },
+      { op: 'write', path: page, data: 'first' },
+      { op: 'replace', path: page, data: Buffer.from('<p>ä second</p>') },
+      { op: 'mkdir', path: join(dir, 'b', 'c') },
+      { op: 'write', path: join(dir, 'b', 'c', 'e.json'), data: new TextEncoder().encode('{"x":1}') },
+    ]);
+    expect(await readFile(page, 'utf8')).toBe('<p>ä second</p>');
+    expect(await readFile(join(dir, 'b', 'c', 'e.json'), 'utf8')).toBe('{"x":1}');
+    expect(await readdir(join(dir, 'a'))).toEqual(['index.html']);
+  });
+
+  it('many jobs at once (batched into few messages) all land with their own bytes', async () => {
+    const jobs = Array.from({ length: 300 }, (_, index) =>
+      io.run([
+        { op: 'replace', path: join(dir, `p${index}.html`), data: Buffer.from(`page ${index} `.repeat(500)) },
+      ]),
+    );
+    await Promise.all(jobs);
+    for (const index of [0, 150, 299]) {
+      expect(await readFile(join(dir, `p${index}.html`), 'utf8')).toBe(`page ${index} `.repeat(500));
+    }
+  });
+
+  it('rejects with the fs error and its code, runs none of the later ops, and keeps working', async () => {
+    const after = join(dir, 'never.txt');
+    const error = await io
+      .run([
+        { op: 'write', path: join(dir, 'missing', 'x.txt'), data: 'x' },
+        { op: 'write', path: after, data: 'y' },
+      ])
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect((error as Error).message).toMatch(/missing/);
+    expect(await readdir(dir)).not.toContain('never.txt');
+    // A failed replace leaves the old file whole and no temp file behind.
+    const kept = join(dir, 'kept.html');
+    await writeFile(kept, 'old');
+    const onDirectory = await io
+      .run([{ op: 'replace', path: join(dir, 'a'), data: 'over a directory' }])
+      .catch((caught: unknown) => caught);
+    expect(onDirectory).toBeInstanceOf(Error);
+    expect((await readdir(join(dir))).filter((entry) => entry.endsWith('.tmp'))).toEqual([]);
+    await io.run([{ op: 'write', path: kept, data: 'new' }]);
+    expect(await readFile(kept, 'utf8')).toBe('new');
+  });
+
+  it('writes a Uint8Array that is a view into a larger buffer exactly (only the view)', async () => {
+    const shared = Buffer.from('xxxxHELLOyyyy');
+    await io.run([{ op: 'write', path: join(dir, 'view.txt'), data: shared.subarray(4, 9) }]);
+    expect(await readFile(join(dir, 'view.txt'), 'utf8')).toBe('HELLO');
+  });
+});
+
+describe('readFiles', () => {
+  it('reads whole files and gives an unreadable one its error in its place', async () => {
+    const a = join(root, 'read-a.html');
+    await writeFile(a, 'é'.repeat(10_000));
+    const [bytes, missing, directory] = readFiles([a, join(root, 'nope.html'), root]);
+    expect(Buffer.isBuffer(bytes) && bytes.toString('utf8')).toBe('é'.repeat(10_000));
+    expect((missing as NodeJS.ErrnoException).code).toBe('ENOENT');
+    expect((directory as NodeJS.ErrnoException).code).toBe('EISDIR');
+  });
+});
