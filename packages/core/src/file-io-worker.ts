@@ -3,18 +3,18 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { tempPathFor } from './atomic-write.js';
-import type { FileJob, FileJobResult, FileOp } from './file-io.js';
+import { OP_CODES, type WireJob, type WireResults } from './file-io.js';
 
-function runOp(op: FileOp): void {
-  if (op.op === 'mkdir') {
-    mkdirSync(op.path, { recursive: true });
-  } else if (op.op === 'write') {
-    writeFileSync(op.path, op.data);
+function runOp(kind: number, path: string, data: string | Uint8Array): void {
+  if (kind === OP_CODES.mkdir) {
+    mkdirSync(path, { recursive: true });
+  } else if (kind === OP_CODES.write) {
+    writeFileSync(path, data);
   } else {
-    const temp = tempPathFor(op.path);
+    const temp = tempPathFor(path);
     try {
-      writeFileSync(temp, op.data);
-      renameSync(temp, op.path);
+      writeFileSync(temp, data);
+      renameSync(temp, path);
     } catch (error) {
       rmSync(temp, { force: true });
       throw error;
@@ -22,16 +22,18 @@ function runOp(op: FileOp): void {
   }
 }
 
-function runJob(job: FileJob): FileJobResult {
-  try {
-    for (const op of job.ops) runOp(op);
-    return { id: job.id };
-  } catch (error) {
-    const { message, code } = error as NodeJS.ErrnoException;
-    return { id: job.id, error: { message: message ?? String(error), ...(code ? { code } : {}) } };
+parentPort?.on('message', (jobs: WireJob[]) => {
+  const results: WireResults = { done: [], failed: [] };
+  for (const job of jobs) {
+    const id = job[0] as number;
+    try {
+      for (let index = 1; index < job.length; index += 3)
+        runOp(job[index] as number, job[index + 1] as string, job[index + 2] as string | Uint8Array);
+      results.done.push(id);
+    } catch (error) {
+      const { message, code } = error as NodeJS.ErrnoException;
+      results.failed.push([id, message ?? String(error), code]);
+    }
   }
-}
-
-parentPort?.on('message', (jobs: FileJob[]) => {
-  parentPort?.postMessage(jobs.map(runJob));
+  parentPort?.postMessage(results);
 });

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileIo, FileWorker, inProcessFileIo, readFiles } from '../src/file-io.js';
+import { ChunkReader, type FileIo, FileWorker, inProcessFileIo } from '../src/file-io.js';
 
 let root: string;
 beforeAll(async () => {
@@ -81,6 +81,16 @@ describe.each(implementations)('%s', (name, make) => {
     expect(await readFile(kept, 'utf8')).toBe('new');
   });
 
+  it('takes one buffer in two jobs of the same batch (transferred once)', async () => {
+    const bytes = Buffer.from(new Uint8Array(8_192).fill(0x61).buffer);
+    await Promise.all([
+      io.run([{ op: 'write', path: join(dir, 'same-1.txt'), data: bytes }]),
+      io.run([{ op: 'replace', path: join(dir, 'same-2.txt'), data: bytes }]),
+    ]);
+    expect(await readFile(join(dir, 'same-1.txt'), 'utf8')).toBe('a'.repeat(8_192));
+    expect(await readFile(join(dir, 'same-2.txt'), 'utf8')).toBe('a'.repeat(8_192));
+  });
+
   it('writes a Uint8Array that is a view into a larger buffer exactly (only the view)', async () => {
     const shared = Buffer.from('xxxxHELLOyyyy');
     await io.run([{ op: 'write', path: join(dir, 'view.txt'), data: shared.subarray(4, 9) }]);
@@ -88,13 +98,33 @@ describe.each(implementations)('%s', (name, make) => {
   });
 });
 
-describe('readFiles', () => {
+describe('ChunkReader', () => {
   it('reads whole files and gives an unreadable one its error in its place', async () => {
     const a = join(root, 'read-a.html');
     await writeFile(a, 'é'.repeat(10_000));
-    const [bytes, missing, directory] = readFiles([a, join(root, 'nope.html'), root]);
+    const [bytes, missing, directory] = new ChunkReader().read([a, join(root, 'nope.html'), root]);
     expect(Buffer.isBuffer(bytes) && bytes.toString('utf8')).toBe('é'.repeat(10_000));
     expect((missing as NodeJS.ErrnoException).code).toBe('ENOENT');
     expect((directory as NodeJS.ErrnoException).code).toBe('EISDIR');
+  });
+
+  it('keeps every view of a chunk intact while it grows past its first buffer, and reuses it after', async () => {
+    const sizes = [300_000, 5, 900_000, 0, 1_500_000, 70_000];
+    const paths = await Promise.all(
+      sizes.map(async (size, index) => {
+        const path = join(root, `chunk-${index}.bin`);
+        await writeFile(path, Buffer.alloc(size, 97 + index));
+        return path;
+      }),
+    );
+    const reader = new ChunkReader();
+    const first = reader.read(paths) as Buffer[];
+    sizes.forEach((size, index) => {
+      expect(first[index]?.length).toBe(size);
+      expect(first[index]?.every((byte) => byte === 97 + index)).toBe(true);
+    });
+    // The next chunk reuses the memory: views of the previous one are no longer valid, new ones are right.
+    const [again] = reader.read([paths[1] as string]) as Buffer[];
+    expect(again?.toString()).toBe('bbbbb');
   });
 });
