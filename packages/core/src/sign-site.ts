@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
 import { SiegelError } from './errors.js';
-import { FileWorker, inProcessFileIo, readFiles } from './file-io.js';
+import { ChunkReader, FileWorker, inProcessFileIo } from './file-io.js';
 import { findPages } from './find-pages.js';
 import { ParsePool } from './parse-pool.js';
 import { createProgressLine } from './progress-line.js';
@@ -12,7 +12,7 @@ import { type PageResult, SigningSession } from './signing-session.js';
 import { TaskPool } from './task-pool.js';
 import { VerifyOutput } from './verify-output.js';
 
-/** Pages read at once (synchronously, see `readFiles`) before they are processed. */
+/** Pages read at once (synchronously, see `ChunkReader`) before they are processed. */
 const READ_CHUNK = 32;
 /** Page writes queued at once (each a job for the I/O thread, which batches them). */
 const WRITE_CONCURRENCY = 64;
@@ -86,8 +86,10 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     };
 
     const pending: Array<Promise<void>> = [];
+    const reader = new ChunkReader();
     reading: for (let start = 0; start < paths.length; start += READ_CHUNK) {
-      const chunk = readFiles(paths.slice(start, start + READ_CHUNK).map((path) => join(root, path)));
+      // Views into one reused buffer, valid until the next chunk is read: processPage copies what it keeps.
+      const chunk = reader.read(paths.slice(start, start + READ_CHUNK).map((path) => join(root, path)));
       for (const [offset, bytes] of chunk.entries()) {
         const path = paths[start + offset] as string;
         if (session.fatal) break reading;
@@ -104,7 +106,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
         await session.waitForCapacity();
         await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
         if (pool) await pool.waitForRoom(PARSE_AHEAD);
-        const result = session.processPage(path, bytes, analyze ? { analyze } : {});
+        const result = session.processPage(path, bytes, { transient: true, ...(analyze ? { analyze } : {}) });
         pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
       }
     }

@@ -127,6 +127,11 @@ export class SigningSession {
     options: {
       autoFlush?: boolean;
       analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
+      /**
+       * `input` is valid only during this call (a view into a reused read buffer): a page that needs
+       * parsing or signing gets its own copy. Unchanged pages, most of a warm run, need none.
+       */
+      transient?: boolean;
     } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
@@ -136,9 +141,9 @@ export class SigningSession {
       error: (error as Error)?.message ?? String(error),
     });
     try {
-      return Promise.resolve(this.#prepare(path, input, options.autoFlush ?? false, options.analyze)).catch(
-        failed,
-      );
+      return Promise.resolve(
+        this.#prepare(path, input, options.autoFlush ?? false, options.analyze, options.transient ?? false),
+      ).catch(failed);
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -174,6 +179,7 @@ export class SigningSession {
     input: string | Buffer,
     autoFlush: boolean,
     analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
+    transient: boolean,
   ): PageResult | Promise<PageResult> {
     const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
@@ -189,6 +195,8 @@ export class SigningSession {
         this.#update(path, { ...entry, signedFingerprint: fingerprintFile(output) });
       return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
+    // From here on the page is parsed and maybe queued for signing: it must own its bytes.
+    if (transient && typeof input !== 'string') input = Buffer.from(input);
     if (analyze && typeof input !== 'string') {
       // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
       const stage = analyze(input).then(({ parsed, bytes }) => ({
