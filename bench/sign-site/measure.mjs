@@ -28,34 +28,35 @@ if (phase === 'parse') {
   }
   result = { phase, ms: performance.now() - start, nodes };
 } else if (phase === 'writes') {
-  // The same writes a warm run makes: the page atomically, its verify files in place (see verify-output.ts).
-  const { mkdirFast, readFileFast, writeFileAtomic, writeFileFast } = await import(
-    '../../packages/core/dist/atomic-write.js'
-  );
+  // The same file work a warm run does, the same way (see sign-site.ts and file-io.ts): pages read in
+  // synchronous chunks, each page replaced atomically and its verify page and event written in place on the
+  // I/O thread. Nothing is parsed, hashed or signed.
+  const { ChunkReader, FileWorker } = await import('../../packages/core/dist/file-io.js');
   const files = await listHtml(dir);
   const start = performance.now();
+  const io = FileWorker.create();
+  const reader = new ChunkReader();
   const verifyPage = 'v'.repeat(4_000);
   const event = 'e'.repeat(900);
-  let active = [];
-  for (const [index, file] of files.entries()) {
-    const bytes = await readFileFast(file);
-    const id = String(index).padStart(64, '0');
-    active.push(
-      (async () => {
-        await writeFileAtomic(file, bytes);
-        await mkdirFast(join(dir, 'verify', id));
-        await Promise.all([
-          writeFileFast(join(dir, 'verify', id, 'index.html'), verifyPage),
-          writeFileFast(join(dir, 'verify', `${id}.json`), event),
-        ]);
-      })(),
-    );
-    if (active.length >= 16) {
-      await Promise.all(active);
-      active = [];
+  const jobs = [];
+  for (let first = 0; first < files.length; first += 32) {
+    for (const [offset, bytes] of reader.read(files.slice(first, first + 32)).entries()) {
+      const index = first + offset;
+      const id = String(index).padStart(64, '0');
+      const verifyDir = join(dir, 'verify', id);
+      jobs.push(
+        io.run([{ op: 'replace', path: files[index], data: Buffer.concat([bytes, Buffer.from('<!-- -->')]) }]),
+        io.run([
+          { op: 'mkdir', path: verifyDir },
+          { op: 'write', path: join(verifyDir, 'index.html'), data: verifyPage },
+          { op: 'write', path: join(dir, 'verify', `${id}.json`), data: event },
+        ]),
+      );
     }
+    if (jobs.length >= 128) await Promise.all(jobs.splice(0));
   }
-  await Promise.all(active);
+  await Promise.all(jobs);
+  await io.close();
   result = { phase, ms: performance.now() - start };
 } else if (phase === 'sign') {
   const { HttpBunkerSigner, signSite } = await import('../../packages/core/dist/index.js');

@@ -9,6 +9,7 @@
 //   npm run build && node bench/sign-site/run.mjs            # 10 000 pages
 //   BENCH_PAGES=2000 node bench/sign-site/run.mjs
 //   BENCH_DIR=/dev/shm node bench/sign-site/run.mjs          # sites on tmpfs: Siegel's CPU cost, not the disk's
+//   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" …        # extra node arguments for each measured phase
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,7 +24,10 @@ const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
 
 function measure(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MEASURE, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, MEASURE, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -88,7 +92,7 @@ try {
   console.log(row('warm', warm, 'goal ≤ 0.25×'));
   console.log(row('one', one, 'goal ≤ 0.25×'));
   console.log(
-    `writes ${(writes.ms / 1000).toFixed(2).padStart(7)} s  ${(writes.ms / parseMs).toFixed(2).padStart(5)}× parse  (I/O floor: per page the page (atomically), its verify page and event, nothing computed)`,
+    `writes ${(writes.ms / 1000).toFixed(2).padStart(7)} s  ${(writes.ms / parseMs).toFixed(2).padStart(5)}× parse  (I/O floor: what a warm run reads and writes, done the same way, nothing computed)`,
   );
   const ok =
     cold.ms <= 1.5 * parseMs &&
