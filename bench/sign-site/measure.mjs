@@ -45,7 +45,9 @@ if (phase === 'parse') {
       const id = String(index).padStart(64, '0');
       const verifyDir = join(dir, 'verify', id);
       jobs.push(
-        io.run([{ op: 'replace', path: files[index], data: Buffer.concat([bytes, Buffer.from('<!-- -->')]) }]),
+        io.run([
+          { op: 'replace', path: files[index], data: Buffer.concat([bytes, Buffer.from('<!-- -->')]) },
+        ]),
         io.run([
           { op: 'mkdir', path: verifyDir },
           { op: 'write', path: join(verifyDir, 'index.html'), data: verifyPage },
