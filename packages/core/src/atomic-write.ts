@@ -1,21 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs';
+import { mkdir, rename, renameSync, rm, rmSync, writeFile, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 // The callback API: per file it costs clearly less than `fs/promises` (no FileHandle per open), which
-// matters when a run writes three files per page.
+// matters for the verify files of runs that cannot use the I/O thread (see file-io.ts).
 
 /** `fs.writeFile` as a promise. */
 export function writeFileFast(path: string, data: string | Uint8Array): Promise<void> {
   return new Promise((resolve, reject) =>
     writeFile(path, data, (error) => (error ? reject(error) : resolve())),
-  );
-}
-
-/** `fs.readFile` as a promise (raw bytes). */
-export function readFileFast(path: string): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    readFile(path, (error, data) => (error ? reject(error) : resolve(data))),
   );
 }
 
@@ -36,7 +29,7 @@ function nextTempId(): string {
 }
 
 /** A fresh temp file name next to `path`: `.{name}.{12 hex}.tmp` (what `findPages` clears after a crash). */
-export function tempPathFor(path: string): string {
+function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${nextTempId()}.tmp`);
 }
 
@@ -60,6 +53,18 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     );
   } catch (error) {
     await new Promise<void>((resolve) => rm(temp, { force: true }, () => resolve()));
+    throw error;
+  }
+}
+
+/** {@link writeFileAtomic} with synchronous calls, for the I/O thread (see file-io-worker.ts). */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const temp = tempPathFor(path);
+  try {
+    writeFileSync(temp, data);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }

@@ -1,8 +1,8 @@
 // The file I/O thread (see FileWorker in file-io.ts): runs batches of writes with synchronous system
 // calls, one message in and one message out per batch.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { tempPathFor } from './atomic-write.js';
+import { writeFileAtomicSync } from './atomic-write.js';
 import { OP_CODES, type WireJob, type WireResults } from './file-io.js';
 
 function runOp(kind: number, path: string, data: string | Uint8Array): void {
@@ -11,14 +11,7 @@ function runOp(kind: number, path: string, data: string | Uint8Array): void {
   } else if (kind === OP_CODES.write) {
     writeFileSync(path, data);
   } else {
-    const temp = tempPathFor(path);
-    try {
-      writeFileSync(temp, data);
-      renameSync(temp, path);
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    }
+    writeFileAtomicSync(path, data);
   }
 }
 
