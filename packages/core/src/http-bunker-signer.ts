@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from './errors.js';
 import { computeEventId } from './event-hash.js';
+import { HEX64 } from './hex.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
 import { positiveInteger } from './positive-integer.js';
 import type { Signer } from './signer.js';
@@ -163,7 +164,7 @@ export class HttpBunkerSigner implements Signer {
       (entry) => entry?.name === this.keyName,
     );
     if (!key) throw this.#notFoundError();
-    if (typeof key.pubkey !== 'string' || !/^[0-9a-f]{64}$/.test(key.pubkey)) {
+    if (typeof key.pubkey !== 'string' || !HEX64.test(key.pubkey)) {
       throw new SiegelError(
         'bunker_error',
         `Bunker at BUNKER_URL \`${this.url}\` sent an invalid pubkey for \`${this.keyName}\``,

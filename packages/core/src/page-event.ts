@@ -1,5 +1,6 @@
 import type { EventTemplate } from 'nostr-tools/core';
 import { SiegelError } from './errors.js';
+import { HEX64 } from './hex.js';
 
 /** NIP-94 "file metadata" — the kind of every page event. */
 export const PAGE_EVENT_KIND = 1063;
@@ -72,7 +73,7 @@ export interface PageEventInput {
  */
 export function createPageEvent(input: PageEventInput): EventTemplate {
   const { hash, url } = input;
-  if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
+  if (typeof hash !== 'string' || !HEX64.test(hash)) {
     throw new SiegelError(
       'invalid_options',
       `Expected the page hash as 64 lowercase hex characters, got \`${hash}\`.`,

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { writeFileAtomic } from './atomic-write.js';
 import { SiegelError } from './errors.js';
+import { HEX64 } from './hex.js';
 import { journalFileOf, readJournal } from './sign-cache-journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -185,8 +186,6 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     throw new SiegelError('io_error', `Cannot write the cache \`${file}\``, { cause });
   }
 }
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
   const entry = value as Partial<SignCacheEntry> | null;

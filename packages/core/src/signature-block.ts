@@ -2,6 +2,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { encodeNevent } from './bech32.js';
 import { SiegelError } from './errors.js';
 import { escapeComment, escapeHtml } from './escape-html.js';
+import { HEX64 } from './hex.js';
 import { DEFAULT_SELECTOR } from './page-parse.js';
 
 /** Text the opening comment of a Siegel block starts with (after `<!--` and whitespace). */
@@ -18,8 +19,6 @@ export interface RenderSignatureBlockOptions {
   /** The selector the hash covers, named in the opening comment. Default `'main'`. */
   selector?: string;
 }
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 function requireHex(value: unknown, what: string): string {
   if (typeof value !== 'string' || !HEX64.test(value)) {

@@ -5,6 +5,7 @@ import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from './errors.js';
 import { computeEventId } from './event-hash.js';
 import { findPages } from './find-pages.js';
+import { HEX64 } from './hex.js';
 import { loadNostrCrypto } from './nostr-crypto.js';
 import { analyzePage } from './page-analysis.js';
 
@@ -45,8 +46,6 @@ export interface VerifyReport {
   skipped: number;
   pages: PageVerification[];
 }
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
