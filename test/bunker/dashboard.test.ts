@@ -61,7 +61,12 @@ describe('admin dashboard in Chromium', () => {
 
     // And locks it again.
     await page.locator('tr[data-key="cold"]').getByRole('button', { name: 'Lock' }).click();
-    await expect.poll(() => lockState('cold')).toBe(true);
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Key cold is locked.');
+    expect(await page.locator('tr[data-key="cold"] .state').textContent()).toBe('locked');
+    expect(await lockState('cold')).toBe(true);
+    // Close only once the page after the redirect has loaded: Chromium under load can leave a close that
+    // races a navigation pending until the browser itself is closed (seen in CI as a 120 s timeout).
+    await page.waitForLoadState('load');
     await page.close();
   });
 });
