@@ -13,7 +13,7 @@ export interface BuildSigningOptions {
  * Apply `onError` to a signing error: rethrow it (`fail`, the default) or log it as a warning (`warn`).
  *
  * @example
- * try { signer = createSiteSigner(options); } catch (error) { handleSigningError(error, { onError, logger }); }
+ * try { options = toSignSiteOptions(settings, context); } catch (error) { handleSigningError(error, { onError, logger }); }
  * @throws the `error` itself with `onError: 'fail'`.
  */
 export function handleSigningError(error: unknown, options: BuildSigningOptions): void {
@@ -23,7 +23,7 @@ export function handleSigningError(error: unknown, options: BuildSigningOptions)
 }
 
 /**
- * Run an integration's signing step (`signSite`, or a site signer's pages and `finish`), which logs the
+ * Run an integration's signing step (`signSite`), which logs the
  * summary through the host's logger; count failed pages as an error; apply `onError` to any error.
  *
  * @example

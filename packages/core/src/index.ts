@@ -67,7 +67,6 @@ export {
   SIGNER_DEFAULTS,
   type SignerConfig,
 } from './signer-config.js';
-export { createSiteSigner, type SiteSigner, type SiteSignerOptions } from './site-signer.js';
 export {
   readVerifyScript,
   renderVerifyPage,

@@ -85,7 +85,7 @@ export interface IntegrationContext {
 }
 
 /**
- * The `signSite` / `createSiteSigner` options for an integration's options: defaults applied, `cacheFile`
+ * The `signSite` options for an integration's options: defaults applied, `cacheFile`
  * resolved against the project root, `.env` of the root loaded as `env`, messages through the host's logger.
  *
  * @example

@@ -12,7 +12,7 @@ export interface SiegelLogger {
   error?(message: string): void;
 }
 
-/** Options of {@link signSite} and {@link createSiteSigner}; every field is optional. */
+/** Options of {@link signSite}; every field is optional. */
 export interface SignSiteOptions {
   /** Public URL of the site, for page URLs and verify links (default: `SITE_URL` from `env`; required). */
   site?: string;

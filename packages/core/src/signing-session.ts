@@ -44,7 +44,7 @@ interface Pending {
 }
 
 /**
- * The machinery shared by `signSite` and `createSiteSigner`: the signer, the cache, and a queue that
+ * The machinery of `signSite`: the signer, the cache, and a queue that
  * collects changed pages into batches and keeps a bounded number of batches in flight while the caller
  * goes on parsing. A batch's signatures reach the cache (written atomically) before its pages are handed
  * back to be written, so a crash loses at most the batches in flight.
@@ -62,7 +62,6 @@ export class SigningSession {
   #dirty = false;
   #cacheWrite: Promise<void> = Promise.resolve();
   #journal: CacheJournal | undefined;
-  #flushScheduled = false;
   #flushRequested = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
@@ -118,14 +117,12 @@ export class SigningSession {
    * Sign one page (or find it unchanged); the caller records the outcome with {@link record}. `input` is the
    * page as a string, or as raw bytes (then the result's `output` is bytes too, and unchanged pages are
    * spliced without decoding). Resolves once the page's signed output is final; pages that need a signature
-   * wait for their batch. `autoFlush` sends a partial batch on the next tick (for callers that hand in
-   * pages one by one, like Eleventy's transform).
+   * wait for their batch; {@link drain} sends the last, partial one.
    */
   processPage(
     path: string,
     input: string | Buffer,
     options: {
-      autoFlush?: boolean;
       analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
       /**
        * `input` is valid only during this call (a view into a reused read buffer): a page that needs
@@ -141,9 +138,9 @@ export class SigningSession {
       error: (error as Error)?.message ?? String(error),
     });
     try {
-      return Promise.resolve(
-        this.#prepare(path, input, options.autoFlush ?? false, options.analyze, options.transient ?? false),
-      ).catch(failed);
+      return Promise.resolve(this.#prepare(path, input, options.analyze, options.transient ?? false)).catch(
+        failed,
+      );
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -177,7 +174,6 @@ export class SigningSession {
   #prepare(
     path: string,
     input: string | Buffer,
-    autoFlush: boolean,
     analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
     transient: boolean,
   ): PageResult | Promise<PageResult> {
@@ -200,7 +196,7 @@ export class SigningSession {
     if (analyze && typeof input !== 'string') {
       // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
       const stage = analyze(input).then(({ parsed, bytes }) => ({
-        result: this.#sign(path, bytes, fingerprint, entry, parsed, autoFlush),
+        result: this.#sign(path, bytes, fingerprint, entry, parsed),
       }));
       const settled: Promise<void> = stage.then(
         () => void this.#analyzing.delete(settled),
@@ -209,14 +205,7 @@ export class SigningSession {
       this.#analyzing.add(settled);
       return stage.then(({ result }) => result);
     }
-    return this.#sign(
-      path,
-      input,
-      fingerprint,
-      entry,
-      parsePageForSigning(input, this.options.selector),
-      autoFlush,
-    );
+    return this.#sign(path, input, fingerprint, entry, parsePageForSigning(input, this.options.selector));
   }
 
   /** After the parse: unchanged (cached event) or queued for signing. */
@@ -226,7 +215,6 @@ export class SigningSession {
     fingerprint: string,
     entry: SignCacheEntry | undefined,
     parsed: ParsedPage,
-    autoFlush: boolean,
   ): PageResult | Promise<PageResult> {
     const { selector, site } = this.options;
     if (parsed.hash === undefined) {
@@ -275,13 +263,6 @@ export class SigningSession {
         reject,
       });
       this.#pump();
-      if (autoFlush && this.#queue.length > 0 && !this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.flush();
-        });
-      }
     });
   }
 

@@ -24,7 +24,6 @@ describe('@siegel/core exports', () => {
       'createGermanError',
       'createPageEvent',
       'createSigner',
-      'createSiteSigner',
       'findPages',
       'fingerprintFile',
       'formatSummary',

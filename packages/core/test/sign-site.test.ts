@@ -228,6 +228,69 @@ describe('signSite', () => {
     expect(text).toMatch(/skipped\s+no-main\.html\s+no element matches `main`/);
   });
 
+  it('`files` signs just those pages and keeps the cache entries of the others; paths must stay inside', async () => {
+    const { dist, cacheFile } = await createProject();
+    const signer = new CountingSigner(KEY_A);
+    const base = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
+    await signSite(dist, base);
+    const signedBefore = await readPages(dist, SIGNED);
+    // An incremental build rewrites two pages (one changed) and names only them.
+    await writeFile(join(dist, 'about.html'), FIXTURE_PAGES['about.html'] as string);
+    const changed = (FIXTURE_PAGES['index.html'] as string).replace('Hallo', 'Hallo, Welt');
+    await writeFile(join(dist, 'index.html'), changed);
+    signer.calls = 0;
+    const summary = await signSite(dist, { ...base, files: ['about.html', './index.html'] });
+    expect(summary).toMatchObject({ signed: 1, unchanged: 1, skipped: 0, failed: 0 });
+    expect(summary.pages.map((page) => page.path)).toEqual(['about.html', 'index.html']);
+    expect(signer.calls).toBe(1);
+    const after = await readPages(dist, SIGNED);
+    expect(after['about.html']).toBe(signedBefore['about.html']);
+    expect(readSignatureBlock(after['index.html'] as string)?.hash).toBe(hashPage(changed));
+    for (const path of SIGNED.filter((p) => p !== 'about.html' && p !== 'index.html')) {
+      expect(after[path]).toBe(signedBefore[path]);
+    }
+    const cache = JSON.parse(await readFile(cacheFile, 'utf8')) as { pages: Record<string, unknown> };
+    expect(Object.keys(cache.pages).sort()).toEqual([...SIGNED].sort());
+
+    for (const outside of ['../index.html', '/etc/hostname']) {
+      await expect(signSite(dist, { ...base, files: [outside] })).rejects.toThrow(
+        /`files` must be relative to the output directory/,
+      );
+    }
+  });
+
+  it('never has more than maxInFlight batches at the signer', async () => {
+    const pages = Object.fromEntries(
+      Array.from({ length: 9 }, (_, i) => [`p${i}.html`, `<title>${i}</title><main>page ${i}</main>`]),
+    );
+    const { dist, cacheFile } = await createProject(pages);
+    const inner = new CountingSigner(KEY_A);
+    let active = 0;
+    let peak = 0;
+    const slow: Signer = {
+      getPublicKey: () => inner.getPublicKey(),
+      async signEvents(templates) {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        active--;
+        return inner.signEvents(templates);
+      },
+    };
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer: slow,
+      cacheFile,
+      batchSize: 2,
+      maxInFlight: 1,
+      logger: collectingLogger().logger,
+      progress: false,
+    });
+    expect(summary.signed).toBe(9);
+    expect(peak).toBe(1);
+    expect(inner.calls).toBe(5);
+  });
+
   it('handles a BOM and non-ASCII before the block, and fails a page that is not UTF-8', async () => {
     const bom = '\ufeff<!doctype html><title>Ünïcödé ✓</title><main>Grüße</main>';
     const { dist, cacheFile } = await createProject({ 'bom.html': bom });

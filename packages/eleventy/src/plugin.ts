@@ -1,18 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import {
-  createSiteSigner,
-  handleSigningError,
-  runBuildSigning,
-  toSignSiteOptions,
-  writeFileAtomic,
-} from '@siegel/core';
+import { runBuildSigning, signSite, toSignSiteOptions } from '@siegel/core';
 import { parseOptions, type SiegelEleventyOptions } from './options.js';
 
 /** The plugin's name, used for its transform. */
 export const PLUGIN_NAME = '@siegel/eleventy';
-
-type SiteSigner = ReturnType<typeof createSiteSigner>;
 
 /** The part of Eleventy's `eleventyConfig` this plugin uses. */
 export interface EleventyConfigLike {
@@ -61,8 +52,8 @@ function createLog(eleventyConfig: EleventyConfigLike) {
 }
 
 /**
- * Eleventy plugin: a transform notes each HTML output Eleventy writes; `eleventy.after` signs them
- * all through core's site signer (so they share few bunker requests), writes the signed pages, the cache,
+ * Eleventy plugin: a transform notes each HTML output Eleventy writes; `eleventy.after` signs exactly those
+ * files with core's `signSite` (so they share few bunker requests) and writes the signed pages, the cache,
  * the verify pages and the summary. Pages are signed as written, after every transform.
  *
  * @example
@@ -75,28 +66,20 @@ function createLog(eleventyConfig: EleventyConfigLike) {
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
   const log = createLog(eleventyConfig);
-  const onErrorOptions = { onError: settings.onError, logger: log };
-  let run: { signer: SiteSigner; outDir: string; pages: Set<string> } | undefined;
+  let run: { outDir: string; pages: Set<string> } | undefined;
 
   eleventyConfig.on('eleventy.before', ({ directories, runMode, outputMode }) => {
     run = undefined;
     const enabled = settings.enabled ?? runMode === 'build';
     if (!enabled || outputMode !== 'fs') return;
-    const root = process.cwd();
-    const outDir = resolve(root, directories.output);
-    try {
-      const signer = createSiteSigner({ outDir, ...toSignSiteOptions(settings, { root, logger: log }) });
-      run = { signer, outDir, pages: new Set() };
-    } catch (error) {
-      // No run: this build's pages stay unsigned (with `onError: 'warn'`).
-      handleSigningError(error, onErrorOptions);
-    }
+    run = { outDir: resolve(process.cwd(), directories.output), pages: new Set() };
   });
 
   // The transform only notes each HTML output Eleventy is about to write. Pages of one paginated
   // template are rendered one after another (Eleventy awaits each page's transforms before rendering the
-  // next), so awaiting a signature here would cost one bunker request per page. Signing them all at once in
-  // `eleventy.after` lets core's site signer put them into few batches.
+  // next), so awaiting a signature here would cost one bunker request per page. Signing them all in
+  // `eleventy.after` lets `signSite` put them into few batches, and reading back what Eleventy wrote keeps
+  // the work of transforms registered after this plugin (a minifier, say).
   eleventyConfig.addTransform(PLUGIN_NAME, function (content) {
     const outputPath = this.page.outputPath;
     if (!run || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
@@ -106,22 +89,14 @@ export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleve
 
   eleventyConfig.on('eleventy.after', async () => {
     if (!run) return;
-    const { signer, outDir, pages } = run;
-    try {
-      await runBuildSigning(async () => {
-        // Read back what Eleventy wrote, so transforms registered after this plugin are kept.
-        await Promise.all(
-          [...pages].map(async (file) => {
-            const html = await readFile(file, 'utf8');
-            const signed = await signer.signPage(relative(outDir, file), html);
-            // Atomic (temp file + rename): never a half-written page, whatever reads or stops meanwhile.
-            if (signed !== html) await writeFileAtomic(file, signed);
-          }),
-        );
-        return signer.finish();
-      }, onErrorOptions);
-    } finally {
-      run = undefined;
-    }
+    const { outDir, pages } = run;
+    run = undefined;
+    const root = process.cwd();
+    // Only this build's pages (an incremental build writes a few): the cache keeps the others' entries.
+    const files = [...pages].map((file) => relative(outDir, file));
+    await runBuildSigning(
+      () => signSite(outDir, { ...toSignSiteOptions(settings, { root, logger: log }), files }),
+      { onError: settings.onError, logger: log },
+    );
   });
 }
