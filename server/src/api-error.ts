@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
 /** Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged). */
 export type ApiErrorCode =
@@ -13,17 +14,6 @@ export type ApiErrorCode =
   | 'NOT_FOUND'
   | 'BUNKER_UNAVAILABLE'
   | 'INTERNAL_ERROR';
-
-/** The formats the sign API accepts, as listed in `INVALID_FORMAT` answers. */
-export const SUPPORTED_FORMATS = [
-  'image/webp',
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'application/pdf',
-  'text/markdown (.md, .markdown)',
-  'text/plain (.txt)',
-] as const;
 
 /**
  * An error the API answers as `{ success: false, error: code, message, ...extra }` with `status`.

@@ -1,10 +1,11 @@
-export { ApiError, type ApiErrorCode, SUPPORTED_FORMATS } from './api-error.js';
+export { ApiError, type ApiErrorCode } from './api-error.js';
 export { type AppDeps, createApp, type SiegelApp } from './app.js';
 export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config.js';
 export { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
 export { FileSigner, type FileSignerOptions } from './file-signer.js';
 export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 export { isRealAuthor, PLACEHOLDER_AUTHORS } from './metadata/author.js';
+export { SUPPORTED_FORMATS } from './metadata/formats.js';
 export { readPdfMetadata } from './metadata/pdf-metadata.js';
 export { decodePdfText } from './metadata/pdf-text.js';
 export { readTextMetadata } from './metadata/text-metadata.js';

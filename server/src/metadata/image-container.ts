@@ -1,7 +1,7 @@
 import { crc32, inflateSync } from 'node:zlib';
 import { invalidFormat } from '../api-error.js';
 import type { Dimensions } from './file-metadata.js';
-import { ascii } from './file-type.js';
+import { ascii } from './formats.js';
 import { MAX_XMP_BYTES } from './xmp.js';
 
 /** What an image's container holds that the service needs: its size and its XMP packet, if any. */

@@ -1,21 +1,11 @@
 import { Hono } from 'hono';
 import { ApiError } from '../api-error.js';
 import { PAGE_STYLE } from '../event-page.js';
+import { CONTENT_TYPES } from '../metadata/formats.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
 import { eventPageKey } from '../public-urls.js';
 import type { FileStorage } from '../storage/file-storage.js';
 import type { RecordStore } from '../storage/record-store.js';
-
-/** Content types of stored files, by extension. */
-export const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  md: 'text/markdown; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-};
 
 const EVENT_PAGE_CSP = inlineStyleCsp(PAGE_STYLE);
 const IMMUTABLE = 'public, max-age=31536000, immutable';

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/api-error.js';
+import { detectFileType } from '../src/metadata/file-type.js';
+import { CONTENT_TYPES, FILE_FORMATS, SUPPORTED_FORMATS } from '../src/metadata/formats.js';
+
+/** The first bytes of a file of each binary format, as real tools write them. */
+const HEADS: Record<string, number[] | string> = {
+  'image/webp': 'RIFF\x24\x00\x00\x00WEBPVP8 ',
+  'image/png': [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13],
+  'image/jpeg': [0xff, 0xd8, 0xff, 0xe0, 0, 16],
+  'image/gif': 'GIF89a\x01\x00\x01\x00',
+  'application/pdf': '%PDF-1.7\n',
+};
+const bytesOf = (head: number[] | string) =>
+  typeof head === 'string' ? Uint8Array.from(head, (c) => c.charCodeAt(0)) : Uint8Array.from(head);
+
+describe('the one list of formats', () => {
+  it('lists the formats in INVALID_FORMAT answers exactly as the API always has', () => {
+    expect(SUPPORTED_FORMATS).toEqual([
+      'image/webp',
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'application/pdf',
+      'text/markdown (.md, .markdown)',
+      'text/plain (.txt)',
+    ]);
+  });
+
+  it('serves every stored extension with its type, text as UTF-8', () => {
+    expect(CONTENT_TYPES).toEqual({
+      webp: 'image/webp',
+      png: 'image/png',
+      jpg: 'image/jpeg',
+      gif: 'image/gif',
+      pdf: 'application/pdf',
+      md: 'text/markdown; charset=utf-8',
+      txt: 'text/plain; charset=utf-8',
+    });
+  });
+
+  it('detects each format under each of its names, and refuses it under another format’s name', () => {
+    for (const format of FILE_FORMATS) {
+      const head = HEADS[format.mimeType];
+      const bytes = head ? bytesOf(head) : new TextEncoder().encode('---\nauthor: Ann\n---\n# Hi\n');
+      const expected = { kind: format.kind, mimeType: format.mimeType, extension: format.extension };
+      for (const name of format.names) {
+        expect(detectFileType(bytes, `file.${name.toUpperCase()}`)).toEqual(expected);
+      }
+      const other = FILE_FORMATS.find((f) => f.magic && f.extension !== format.extension) ?? format;
+      if (format.magic) {
+        expect(() => detectFileType(bytes, `file.${other.extension}`)).toThrow(/by its content but named/);
+        expect(detectFileType(bytes, 'no-extension')).toEqual(expected);
+      } else {
+        expect(() => detectFileType(bytes, 'no-extension')).toThrow(ApiError);
+      }
+    }
+  });
+});
