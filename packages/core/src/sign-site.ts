@@ -104,7 +104,9 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
           continue;
         }
         await session.waitForCapacity();
-        await writes.waitForRoom(resolved.batchSize + WRITE_CONCURRENCY);
+        // Read on only while few writes wait: every queued page holds its output (and its verify files) in
+        // memory, and a long queue also makes V8 grow its young generation — peak RSS then wanders.
+        await writes.waitForRoom(WRITE_CONCURRENCY);
         if (pool) await pool.waitForRoom(PARSE_AHEAD);
         const result = session.processPage(path, bytes, { transient: true, ...(analyze ? { analyze } : {}) });
         pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
