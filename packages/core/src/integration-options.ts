@@ -85,8 +85,8 @@ export interface IntegrationContext {
 }
 
 /**
- * The `signSite` options for an integration's options: defaults applied, `cacheFile`
- * resolved against the project root, `.env` of the root loaded as `env`, messages through the host's logger.
+ * The `signSite` options for an integration's options: defaults applied, `cacheFile` resolved against the
+ * project root, `.env` of the root loaded as `env`, messages through the host's logger.
  *
  * @example
  * await signSite(outDir, toSignSiteOptions(settings, { root: config.root, logger: config.logger }));

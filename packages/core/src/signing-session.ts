@@ -44,9 +44,8 @@ interface Pending {
 }
 
 /**
- * The machinery of `signSite`: the signer, the cache, and a queue that
- * collects changed pages into batches and keeps a bounded number of batches in flight while the caller
- * goes on parsing. A batch's signatures reach the cache (written atomically) before its pages are handed
+ * The machinery of `signSite`: the signer, the cache, and a queue that collects changed pages into batches
+ * and keeps a bounded number of batches in flight while the caller goes on parsing. A batch's signatures reach the cache (written atomically) before its pages are handed
  * back to be written, so a crash loses at most the batches in flight.
  */
 export class SigningSession {

@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { mkdirFast, writeFileAtomic, writeFileFast } from './atomic-write.js';
-import { type FileIo, inProcessFileIo } from './file-io.js';
+import type { FileIo } from './file-io.js';
 import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
@@ -36,8 +36,8 @@ export class VerifyOutput {
   /** A write failed: it may have left a partial file, so the marker stays for the next run. */
   #failed = false;
 
-  /** `io` does the per-page writes (a {@link FileWorker} in `signSite`). */
-  constructor(outDir: string, site: string, selector: string, io: FileIo = inProcessFileIo) {
+  /** `io` does the per-page writes (`signSite` passes its I/O thread, or `inProcessFileIo` without one). */
+  constructor(outDir: string, site: string, selector: string, io: FileIo) {
     this.#outDir = outDir;
     this.#site = new URL(site);
     this.#selector = selector;
