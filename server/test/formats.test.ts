@@ -39,6 +39,20 @@ describe('the one list of formats', () => {
     });
   });
 
+  it('knows the name endings uploads have always had', () => {
+    // Binary formats go by content; their names matter where they mislead (a PNG named as a JPEG).
+    const png = bytesOf(HEADS['image/png'] as number[]);
+    for (const name of ['a.jpg', 'a.JPEG', 'a.jpe', 'a.jfif', 'a.gif', 'a.webp', 'a.pdf', 'a.md', 'a.txt']) {
+      expect(() => detectFileType(png, name)).toThrow(/by its content but named/);
+    }
+    expect(detectFileType(png, 'a.bin').extension).toBe('png');
+    const text = new TextEncoder().encode('author: Ann\n');
+    expect(detectFileType(text, 'notes.markdown').mimeType).toBe('text/markdown');
+    expect(detectFileType(text, 'notes.md').mimeType).toBe('text/markdown');
+    expect(detectFileType(text, 'notes.txt').mimeType).toBe('text/plain');
+    expect(() => detectFileType(text, 'notes.html')).toThrow(/not a supported format/);
+  });
+
   it('detects each format under each of its names, and refuses it under another format’s name', () => {
     for (const format of FILE_FORMATS) {
       const head = HEADS[format.mimeType];
