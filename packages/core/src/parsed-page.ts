@@ -7,13 +7,13 @@ export interface ParsedPage {
   title: string | undefined;
   description: string | undefined;
   place: BlockPlace;
-  /** `place` in UTF-8 byte offsets (equal to `place` for string input). */
+  /** `place` in UTF-8 byte offsets. */
   bytePlace: BlockPlace;
 }
 
-/** Parse a page for signing (in this thread, or in a parse worker). */
-export function parsePageForSigning(input: string | Buffer, selector: string): ParsedPage {
-  const html = typeof input === 'string' ? input : input.toString('utf8');
+/** Parse a page's raw bytes for signing (in this thread, or in a parse worker). */
+export function parsePageForSigning(input: Buffer, selector: string): ParsedPage {
+  const html = input.toString('utf8');
   const analysis = analyzePage(html, { selector });
   const place: BlockPlace = {
     insertAt: analysis.insertAt,
@@ -24,6 +24,6 @@ export function parsePageForSigning(input: string | Buffer, selector: string): P
     title: analysis.title,
     description: analysis.description,
     place,
-    bytePlace: typeof input === 'string' ? place : toBytePlace(html, place, input.length),
+    bytePlace: toBytePlace(html, place, input.length),
   };
 }

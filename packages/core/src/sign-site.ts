@@ -108,7 +108,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
         // memory, and a long queue also makes V8 grow its young generation — peak RSS then wanders.
         await writes.waitForRoom(WRITE_CONCURRENCY);
         if (pool) await pool.waitForRoom(PARSE_AHEAD);
-        const result = session.processPage(path, bytes, { transient: true, ...(analyze ? { analyze } : {}) });
+        const result = session.processPage(path, bytes, analyze ? { analyze } : {});
         pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
       }
     }

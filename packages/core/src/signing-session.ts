@@ -22,8 +22,8 @@ import type { Signer } from './signer.js';
 /** What became of one page: what to write (`undefined`: leave the file as it is) and its event. */
 export interface PageResult {
   outcome: PageOutcome;
-  /** The signed page, as bytes when the input was bytes. */
-  output: string | Buffer | undefined;
+  /** The signed page's bytes. */
+  output: Buffer | undefined;
   event?: NostrEvent;
   url?: string;
   error?: string;
@@ -31,11 +31,11 @@ export interface PageResult {
 
 interface Pending {
   path: string;
-  /** The page as the caller gave it: raw bytes (compact, off the JS heap) or a string. */
-  input: string | Buffer;
+  /** The page's own copy of its raw bytes (compact, off the JS heap). */
+  input: Buffer;
   fingerprint: string;
   place: BlockPlace;
-  bytePlace: BlockPlace | undefined;
+  bytePlace: BlockPlace;
   hash: string;
   url: string;
   template: EventTemplate;
@@ -114,21 +114,15 @@ export class SigningSession {
 
   /**
    * Sign one page (or find it unchanged); the caller records the outcome with {@link record}. `input` is the
-   * page as a string, or as raw bytes (then the result's `output` is bytes too, and unchanged pages are
-   * spliced without decoding). Resolves once the page's signed output is final; pages that need a signature
-   * wait for their batch; {@link drain} sends the last, partial one.
+   * page's raw bytes, valid only during this call (a view into a reused read buffer): a page that needs
+   * parsing or signing gets its own copy; unchanged pages, most of a warm run, need none and are spliced
+   * without decoding. Resolves once the page's signed output is final; pages that need a signature wait for
+   * their batch; {@link drain} sends the last, partial one.
    */
   processPage(
     path: string,
-    input: string | Buffer,
-    options: {
-      analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
-      /**
-       * `input` is valid only during this call (a view into a reused read buffer): a page that needs
-       * parsing or signing gets its own copy. Unchanged pages, most of a warm run, need none.
-       */
-      transient?: boolean;
-    } = {},
+    input: Buffer,
+    options: { analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }> } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
     const failed = (error: unknown): PageResult => ({
@@ -137,9 +131,7 @@ export class SigningSession {
       error: (error as Error)?.message ?? String(error),
     });
     try {
-      return Promise.resolve(this.#prepare(path, input, options.analyze, options.transient ?? false)).catch(
-        failed,
-      );
+      return Promise.resolve(this.#prepare(path, input, options.analyze)).catch(failed);
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -155,26 +147,19 @@ export class SigningSession {
     });
   }
 
-  /** The page with the block for `event`: bytes in, bytes out (string in, string out). */
-  #apply(
-    input: string | Buffer,
-    place: BlockPlace,
-    bytePlace: BlockPlace | undefined,
-    event: NostrEvent,
-  ): string | Buffer {
+  /** The page with the block for `event`, spliced by byte offsets when they are known. */
+  #apply(input: Buffer, place: BlockPlace, bytePlace: BlockPlace, event: NostrEvent): Buffer {
     const block = this.#renderBlock(event);
-    if (typeof input !== 'string') {
-      const spliced = bytePlace ? spliceBlockBytes(input, bytePlace, block) : undefined;
-      return spliced ?? Buffer.from(applySignatureBlock(input.toString('utf8'), place, block), 'utf8');
-    }
-    return applySignatureBlock(input, place, block);
+    return (
+      spliceBlockBytes(input, bytePlace, block) ??
+      Buffer.from(applySignatureBlock(input.toString('utf8'), place, block), 'utf8')
+    );
   }
 
   #prepare(
     path: string,
-    input: string | Buffer,
+    input: Buffer,
     analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
-    transient: boolean,
   ): PageResult | Promise<PageResult> {
     const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
@@ -182,7 +167,7 @@ export class SigningSession {
       // The file is exactly what Siegel wrote last time: nothing to do.
       return { outcome: 'unchanged', output: undefined, event: entry.event, url: this.urlOf(path) };
     }
-    if (entry && entry.fingerprint === fingerprint && (typeof input === 'string' || entry.bytePlace)) {
+    if (entry && entry.fingerprint === fingerprint && entry.bytePlace) {
       // The build wrote the same bytes as last time: re-apply the cached block without parsing.
       const output = this.#apply(input, entry, entry.bytePlace, entry.event);
       // Same bytes and same event give the same output as last time: its fingerprint is known already.
@@ -191,10 +176,10 @@ export class SigningSession {
       return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
     // From here on the page is parsed and maybe queued for signing: it must own its bytes.
-    if (transient && typeof input !== 'string') input = Buffer.from(input);
-    if (analyze && typeof input !== 'string') {
+    const owned = Buffer.from(input);
+    if (analyze) {
       // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
-      const stage = analyze(input).then(({ parsed, bytes }) => ({
+      const stage = analyze(owned).then(({ parsed, bytes }) => ({
         result: this.#sign(path, bytes, fingerprint, entry, parsed),
       }));
       const settled: Promise<void> = stage.then(
@@ -204,13 +189,13 @@ export class SigningSession {
       this.#analyzing.add(settled);
       return stage.then(({ result }) => result);
     }
-    return this.#sign(path, input, fingerprint, entry, parsePageForSigning(input, this.options.selector));
+    return this.#sign(path, owned, fingerprint, entry, parsePageForSigning(owned, this.options.selector));
   }
 
   /** After the parse: unchanged (cached event) or queued for signing. */
   #sign(
     path: string,
-    input: string | Buffer,
+    input: Buffer,
     fingerprint: string,
     entry: SignCacheEntry | undefined,
     parsed: ParsedPage,
@@ -219,9 +204,8 @@ export class SigningSession {
     if (parsed.hash === undefined) {
       return { outcome: 'skipped', output: undefined, error: `no element matches \`${selector}\`` };
     }
-    const { place } = parsed;
-    const bytePlace = typeof input === 'string' ? undefined : parsed.bytePlace;
-    const where = { ...place, ...(bytePlace ? { bytePlace } : {}) };
+    const { place, bytePlace } = parsed;
+    const where = { ...place, bytePlace };
     const hash = parsed.hash;
     if (entry && entry.hash === hash) {
       const output = this.#apply(input, place, bytePlace, entry.event);
@@ -324,7 +308,7 @@ export class SigningSession {
           event,
           fingerprint: item.fingerprint,
           ...item.place,
-          ...(item.bytePlace ? { bytePlace: item.bytePlace } : {}),
+          bytePlace: item.bytePlace,
           signedFingerprint: fingerprintFile(output),
         };
         this.#update(item.path, entry);
