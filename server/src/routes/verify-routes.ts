@@ -52,9 +52,9 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   // This is the hot path: answers are built as `new Response(body, { headers })` with one plain header object
   // (security headers, open CORS), which @hono/node-server writes as it is (Hono's `c.body()` would first copy
   // more than one header into a `Headers` object, and the adapter copy it back), and a reused answer is
-  // returned synchronously (no promise for Hono or the adapter to wait on). `createApp` routes these paths ahead of the site's
-  // middleware for that reason; the handlers set the same security headers themselves and never throw for
-  // bad input.
+  // returned synchronously (no promise for Hono or the adapter to wait on). `createApp` routes these paths
+  // ahead of the site's middleware for that reason; the handlers set the same security headers themselves
+  // and never throw for bad input.
   const security = createSecurityHeaders({ https: options.https });
   const jsonHeaders = {
     ...security,
