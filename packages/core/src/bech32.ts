@@ -4,7 +4,7 @@
 // the same strings (the test compares them with nostr-tools') in a fraction of that. Decoding stays with
 // nostr-tools: readers are not on the hot path.
 
-import { HEX64 } from './hex.js';
+import { HEX64 } from './nostr/crypto.js';
 
 const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];

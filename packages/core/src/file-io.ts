@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { mkdirFast, writeFileAtomic, writeFileFast } from './atomic-write.js';
+import { mkdirFast, writeFileAtomic, writeFileFast } from './fs/atomic-write.js';
 
 /**
  * One file operation of a signing run: `replace` writes atomically (temp file + rename: the pages),

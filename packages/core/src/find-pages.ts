@@ -2,11 +2,10 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { SiegelError } from './errors.js';
+import { isStaleTempName } from './fs/atomic-write.js';
 
 /** Our own verify pages (`verify/{event id}/index.html`) are never signed. */
 const VERIFY_PAGE = /^verify\/[0-9a-f]{64}\/index\.html$/;
-/** Temp files of `writeFileAtomic` that a killed run left behind. */
-const STALE_TEMP = /^\..+\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Every `*.html` file under `dir`, as sorted paths relative to it with `/` separators — except Siegel's own
@@ -22,7 +21,7 @@ export async function findPages(dir: string, found: { staleTemp?: string[] } = {
   }
   const pages: string[] = [];
   for (const entry of entries) {
-    if (entry.isFile() && found.staleTemp && STALE_TEMP.test(entry.name)) {
+    if (entry.isFile() && found.staleTemp && isStaleTempName(entry.name)) {
       found.staleTemp.push(`${entry.parentPath}${sep}${entry.name}`);
       continue;
     }

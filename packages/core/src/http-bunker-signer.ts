@@ -1,9 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from './errors.js';
-import { computeEventId } from './event-hash.js';
-import { HEX64 } from './hex.js';
-import { loadNostrCrypto } from './nostr-crypto.js';
+import { computeEventId, HEX64, loadSigningEngine } from './nostr/crypto.js';
 import { positiveInteger } from './positive-integer.js';
 import type { Signer } from './signer.js';
 import { SIGNER_DEFAULTS } from './signer-defaults.js';
@@ -265,7 +263,7 @@ export class HttpBunkerSigner implements Signer {
     // Every id is recomputed (cheap); Schnorr signatures are verified for a random sample per batch: one
     // verification costs ≈ 0.2 ms, all of them would add ≈ 0.3× a bare parse to a cold run (README,
     // "Security"). `siegel verify` and the verify pages check every signature.
-    const crypto = await loadNostrCrypto();
+    const crypto = await loadSigningEngine();
     const sample =
       this.#verifySignatures >= events.length
         ? events.keys()

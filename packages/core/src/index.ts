@@ -1,4 +1,4 @@
-export { writeFileAtomic } from './atomic-write.js';
+export { writeFileAtomic } from './fs/atomic-write.js';
 export { type BuildSigningOptions, handleSigningError, runBuildSigning } from './build-signing.js';
 export { compileSelector } from './css-selector.js';
 export {

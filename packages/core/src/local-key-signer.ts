@@ -1,7 +1,7 @@
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from './errors.js';
-import { loadNostrCrypto } from './nostr-crypto.js';
+import { loadSigningEngine } from './nostr/crypto.js';
 import type { Signer } from './signer.js';
 
 /**
@@ -22,12 +22,12 @@ export class LocalKeySigner implements Signer {
   }
 
   async getPublicKey(): Promise<string> {
-    return (await loadNostrCrypto()).getPublicKey(this.#secretKey);
+    return (await loadSigningEngine()).getPublicKey(this.#secretKey);
   }
 
   async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
-    const crypto = await loadNostrCrypto();
-    return templates.map((template) => crypto.finalizeEvent(template, this.#secretKey));
+    const engine = await loadSigningEngine();
+    return templates.map((template) => engine.signEvent(template, this.#secretKey));
   }
 
   /** A local key can always sign. */

@@ -1,6 +1,6 @@
 import type { EventTemplate } from 'nostr-tools/core';
 import { SiegelError } from './errors.js';
-import { HEX64 } from './hex.js';
+import { HEX64 } from './nostr/crypto.js';
 
 /** NIP-94 "file metadata" — the kind of every page event. */
 export const PAGE_EVENT_KIND = 1063;

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { writeFileAtomic } from './atomic-write.js';
+import { isStaleTempName, writeFileAtomic } from './fs/atomic-write.js';
 import { SiegelError } from './errors.js';
-import { HEX64 } from './hex.js';
+import { HEX64 } from './nostr/crypto.js';
 import { journalFileOf, readJournal } from './sign-cache-journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -211,14 +211,13 @@ function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
 
 /** Remove temp files of cache writes that a killed run left next to the cache. */
 export async function removeStaleCacheTemps(file: string): Promise<void> {
-  const prefix = `.${basename(file)}.`;
   let names: string[];
   try {
     names = await readdir(dirname(file));
   } catch {
     return;
   }
-  const stale = names.filter((name) => name.startsWith(prefix) && /\.[0-9a-f]{12}\.tmp$/.test(name));
+  const stale = names.filter((name) => isStaleTempName(name, basename(file)));
   await Promise.all(stale.map((name) => rm(join(dirname(file), name), { force: true })));
 }
 

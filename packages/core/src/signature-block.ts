@@ -2,7 +2,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { encodeNevent } from './bech32.js';
 import { SiegelError } from './errors.js';
 import { escapeComment, escapeHtml } from './escape-html.js';
-import { HEX64 } from './hex.js';
+import { HEX64 } from './nostr/crypto.js';
 import { DEFAULT_SELECTOR } from './page-parse.js';
 
 /** Text the opening comment of a Siegel block starts with (after `<!--` and whitespace). */

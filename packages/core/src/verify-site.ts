@@ -3,10 +3,8 @@ import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from './errors.js';
-import { computeEventId } from './event-hash.js';
 import { findPages } from './find-pages.js';
-import { HEX64 } from './hex.js';
-import { loadNostrCrypto } from './nostr-crypto.js';
+import { computeEventId, HEX64, loadSigningEngine } from './nostr/crypto.js';
 import { analyzePage } from './page-analysis.js';
 
 /** Options of {@link verifySite}; every field optional. */
@@ -66,7 +64,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
   const source = /^https?:\/\//i.test(dirOrUrl)
     ? urlSource(dirOrUrl, options.fetch ?? globalThis.fetch, options.maxPages ?? 1000)
     : dirSource(resolve(dirOrUrl));
-  const crypto = await loadNostrCrypto();
+  const crypto = await loadSigningEngine();
   const pages: PageVerification[] = [];
   for await (const page of source.pages()) {
     const analysis = analyzePage(page.html, { selector });

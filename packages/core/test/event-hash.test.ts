@@ -1,6 +1,6 @@
 import { getEventHash } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
-import { computeEventId } from '../src/event-hash.js';
+import { computeEventId } from '../src/nostr/crypto.js';
 
 describe('computeEventId', () => {
   it('equals nostr-tools getEventHash, also for tricky content', () => {
