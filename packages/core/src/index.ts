@@ -1,4 +1,3 @@
-export { writeFileAtomic } from './fs/atomic-write.js';
 export { type BuildSigningOptions, handleSigningError, runBuildSigning } from './build-signing.js';
 export { compileSelector } from './css-selector.js';
 export {
@@ -9,6 +8,7 @@ export {
   type SiegelErrorCode,
 } from './errors.js';
 export { findPages } from './find-pages.js';
+export { writeFileAtomic } from './fs/atomic-write.js';
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
 export {
   INTEGRATION_DEFAULTS,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { isStaleTempName, writeFileAtomic } from './fs/atomic-write.js';
 import { SiegelError } from './errors.js';
+import { isStaleTempName, writeFileAtomic } from './fs/atomic-write.js';
 import { HEX64 } from './nostr/crypto.js';
 import { journalFileOf, readJournal } from './sign-cache-journal.js';
 

@@ -1,8 +1,8 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { mkdirFast, writeFileAtomic, writeFileFast } from './fs/atomic-write.js';
 import type { FileIo } from './file-io.js';
+import { mkdirFast, writeFileAtomic, writeFileFast } from './fs/atomic-write.js';
 import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
