@@ -31,7 +31,7 @@ if (phase === 'parse') {
   // The same file work a warm run does, the same way (see sign-site.ts and file-io.ts): pages read in
   // synchronous chunks, each page replaced atomically and its verify page and event written in place on the
   // I/O thread. Nothing is parsed, hashed or signed.
-  const { ChunkReader, FileWorker } = await import('../../packages/core/dist/file-io.js');
+  const { ChunkReader, FileWorker } = await import('../../packages/core/dist/pipeline/file-io.js');
   const files = await listHtml(dir);
   const start = performance.now();
   const io = FileWorker.create();

@@ -1,12 +1,30 @@
 import { fileURLToPath } from 'node:url';
-import { runBuildSigning, SiegelError, signSite, toSignSiteOptions } from '@siegel/core';
+import { SiegelError, signSite } from '@siegel/core';
+import {
+  defineIntegrationOptions,
+  INTEGRATION_DEFAULTS,
+  runBuildSigning,
+  toSignSiteOptions,
+} from '@siegel/core/integration';
 import type { AstroConfig, AstroIntegration } from 'astro';
+import type { z } from 'zod';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
-import { parseOptions, type SiegelAstroOptions } from './options.js';
 import { withBase } from './site-url.js';
 
 /** The integration's name: its npm name, so `astro add` and the compressor check can find it. */
 export const INTEGRATION_NAME = '@siegel/astro';
+
+/** Default values of every option; `undefined` means "taken from the host or from `.env`". */
+export const DEFAULTS = INTEGRATION_DEFAULTS;
+
+/**
+ * Options of `siegel()` for Astro: those every Siegel integration shares (`site` defaults to Astro's
+ * `site`), as a strict schema (a typo never silently turns signing off), and their validation.
+ */
+export const { optionsSchema, parseOptions } = defineIntegrationOptions(INTEGRATION_NAME);
+
+/** Options of `siegel()` for Astro (see {@link optionsSchema} for defaults). */
+export type SiegelAstroOptions = z.input<typeof optionsSchema>;
 
 /**
  * Astro integration that signs every built page's `<main>` with the author's Nostr key, in

@@ -1,4 +1,4 @@
-// Bundle the browser verify script (src/verify-script/main.ts) into dist/siegel-verify.js:
+// Bundle the browser verify script (src/verify/script/main.ts) into dist/siegel-verify.js:
 // one classic, minified script with parse5 and the Schnorr verifier inside. Run after `tsc --build`.
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 await mkdir(`${root}dist`, { recursive: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/verify-script/main.ts'],
+  entryPoints: ['src/verify/script/main.ts'],
   outfile: 'dist/siegel-verify.js',
   bundle: true,
   minify: true,

@@ -1,5 +1,7 @@
-export { type BuildSigningOptions, handleSigningError, runBuildSigning } from './build-signing.js';
-export { compileSelector } from './css-selector.js';
+// The user's API of @siegel/core: sign and verify a built site, the page hash and the signature block,
+// the signers. What only other Siegel packages need lives on subpaths: `@siegel/core/integration` (build
+// integrations), `@siegel/core/crypto` (the Schnorr engine), `@siegel/core/fs` (atomic writes),
+// `@siegel/core/auth` (token comparison). See the README, "How a run works", for the rooms of src/.
 export {
   createGermanError,
   GERMAN_MESSAGES,
@@ -7,72 +9,49 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
-export { findPages } from './find-pages.js';
-export { writeFileAtomic } from './fs/atomic-write.js';
-export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './http-bunker-signer.js';
+export { loadEnv, readSignerConfig, type SignerConfig } from './options/env.js';
 export {
-  INTEGRATION_DEFAULTS,
-  type IntegrationContext,
-  type IntegrationOptions,
-  integrationOptionsSchema,
-  parseIntegrationOptions,
-  toSignSiteOptions,
-} from './integration-options.js';
-export { LocalKeySigner } from './local-key-signer.js';
-export { type AnalyzePageOptions, analyzePage, hashPage, type PageAnalysis } from './page-analysis.js';
-export { createPageEvent, PAGE_EVENT_KIND, type PageEventInput, pageUrl } from './page-event.js';
-export { hashContent } from './page-hash.js';
-export { DEFAULT_SELECTOR, readPageContent } from './page-parse.js';
-export { parseRelays } from './relay-list.js';
-export {
-  CACHE_SPEC,
-  CACHE_VERSION,
-  fingerprintFile,
-  type ReadSignCacheResult,
-  readSignCache,
-  type SignCache,
-  type SignCacheEntry,
-  type SignCacheHeader,
-  writeSignCache,
-} from './sign-cache.js';
-export { signSite } from './sign-site.js';
-export {
-  type ResolvedSignSiteOptions,
-  resolveSignSiteOptions,
-  SIGN_SITE_DEFAULTS,
+  DEFAULTS,
   type SiegelLogger,
   type SignSiteOptions,
-} from './sign-site-options.js';
+  signSiteOptionsSchema,
+} from './options/options.js';
 export {
-  type FormatSummaryOptions,
-  formatSummary,
-  type PageOutcome,
-  type PageReport,
-  type SignSummary,
-} from './sign-summary.js';
+  type AnalyzePageOptions,
+  analyzePage,
+  hashContent,
+  hashPage,
+  type PageAnalysis,
+  readPageContent,
+} from './page/analyze.js';
+export { createPageEvent, PAGE_EVENT_KIND, type PageEventInput, pageUrl } from './page/page-event.js';
+export { DEFAULT_SELECTOR } from './page/selector.js';
 export {
   applySignatureBlock,
   BLOCK_END_MARKER,
   BLOCK_START_MARKER,
   type RenderSignatureBlockOptions,
   renderSignatureBlock,
-} from './signature-block.js';
-export { readSignatureBlock, type SignatureBlockInfo } from './signature-block-read.js';
-export type { EventTemplate, NostrEvent, Signer } from './signer.js';
+} from './page/signature-block.js';
+export { readSignatureBlock, type SignatureBlockInfo } from './page/signature-block-read.js';
+export { signSite } from './pipeline/sign-site.js';
 export {
-  type CreateSignerOptions,
-  createSigner,
-  loadEnv,
-  readSignerConfig,
-  SIGNER_DEFAULTS,
-  type SignerConfig,
-} from './signer-config.js';
+  type FormatSummaryOptions,
+  formatSummary,
+  type PageOutcome,
+  type PageReport,
+  type SignSummary,
+} from './pipeline/summary.js';
+export { type CreateSignerOptions, createSigner } from './signer/create-signer.js';
+export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bunker-signer.js';
+export { LocalKeySigner } from './signer/local-key-signer.js';
+export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
 export {
   readVerifyScript,
   renderVerifyPage,
   VERIFY_SCRIPT_NAME,
   type VerifyPageInput,
-} from './verify-page.js';
+} from './verify/verify-page.js';
 export {
   formatVerifyReport,
   type PageVerdict,
@@ -80,4 +59,4 @@ export {
   type VerifyReport,
   type VerifySiteOptions,
   verifySite,
-} from './verify-site.js';
+} from './verify/verify-site.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handleSigningError, runBuildSigning, SiegelError, type SignSummary } from '../src/index.js';
+import { SiegelError, type SignSummary } from '../src/index.js';
+import { handleSigningError, runBuildSigning } from '../src/integration/integration.js';
 
 const WARN_TAIL = "\nThe build finished without signatures (onError: 'warn').";
 

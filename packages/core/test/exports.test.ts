@@ -1,57 +1,83 @@
 import { describe, expect, it } from 'vitest';
+import * as auth from '../src/auth/tokens.js';
+import * as fs from '../src/fs/atomic-write.js';
 import * as core from '../src/index.js';
+import * as integration from '../src/integration/integration.js';
+import * as crypto from '../src/nostr/crypto.js';
 
 describe('@siegel/core exports', () => {
-  it('pins the exported names (a change here is an API change)', () => {
+  it('pins the exported names of the user API (a change here is an API change)', () => {
     expect(Object.keys(core).sort()).toEqual([
       'BLOCK_END_MARKER',
       'BLOCK_START_MARKER',
-      'CACHE_SPEC',
-      'CACHE_VERSION',
+      'DEFAULTS',
       'DEFAULT_SELECTOR',
       'GERMAN_MESSAGES',
       'HttpBunkerSigner',
-      'INTEGRATION_DEFAULTS',
       'LocalKeySigner',
       'PAGE_EVENT_KIND',
-      'SIGNER_DEFAULTS',
-      'SIGN_SITE_DEFAULTS',
       'SiegelError',
       'VERIFY_SCRIPT_NAME',
       'analyzePage',
       'applySignatureBlock',
-      'compileSelector',
       'createGermanError',
       'createPageEvent',
       'createSigner',
-      'findPages',
-      'fingerprintFile',
       'formatSummary',
       'formatVerifyReport',
-      'handleSigningError',
       'hashContent',
       'hashPage',
-      'integrationOptionsSchema',
       'isSiegelError',
       'loadEnv',
       'pageUrl',
-      'parseIntegrationOptions',
-      'parseRelays',
       'readPageContent',
-      'readSignCache',
       'readSignatureBlock',
       'readSignerConfig',
       'readVerifyScript',
       'renderSignatureBlock',
       'renderVerifyPage',
-      'resolveSignSiteOptions',
-      'runBuildSigning',
       'signSite',
-      'toSignSiteOptions',
+      'signSiteOptionsSchema',
       'verifySite',
-      'writeFileAtomic',
-      'writeSignCache',
     ]);
+  });
+
+  it('pins the names of the subpaths other Siegel packages import', () => {
+    expect(Object.keys(integration).sort()).toEqual([
+      'INTEGRATION_DEFAULTS',
+      'defineIntegrationOptions',
+      'handleSigningError',
+      'integrationOptionsSchema',
+      'parseIntegrationOptions',
+      'runBuildSigning',
+      'toSignSiteOptions',
+    ]);
+    expect(Object.keys(crypto).sort()).toEqual(['HEX64', 'computeEventId', 'jsEngine', 'loadSigningEngine']);
+    expect(Object.keys(fs).sort()).toEqual([
+      'isStaleTempName',
+      'mkdirFast',
+      'writeFileAtomic',
+      'writeFileAtomicSync',
+      'writeFileDurable',
+      'writeFileFast',
+    ]);
+    expect(Object.keys(auth).sort()).toEqual(['findToken', 'tokensEqual']);
+  });
+
+  it('maps each subpath to its module in package.json, with types', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.exports).toEqual({
+      '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+      './integration': {
+        types: './dist/integration/integration.d.ts',
+        import: './dist/integration/integration.js',
+      },
+      './crypto': { types: './dist/nostr/crypto.d.ts', import: './dist/nostr/crypto.js' },
+      './fs': { types: './dist/fs/atomic-write.d.ts', import: './dist/fs/atomic-write.js' },
+      './auth': { types: './dist/auth/tokens.d.ts', import: './dist/auth/tokens.js' },
+      './package.json': './package.json',
+    });
   });
 
   it('keeps the three German messages of DESIGN exactly, plus the one for a rejected token', () => {

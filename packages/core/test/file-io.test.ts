@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChunkReader, type FileIo, FileWorker, inProcessFileIo } from '../src/file-io.js';
+import { ChunkReader, type FileIo, FileWorker, inProcessFileIo } from '../src/pipeline/file-io.js';
 
 let root: string;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import {
   integrationOptionsSchema,
   parseIntegrationOptions,
   toSignSiteOptions,
-} from '../src/index.js';
+} from '../src/integration/integration.js';
 
 let roots: string[] = [];
 afterEach(async () => {

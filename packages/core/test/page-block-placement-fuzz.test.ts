@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { locateBlockSlot } from '../src/block-slot.js';
 import { analyzePage, applySignatureBlock, hashPage, readSignatureBlock } from '../src/index.js';
+import { locateBlockSlot } from '../src/page/block-slot.js';
 
 // Seeded, deterministic page shapes assembled from the pieces that decide where <head> ends: explicit or
 // missing html/head/body tags, head content that is closed explicitly or implicitly (noscript, template,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { locateBlockSlot } from '../src/block-slot.js';
 import { applySignatureBlock, hashPage, readSignatureBlock } from '../src/index.js';
+import { locateBlockSlot } from '../src/page/block-slot.js';
 
 // locateBlockSlot parses only a prefix of the page (up to the body start) with source locations. These tests
 // pin that the answer never depends on where that prefix is cut: any starting length gives the same slot as

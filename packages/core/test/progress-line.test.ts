@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createProgressLine } from '../src/progress-line.js';
-import { signSite } from '../src/sign-site.js';
+import { createProgressLine } from '../src/pipeline/progress-line.js';
+import { signSite } from '../src/pipeline/sign-site.js';
 import { CountingSigner, collectingLogger, createFixtureProject, KEY_A } from './support/site-fixture.js';
 
 /** A stand-in for a terminal: records what is written. */

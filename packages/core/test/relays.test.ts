@@ -2,14 +2,14 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode } from 'nostr-tools/nip19';
 import { describe, expect, it } from 'vitest';
+import { signSite } from '../src/index.js';
 import {
   integrationOptionsSchema,
   parseIntegrationOptions,
-  resolveSignSiteOptions,
-  signSite,
   toSignSiteOptions,
-} from '../src/index.js';
-import { parseRelays } from '../src/relay-list.js';
+} from '../src/integration/integration.js';
+import { parseRelays } from '../src/nostr/relays.js';
+import { resolveSignSiteOptions } from '../src/options/options.js';
 import { runCli } from './support/run-cli.js';
 import {
   CountingSigner,

@@ -3,14 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  fingerprintFile,
-  LocalKeySigner,
-  readSignCache,
-  type SignCache,
-  writeSignCache,
-} from '../src/index.js';
-import { CacheJournal } from '../src/sign-cache-journal.js';
+import { CacheJournal } from '../src/cache/journal.js';
+import { fingerprintFile, readSignCache, type SignCache, writeSignCache } from '../src/cache/sign-cache.js';
+import { LocalKeySigner } from '../src/index.js';
 
 let dir: string;
 let file: string;

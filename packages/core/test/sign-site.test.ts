@@ -5,9 +5,9 @@ import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import { formatSummary, SiegelError, type Signer, type SignSiteOptions, signSite } from '../src/index.js';
-import { analyzePage, hashPage } from '../src/page-analysis.js';
-import { applySignatureBlock, renderSignatureBlock } from '../src/signature-block.js';
-import { readSignatureBlock } from '../src/signature-block-read.js';
+import { analyzePage, hashPage } from '../src/page/analyze.js';
+import { applySignatureBlock, renderSignatureBlock } from '../src/page/signature-block.js';
+import { readSignatureBlock } from '../src/page/signature-block-read.js';
 import {
   CountingSigner,
   collectingLogger,

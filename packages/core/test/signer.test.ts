@@ -5,7 +5,6 @@ import type { EventTemplate } from 'nostr-tools/core';
 import { nsecEncode } from 'nostr-tools/nip19';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pickSample } from '../src/http-bunker-signer.js';
 import {
   createSigner,
   HttpBunkerSigner,
@@ -14,6 +13,7 @@ import {
   readSignerConfig,
   SiegelError,
 } from '../src/index.js';
+import { pickSample } from '../src/signer/http-bunker-signer.js';
 import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';
 
 const templates = (n: number): EventTemplate[] =>

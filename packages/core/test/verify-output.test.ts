@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signSite, verifySite } from '../src/index.js';
-import { VERIFY_MARKER } from '../src/verify-output.js';
+import { VERIFY_MARKER } from '../src/verify/verify-output.js';
 import { CountingSigner, collectingLogger, KEY_A, SITE, useFixtureProjects } from './support/site-fixture.js';
 
 const { createProject } = useFixtureProjects();

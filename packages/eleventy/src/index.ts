@@ -1,8 +1,11 @@
-export { DEFAULTS, optionsSchema, parseOptions, type SiegelEleventyOptions } from './options.js';
 export {
+  DEFAULTS,
   type EleventyConfigLike,
   type EleventyEventArgs,
+  optionsSchema,
   PLUGIN_NAME,
+  parseOptions,
+  type SiegelEleventyOptions,
   siegel,
   siegel as default,
 } from './plugin.js';

@@ -1,9 +1,33 @@
 import { relative, resolve } from 'node:path';
-import { runBuildSigning, signSite, toSignSiteOptions } from '@siegel/core';
-import { parseOptions, type SiegelEleventyOptions } from './options.js';
+import { signSite } from '@siegel/core';
+import {
+  defineIntegrationOptions,
+  INTEGRATION_DEFAULTS,
+  runBuildSigning,
+  toSignSiteOptions,
+} from '@siegel/core/integration';
+import { z } from 'zod';
 
 /** The plugin's name, used for its transform. */
 export const PLUGIN_NAME = '@siegel/eleventy';
+
+/** Default values of every option; `undefined` means "taken from the host or from `.env`". */
+export const DEFAULTS = INTEGRATION_DEFAULTS;
+
+/**
+ * Options of `siegel()` for Eleventy: those every Siegel integration shares, plus `enabled`, as a strict
+ * schema (a typo never silently turns signing off), and their validation.
+ */
+export const { optionsSchema, parseOptions } = defineIntegrationOptions(PLUGIN_NAME, {
+  /**
+   * `true`: sign in every run, also `--serve`/`--watch`. `false`: never sign. Default: sign in build runs
+   * only (`runMode === 'build'`), so a dev server does not ask the bunker on every save.
+   */
+  enabled: z.boolean().optional(),
+});
+
+/** Options of `siegel()` for Eleventy (see {@link optionsSchema} for defaults). */
+export type SiegelEleventyOptions = z.input<typeof optionsSchema>;
 
 /** The part of Eleventy's `eleventyConfig` this plugin uses. */
 export interface EleventyConfigLike {

@@ -1,2 +1,9 @@
-export { DEFAULTS, optionsSchema, parseOptions, type SiegelViteOptions } from './options.js';
-export { PLUGIN_NAME, siegel, siegel as default } from './plugin.js';
+export {
+  DEFAULTS,
+  optionsSchema,
+  PLUGIN_NAME,
+  parseOptions,
+  type SiegelViteOptions,
+  siegel,
+  siegel as default,
+} from './plugin.js';

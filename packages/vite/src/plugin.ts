@@ -1,10 +1,28 @@
 import { resolve } from 'node:path';
-import { runBuildSigning, signSite, toSignSiteOptions } from '@siegel/core';
+import { signSite } from '@siegel/core';
+import {
+  defineIntegrationOptions,
+  INTEGRATION_DEFAULTS,
+  runBuildSigning,
+  toSignSiteOptions,
+} from '@siegel/core/integration';
 import type { Plugin, ResolvedConfig } from 'vite';
-import { parseOptions, type SiegelViteOptions } from './options.js';
+import type { z } from 'zod';
 
 /** The plugin's name: its npm name. */
 export const PLUGIN_NAME = '@siegel/vite';
+
+/** Default values of every option; `undefined` means "taken from the host or from `.env`". */
+export const DEFAULTS = INTEGRATION_DEFAULTS;
+
+/**
+ * Options of `siegel()` for Vite: those every Siegel integration shares, as a strict schema (a typo never
+ * silently turns signing off), and their validation.
+ */
+export const { optionsSchema, parseOptions } = defineIntegrationOptions(PLUGIN_NAME);
+
+/** Options of `siegel()` for Vite (see {@link optionsSchema} for defaults). */
+export type SiegelViteOptions = z.input<typeof optionsSchema>;
 
 /** What a build hook sees of Vite 6+'s per-environment context (absent in older Vite). */
 interface EnvironmentContext {

@@ -74,7 +74,7 @@ export function signatureProblems(check: PageCheck, pubkey: string): string[] {
 
 /** Run `siegel verify <target>` (core's CLI, built output) and return its exit code and output. */
 export function runSiegelCli(args: string[], cwd: string): Promise<CommandResult> {
-  return runCommand(process.execPath, [join(REPO_ROOT, 'packages/core/dist/cli.js'), ...args], {
+  return runCommand(process.execPath, [join(REPO_ROOT, 'packages/core/bin/siegel.js'), ...args], {
     cwd,
     env: { ...process.env, NO_COLOR: '1' },
   });

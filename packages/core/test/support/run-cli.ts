@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built `siegel` CLI (run with `process.execPath`, the pinned Node). */
-export const SIEGEL_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const SIEGEL_CLI = fileURLToPath(new URL('../../bin/siegel.js', import.meta.url));
 
 /** What a finished CLI run left behind. */
 export interface CliResult {

@@ -1,0 +1,233 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import { SiegelError } from '../errors.js';
+import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
+import { HEX64 } from '../nostr/crypto.js';
+import { journalFileOf, readJournal } from './journal.js';
+
+/** Spec the cache's hashes follow; a cache for another spec is not used. */
+export const CACHE_SPEC = 'siegel-page/1';
+/** Layout version of `.sign-cache.json`. */
+export const CACHE_VERSION = 1;
+
+/** What a cache was made for. A cache whose header differs is not used: every page is re-signed. */
+export interface SignCacheHeader {
+  /** Hex pubkey of the signer. */
+  pubkey: string;
+  /** Site URL the events' `url` tags and verify links were made for. */
+  site: string;
+  /** CSS selector of the signed element. */
+  selector: string;
+  /**
+   * Relay hints in the blocks' `nevent` (default none). Not part of what a cache is *for*: a change keeps
+   * every event (no re-signing) but forgets the signed-output fingerprints, so every block is rewritten.
+   */
+  relays?: string[];
+}
+
+/** One page in the cache, keyed by its path relative to the output directory. */
+export interface SignCacheEntry {
+  /** `siegel-page/1` hash of the page's selected element. */
+  hash: string;
+  /** The whole signed event for that hash. */
+  event: NostrEvent;
+  /** SHA-256 of the raw file as the build wrote it (before signing): an identical file skips parsing. */
+  fingerprint: string;
+  /** Where the block goes in that raw file (UTF-16 offsets), so it can be re-applied without parsing. */
+  insertAt: number;
+  /** The block already present in that raw file, replaced rather than duplicated. */
+  existingBlock?: { start: number; end: number };
+  /** `insertAt`/`existingBlock` as UTF-8 byte offsets, to splice the raw file without decoding it. */
+  bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
+  /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
+  signedFingerprint?: string;
+}
+
+/** The in-memory cache: a header and the entries. */
+export interface SignCache extends SignCacheHeader {
+  pages: Map<string, SignCacheEntry>;
+}
+
+/** Result of {@link readSignCache}: the cache to use, plus any warning or notice to show. */
+export interface ReadSignCacheResult {
+  cache: SignCache;
+  /** Entries came from the journal of an interrupted run (write the cache to fold them in). */
+  journal?: boolean;
+  /** The cache was made with other relay hints: events kept, every block is to be rewritten. */
+  relaysChanged?: boolean;
+  /** A corrupt or unreadable cache (it is ignored). */
+  warning?: string;
+  /** A cache made for another key, site, selector or spec (it is ignored: all pages are re-signed). */
+  notice?: string;
+}
+
+/** SHA-256 hex of raw bytes (a file's fingerprint). */
+export function fingerprintFile(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Read `.sign-cache.json`. A missing file gives an empty cache; a corrupt one gives an empty cache and a
+ * `warning`; one made for another header (`pubkey` `undefined` means "not known yet", e.g. a dry run
+ * without token: any key matches) gives an empty cache and a `notice`. Never throws for content problems.
+ *
+ * @example
+ * ```ts
+ * const { cache, warning, notice } = await readSignCache('.sign-cache.json', { pubkey, site, selector });
+ * ```
+ */
+export async function readSignCache(
+  file: string,
+  header: Omit<SignCacheHeader, 'pubkey'> & { pubkey: string | undefined },
+): Promise<ReadSignCacheResult> {
+  const result = await readSnapshot(file, header);
+  const journaled = await readJournal(journalFileOf(file), result.cache, isEntry);
+  return journaled > 0 ? { ...result, journal: true } : result;
+}
+
+async function readSnapshot(
+  file: string,
+  header: Omit<SignCacheHeader, 'pubkey'> & { pubkey: string | undefined },
+): Promise<ReadSignCacheResult> {
+  const empty = (): SignCache => ({
+    pubkey: header.pubkey ?? '',
+    site: header.site,
+    selector: header.selector,
+    relays: header.relays ?? [],
+    pages: new Map(),
+  });
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { cache: empty() };
+    return {
+      cache: empty(),
+      warning: `Cannot read the cache \`${file}\` (${(error as Error).message}); signing without it.`,
+    };
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(text);
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not an object');
+  } catch {
+    return {
+      cache: empty(),
+      warning: `The cache \`${file}\` is corrupt; ignoring it and re-checking every page.`,
+    };
+  }
+  const made = `${String(data.spec)} / ${String(data.pubkey)} / ${String(data.site)} / ${String(data.selector)}`;
+  if (data.spec !== CACHE_SPEC || data.version !== CACHE_VERSION) {
+    return {
+      cache: empty(),
+      notice: `The cache \`${file}\` is for another spec or version; re-signing all pages.`,
+    };
+  }
+  if (header.pubkey !== undefined && data.pubkey !== header.pubkey) {
+    return {
+      cache: empty(),
+      notice: `The cache \`${file}\` was made for the key \`${String(data.pubkey)}\`, now signing as \`${header.pubkey}\`: re-signing all pages.`,
+    };
+  }
+  if (data.site !== header.site || data.selector !== header.selector) {
+    return {
+      cache: empty(),
+      notice: `The cache \`${file}\` was made for another site or selector (${made}); re-signing all pages.`,
+    };
+  }
+  const pages = new Map<string, SignCacheEntry>();
+  let dropped = 0;
+  const raw = data.pages;
+  // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
+  const relays = header.relays ?? [];
+  const sameRelays = sameList(Array.isArray(data.relays) ? data.relays : [], relays);
+  if (raw && typeof raw === 'object') {
+    for (const [path, entry] of Object.entries(raw as Record<string, unknown>)) {
+      if (!isEntry(entry, String(data.pubkey))) dropped++;
+      else if (sameRelays) pages.set(path, entry);
+      else {
+        const { signedFingerprint: _, ...kept } = entry;
+        pages.set(path, kept);
+      }
+    }
+  }
+  return {
+    cache: { pubkey: String(data.pubkey), site: header.site, selector: header.selector, relays, pages },
+    ...(sameRelays ? {} : { relaysChanged: true }),
+    ...(dropped > 0
+      ? {
+          warning: `Ignored ${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in the cache \`${file}\`.`,
+        }
+      : {}),
+  };
+}
+
+/**
+ * Write the cache atomically (temp file + rename): a crash leaves the previous or the new cache, whole.
+ * @throws {SiegelError} `io_error` when the file cannot be written.
+ */
+export async function writeSignCache(file: string, cache: SignCache): Promise<void> {
+  const pages: Record<string, SignCacheEntry> = {};
+  for (const path of [...cache.pages.keys()].sort()) pages[path] = cache.pages.get(path) as SignCacheEntry;
+  const data = {
+    spec: CACHE_SPEC,
+    version: CACHE_VERSION,
+    pubkey: cache.pubkey,
+    site: cache.site,
+    selector: cache.selector,
+    relays: cache.relays ?? [],
+    pages,
+  };
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(data)}\n`);
+  } catch (cause) {
+    throw new SiegelError('io_error', `Cannot write the cache \`${file}\``, { cause });
+  }
+}
+
+function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
+  const entry = value as Partial<SignCacheEntry> | null;
+  if (!entry || typeof entry !== 'object') return false;
+  const event = entry.event as Partial<NostrEvent> | undefined;
+  return (
+    typeof entry.hash === 'string' &&
+    HEX64.test(entry.hash) &&
+    typeof entry.fingerprint === 'string' &&
+    Number.isInteger(entry.insertAt) &&
+    isRange(entry.existingBlock) &&
+    (entry.bytePlace === undefined ||
+      (Number.isInteger(entry.bytePlace?.insertAt) && isRange(entry.bytePlace?.existingBlock))) &&
+    !!event &&
+    typeof event.id === 'string' &&
+    HEX64.test(event.id) &&
+    typeof event.sig === 'string' &&
+    event.pubkey === pubkey &&
+    Array.isArray(event.tags) &&
+    event.tags.some((tag) => Array.isArray(tag) && tag[0] === 'x' && tag[1] === entry.hash)
+  );
+}
+
+/** Remove temp files of cache writes that a killed run left next to the cache. */
+export async function removeStaleCacheTemps(file: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dirname(file));
+  } catch {
+    return;
+  }
+  const stale = names.filter((name) => isStaleTempName(name, basename(file)));
+  await Promise.all(stale.map((name) => rm(join(dirname(file), name), { force: true })));
+}
+
+function sameList(a: unknown[], b: string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+function isRange(range: { start: number; end: number } | undefined): boolean {
+  return (
+    range === undefined ||
+    (Number.isInteger(range.start) && Number.isInteger(range.end) && range.start <= range.end)
+  );
+}

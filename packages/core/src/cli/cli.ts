@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { SiegelError } from '../errors.js';
+import { loadEnv } from '../options/env.js';
+import { signSite } from '../pipeline/sign-site.js';
+import { formatVerifyReport, verifySite } from '../verify/verify-site.js';
+
+/** Exit codes, documented in the README. */
+const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+const HELP = `siegel — sign the <main> of every page of a built site with your Nostr key, and verify it
+
+Usage:
+  siegel sign [dir]          sign the HTML pages in dir (default: dist)
+  siegel verify [dirOrUrl]   check every page's signature in dir or at an http(s) URL (default: dist)
+
+Options for sign:
+  --site URL        public URL of the site (default: SITE_URL)
+  --selector CSS    signed element (default: main)
+  --cache FILE      cache file (default: .sign-cache.json in the current directory)
+  --relay URL       relay hint (wss://) for the block's nevent link; repeatable (default: SIEGEL_RELAYS)
+  --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
+  --verbose         list every page and its outcome
+
+Options for verify:
+  --pubkey P        expected signer, hex or npub
+  --selector CSS    signed element (default: main)
+  --verbose         list every page
+
+  -h, --help        show this help
+  -v, --version     show the version
+
+Configuration is read from .env in the current directory (and the environment):
+  BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
+  SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
+  SIEGEL_RELAYS (comma-separated wss:// relay hints; a change rewrites blocks, re-signs nothing).
+
+Exit codes: 0 success, 1 signing or verification failed, 2 usage error.
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    process.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const [command, target, ...extra] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    process.stdout.write(HELP);
+    return command === undefined && !values.help ? EXIT.usage : EXIT.ok;
+  }
+  if (extra.length > 0) throw new UsageError(`Unexpected argument \`${extra[0]}\``);
+  const env = loadEnv(process.cwd());
+  const logger = {
+    info: (message: string) => process.stdout.write(`${message}\n`),
+    warn: (message: string) => process.stderr.write(`${message}\n`),
+    error: (message: string) => process.stderr.write(`${message}\n`),
+  };
+  if (command === 'sign') {
+    for (const name of ['pubkey'] as const)
+      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
+    const summary = await signSite(target ?? 'dist', {
+      env,
+      logger,
+      dryRun: values['dry-run'] ?? false,
+      verbose: values.verbose ?? false,
+      ...(values.site !== undefined ? { site: values.site } : {}),
+      ...(values.selector !== undefined ? { selector: values.selector } : {}),
+      ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
+      ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    });
+    return summary.failed > 0 ? EXIT.failure : EXIT.ok;
+  }
+  if (command === 'verify') {
+    for (const name of ['site', 'cache', 'dry-run', 'relay'] as const) {
+      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
+    }
+    const report = await verifySite(target ?? 'dist', {
+      ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
+      ...(values.selector !== undefined ? { selector: values.selector } : {}),
+    });
+    logger.info(formatVerifyReport(report, { verbose: values.verbose ?? false }));
+    if (report.valid === 0 && report.invalid === 0 && report.unsigned === 0)
+      logger.error('No signed pages found.');
+    return report.ok ? EXIT.ok : EXIT.failure;
+  }
+  throw new UsageError(`Unknown command \`${command}\` (use sign or verify)`);
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      'dry-run': { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      site: { type: 'string' },
+      selector: { type: 'string' },
+      cache: { type: 'string' },
+      relay: { type: 'string', multiple: true },
+      pubkey: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error instanceof SiegelError && error.code === 'invalid_options')) {
+      process.stderr.write(`${error.message}\nRun \`siegel --help\` for usage.\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    if (error instanceof SiegelError) {
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      process.stderr.write(`siegel: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+    }
+    process.exitCode = EXIT.failure;
+  },
+);

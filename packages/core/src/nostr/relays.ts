@@ -1,0 +1,47 @@
+import { SiegelError } from '../errors.js';
+
+/**
+ * Validate relay URLs for the block's `nevent` hint: each must be an absolute `wss://` URL (no user
+ * info). Trims them, skips blanks and drops duplicates, keeping the order and the spelling.
+ *
+ * @example
+ * ```ts
+ * parseRelays(['wss://relay.example.com', 'wss://nos.lol/']) // ['wss://relay.example.com', 'wss://nos.lol/']
+ * parseRelays(['https://relay.example.com']) // throws: Relay `https://relay.example.com` must be a wss:// URL
+ * ```
+ * @throws {SiegelError} `invalid_options` naming the bad value in backticks (and where it came from).
+ */
+export function parseRelays(values: readonly string[], source = 'relays'): string[] {
+  const relays: string[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    if (!value) continue;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch (cause) {
+      throw new SiegelError('invalid_options', `Relay \`${value}\` (${source}) is not a URL`, { cause });
+    }
+    if (url.protocol !== 'wss:' || !url.hostname || url.username || url.password) {
+      throw new SiegelError('invalid_options', `Relay \`${value}\` (${source}) must be a wss:// URL`);
+    }
+    requireRelayHintSize(value, source);
+    if (!relays.includes(value)) relays.push(value);
+  }
+  return relays;
+}
+
+/** `SIEGEL_RELAYS`: comma-separated `wss://` URLs (blank: none). */
+export function readRelaysFromEnv(value: string | undefined): string[] {
+  return value?.trim() ? parseRelays(value.split(','), 'SIEGEL_RELAYS') : [];
+}
+
+/**
+ * Refuse a relay URL that cannot be a NIP-19 relay hint: a TLV entry holds at most 255 bytes, and
+ * nostr-tools' `neventEncode` would silently write a broken `nevent` for a longer one.
+ * @throws {SiegelError} `invalid_options` quoting the relay.
+ */
+export function requireRelayHintSize(relay: string, source = 'relays'): void {
+  if (Buffer.byteLength(relay) > 255)
+    throw new SiegelError('invalid_options', `Relay \`${relay}\` (${source}) is longer than 255 bytes`);
+}

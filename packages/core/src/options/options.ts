@@ -1,0 +1,272 @@
+// options/ owns what a run is told before it starts: the one table of defaults, the one options schema
+// (strict: an unknown or malformed option is refused by the schema itself, so a typo never silently turns
+// signing off) from which the build integrations derive theirs (integration/), the resolution of options
+// against the environment, and reading that environment (`.env`, `BUNKER_*`: env.ts).
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { SiegelError } from '../errors.js';
+import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
+import { DEFAULT_SELECTOR } from '../page/selector.js';
+import type { Signer } from '../signer/signer.js';
+
+/**
+ * Every default of `@siegel/core`, once: `signSite`, the integrations, `createSigner` and
+ * `HttpBunkerSigner` read theirs from here.
+ */
+export const DEFAULTS = {
+  /** `BUNKER_URL` when unset. */
+  bunkerUrl: 'http://localhost:7777',
+  /** `BUNKER_KEY_NAME` when unset. */
+  bunkerKeyName: 'default',
+  /** The signed element: `main`. */
+  selector: DEFAULT_SELECTOR,
+  /** The cache, relative to the project root (the current directory for the CLI). */
+  cacheFile: '.sign-cache.json',
+  dryRun: false,
+  verbose: false,
+  /** What an integration does with a signing error: fail the build. */
+  onError: 'fail',
+  /** Events per bunker request (`SIEGEL_BATCH_SIZE`). */
+  batchSize: 500,
+  /** Batches in flight at once while parsing continues. */
+  maxInFlight: 2,
+  /** Timeout of one bunker request, in milliseconds. */
+  timeoutMs: 30_000,
+  /** Extra attempts for a transient bunker failure. */
+  retries: 2,
+  /** First backoff delay before such an attempt, doubled per attempt, in milliseconds. */
+  retryDelayMs: 200,
+  /** Parallel single-event requests to a bunker without the batch route. */
+  compatConcurrency: 4,
+  /** Schnorr signatures verified per batch a bunker returns (at random positions). */
+  verifySignatures: 16,
+} as const;
+
+/**
+ * Parse workers when none are configured: one less than the CPUs (the main thread reads, hashes and
+ * writes), at most 4.
+ */
+export function defaultParseWorkers(): number {
+  return Math.max(0, Math.min(4, availableParallelism() - 1));
+}
+
+/** Where messages go. `error` is optional. */
+export interface SiegelLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error?(message: string): void;
+}
+
+/** The problem with a site URL, or `undefined` when it is an absolute http(s) URL. */
+function describeSiteProblem(site: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(site);
+  } catch {
+    return `The site URL \`${site}\` is not an absolute URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `The site URL \`${site}\` must start with http:// or https://`;
+  return undefined;
+}
+
+/** A zod error that says what a value must be, after the option's name: "must be …, got `value`". */
+export function must(what: string): { error: (issue: { input?: unknown }) => string } {
+  return { error: (issue) => `must be ${what}, got \`${formatValue(issue.input)}\`` };
+}
+
+function formatValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function isRelayHint(relay: string): boolean {
+  try {
+    parseRelays([relay]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
+const HTTP_URL = 'an absolute http(s) URL';
+const POSITIVE = 'a positive integer';
+const RELAY = 'a wss:// URL of at most 255 bytes';
+const WHOLE = 'a whole number ≥ 0';
+
+/**
+ * The options of `signSite`, as a strict zod schema: every field optional, unknown fields refused, each
+ * message saying what the value must be. The build integrations' schema is derived from it
+ * (`integrationOptionsSchema` in `@siegel/core/integration`).
+ */
+export const signSiteOptionsSchema = z
+  .strictObject({
+    /** Public URL of the site, for page URLs and verify links (default: `SITE_URL` from `env`; required). */
+    site: z
+      .string(must(HTTP_URL))
+      .refine((site) => describeSiteProblem(site.trim()) === undefined, must(HTTP_URL)),
+    /** CSS selector of the signed element (default `main`). */
+    selector: z
+      .string(must('a CSS selector'))
+      .refine((selector) => selector.trim() !== '', must('a CSS selector')),
+    /** Report what would be signed; sign and write nothing (default `false`). */
+    dryRun: z.boolean(must('true or false')),
+    /** List every page and its outcome (default `false`). */
+    verbose: z.boolean(must('true or false')),
+    /** The cache file (default `.sign-cache.json` in the current directory, the project root). */
+    cacheFile: z.string(must('a file path')).min(1, must('a file path')),
+    /** HTML files to consider, relative to the output directory (default: every `*.html` under it). */
+    files: z.array(z.string(must('a path')), must('an array of paths')),
+    /** The signer (default: from `env` — the bunker at `BUNKER_URL` with `BUNKER_API_TOKEN`). */
+    signer: z.custom<Signer>(isObject, must('a Signer')),
+    /** Environment for `BUNKER_*` and `SITE_URL` (default: none; entry points pass `loadEnv(root)`). */
+    env: z.custom<Record<string, string | undefined>>(isObject, must('an object')),
+    /** Bunker address, overriding `BUNKER_URL`. */
+    bunkerUrl: z.url(must('a URL')),
+    /** Bunker token, overriding `BUNKER_API_TOKEN`. */
+    bunkerApiToken: z.string(must('a string')),
+    /** Key name, overriding `BUNKER_KEY_NAME`. */
+    bunkerKeyName: z.string(must('a key name')).min(1, must('a key name')),
+    /** Where notices, warnings and the summary go (default: the console). */
+    logger: z.custom<SiegelLogger>(isObject, must('a logger')),
+    /** Pages per bunker request (default 500; `SIEGEL_BATCH_SIZE` in `env`). */
+    batchSize: z.int(must(POSITIVE)).min(1, must(POSITIVE)),
+    /** Batches in flight at once while parsing continues (default 2). */
+    maxInFlight: z.int(must(POSITIVE)).min(1, must(POSITIVE)),
+    /** Show a progress line on stderr (default: when stderr is a terminal). */
+    progress: z.boolean(must('true or false')),
+    /**
+     * Relays (`wss://` URLs) for the `nevent` hint in the block's `rel="alternate"` link (default:
+     * `SIEGEL_RELAYS` from `env`, comma-separated, else none; the first 3 are used). Changing them re-signs
+     * nothing: the event stays, only the blocks are rewritten.
+     */
+    relays: z.array(z.string(must(RELAY)).refine(isRelayHint, must(RELAY)), must('an array of wss:// URLs')),
+    /** Worker threads that parse pages in `signSite` (default: CPUs − 1, at most 4; `SIEGEL_PARSE_WORKERS`; 0 = none). */
+    parseWorkers: z.int(must(WHOLE)).min(0, must(WHOLE)),
+  })
+  .partial();
+
+/** Options of {@link signSite}; every field is optional (see {@link signSiteOptionsSchema}). */
+export type SignSiteOptions = z.input<typeof signSiteOptionsSchema>;
+
+/** Options with defaults applied. */
+export interface ResolvedSignSiteOptions {
+  site: string;
+  selector: string;
+  dryRun: boolean;
+  verbose: boolean;
+  cacheFile: string;
+  files: string[] | undefined;
+  signer: Signer | undefined;
+  env: Record<string, string | undefined>;
+  bunkerUrl: string | undefined;
+  bunkerApiToken: string | undefined;
+  bunkerKeyName: string | undefined;
+  logger: SiegelLogger;
+  batchSize: number;
+  maxInFlight: number;
+  progress: boolean;
+  relays: string[];
+  parseWorkers: number;
+}
+
+const consoleLogger: SiegelLogger = {
+  info: (message) => console.log(message),
+  warn: (message) => console.warn(message),
+  error: (message) => console.error(message),
+};
+
+/**
+ * Check `input` against `schema`; the message of the first problem, unknown options first.
+ * @throws {SiegelError} `invalid_options` with that message.
+ */
+function check(schema: z.ZodType, input: unknown, describe: (issue: z.core.$ZodIssue) => string): void {
+  const result = schema.safeParse(input);
+  if (result.success) return;
+  const { issues } = result.error;
+  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
+  if (issue) throw new SiegelError('invalid_options', describe(issue));
+}
+
+/**
+ * Validate options with {@link signSiteOptionsSchema} and apply the defaults and the environment
+ * (`SITE_URL`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`). A blank `selector` means
+ * the default, as `--selector ''` always did.
+ *
+ * @example
+ * ```ts
+ * resolveSignSiteOptions({ site: 'https://example.com' }).batchSize; // 500
+ * ```
+ * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, bad numbers,
+ *   a relay that is not a `wss://` URL.
+ */
+export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSiteOptions {
+  // Relays first: parseRelays names the bad relay and where it came from (`relays`, `SIEGEL_RELAYS`).
+  const relays =
+    Array.isArray(options.relays) && options.relays.every((relay) => typeof relay === 'string')
+      ? parseRelays(options.relays)
+      : undefined;
+  const given = options.selector?.trim() === '' ? { ...options, selector: undefined } : options;
+  check(signSiteOptionsSchema, given, (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `Unknown option \`${issue.keys[0]}\``
+      : `\`${issue.path.join('.')}\` ${issue.message}`,
+  );
+  const env = options.env ?? {};
+  const site = (options.site ?? env.SITE_URL)?.trim();
+  if (!site) {
+    throw new SiegelError(
+      'invalid_options',
+      'The site URL is required (option `site`, `--site`, or SITE_URL), e.g. `https://example.com`',
+    );
+  }
+  const siteProblem = describeSiteProblem(site);
+  if (siteProblem) throw new SiegelError('invalid_options', siteProblem);
+  const url = new URL(site);
+  const fromEnv = {
+    batchSize: numberFrom(env.SIEGEL_BATCH_SIZE),
+    parseWorkers: numberFrom(env.SIEGEL_PARSE_WORKERS),
+  };
+  check(signSiteOptionsSchema, fromEnv, (issue) => `\`${issue.path.join('.')}\` ${issue.message}`);
+  return {
+    site: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
+    selector: options.selector?.trim() || DEFAULTS.selector,
+    dryRun: options.dryRun ?? DEFAULTS.dryRun,
+    verbose: options.verbose ?? DEFAULTS.verbose,
+    cacheFile: resolve(options.cacheFile ?? DEFAULTS.cacheFile),
+    files: options.files,
+    signer: options.signer,
+    env,
+    bunkerUrl: options.bunkerUrl,
+    bunkerApiToken: options.bunkerApiToken,
+    bunkerKeyName: options.bunkerKeyName,
+    logger: options.logger ?? consoleLogger,
+    batchSize: options.batchSize ?? fromEnv.batchSize ?? DEFAULTS.batchSize,
+    maxInFlight: options.maxInFlight ?? DEFAULTS.maxInFlight,
+    progress: options.progress ?? process.stderr.isTTY === true,
+    relays: relays ?? readRelaysFromEnv(env.SIEGEL_RELAYS),
+    parseWorkers: options.parseWorkers ?? fromEnv.parseWorkers ?? defaultParseWorkers(),
+  };
+}
+
+/**
+ * A positive whole number option outside the schema (`HttpBunkerSigner`'s): `fallback` when unset.
+ *
+ * @throws {SiegelError} `invalid_options` naming the option and quoting the bad value.
+ */
+export function positiveIntegerOption(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new SiegelError('invalid_options', `\`${name}\` ${must(POSITIVE).error({ input: value })}`);
+  return value;
+}
+
+function numberFrom(value: string | undefined): number | undefined {
+  return value?.trim() ? Number(value) : undefined;
+}

@@ -1,0 +1,178 @@
+// page/ owns everything about one HTML page, and nothing about a site: parsing it as a browser's
+// DOMParser does (parse.ts), choosing the signed element (selector.ts), hashing it (`siegel-page/1`, here),
+// reading the title and description for the event (page-event.ts builds the event), finding where the
+// signature block goes (block-slot.ts), rendering and reading the block (signature-block*.ts), and splicing
+// it into the page's bytes (splice.ts). Pure functions of a page's text. The browser verify script bundles
+// parse.ts and selector.ts, so those two import nothing from Node.
+import { createHash } from 'node:crypto';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+import { locateBlockSlot } from './block-slot.js';
+import { findChild, HTML_NS, isElement, parsePage, readAttribute, serializeContent } from './parse.js';
+import { compileCachedSelector, DEFAULT_SELECTOR, selectFirst } from './selector.js';
+import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
+import { type BlockPlace, toBytePlace } from './splice.js';
+
+type Element = DefaultTreeAdapterTypes.Element;
+
+/** What one parse of a page yields for signing: the hash, the event's text, and where the block goes. */
+export interface PageAnalysis {
+  /** SHA-256 (lowercase hex) of the UTF-8 `innerHTML` of the selected element; `undefined` when nothing matches. */
+  hash: string | undefined;
+  /** The `<title>` text with whitespace collapsed and trimmed, as `document.title`; `undefined` when absent or empty. */
+  title: string | undefined;
+  /** `<meta name="description" content>`, trimmed; `undefined` when absent or empty. */
+  description: string | undefined;
+  /** UTF-16 offset in `html` where a new signature block goes: the end of `<head>`, also when `<head>` is implied. */
+  insertAt: number;
+  /** Source range of an existing Siegel block (both markers included), to be replaced; `undefined` when none. */
+  existingBlock: { start: number; end: number } | undefined;
+  /** The signature block the page carries now (ours or a variant found in the wild); `undefined` when none. */
+  signatureBlock: SignatureBlockInfo | undefined;
+}
+
+/** Options of {@link analyzePage} and {@link hashPage}. */
+export interface AnalyzePageOptions {
+  /** CSS selector of the signed element; the first match in tree order is used. Default `'main'`. */
+  selector?: string;
+}
+
+/** First HTML element named `tagName` under `root`, in tree order (template contents excluded). */
+function findFirstHtmlElement(root: Element | undefined, tagName: string): Element | undefined {
+  for (const child of root?.childNodes ?? []) {
+    if (!isElement(child)) continue;
+    if (child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
+    const found = findFirstHtmlElement(child, tagName);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function collapseWhitespace(text: string): string | undefined {
+  const collapsed = text.replace(/[\t\n\f\r ]+/g, ' ').trim();
+  return collapsed === '' ? undefined : collapsed;
+}
+
+function readTitle(title: Element): string | undefined {
+  let text = '';
+  for (const child of title.childNodes)
+    if (child.nodeName === '#text') text += (child as { value: string }).value;
+  return collapseWhitespace(text);
+}
+
+/**
+ * Analyse a page for signing: the `siegel-page/1` hash of the selected element, title, description,
+ * the block the page carries now, where a new signature block goes and the range of a block an earlier
+ * run left. One full parse (parse5, scripting disabled, as `DOMParser`) without source locations, plus a
+ * parse with locations of just the part up to the body start (see {@link locateBlockSlot}).
+ *
+ * @example
+ * ```ts
+ * const analysis = analyzePage('<!doctype html><title>Hi</title><main><p>Hello</p></main>');
+ * analysis.hash;     // sha256 hex of '<p>Hello</p>'
+ * analysis.insertAt; // offset right after </title>, where head ends
+ * ```
+ * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
+ */
+export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
+  const selector = compileCachedSelector(options.selector ?? DEFAULT_SELECTOR);
+  const document = parsePage(html);
+  const root = findChild(document, 'html');
+  const head = findChild(root, 'head');
+
+  let title: string | undefined;
+  let description: string | undefined;
+  for (const child of head?.childNodes ?? []) {
+    if (!isElement(child)) continue;
+    if (child.tagName === 'title' && title === undefined) title = readTitle(child) ?? '';
+    else if (
+      child.tagName === 'meta' &&
+      description === undefined &&
+      readAttribute(child, 'name')?.toLowerCase() === 'description'
+    ) {
+      description = collapseWhitespace(readAttribute(child, 'content') ?? '') ?? '';
+    }
+  }
+
+  // document.title: the first HTML <title> in tree order; outside <head> only on odd pages, so look there last.
+  if (title === undefined) {
+    const stray = findFirstHtmlElement(root, 'title');
+    if (stray) title = readTitle(stray);
+  }
+  const element = selectFirst(document, selector);
+  return {
+    hash: element === undefined ? undefined : hashContent(serializeContent(element)),
+    title: title || undefined,
+    description: description || undefined,
+    ...locateBlockSlot(html),
+    signatureBlock: readSignatureBlockFromHead(head),
+  };
+}
+
+/**
+ * The `siegel-page/1` hash of a page: SHA-256 hex of the UTF-8 `innerHTML` of the first element matching
+ * `selector` (default `main`), or `undefined` when no element matches.
+ *
+ * @example
+ * ```ts
+ * hashPage('<main>Hi</main>'); // sha256('Hi') = '3639efcd…'
+ * ```
+ * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
+ */
+export function hashPage(html: string, options: AnalyzePageOptions = {}): string | undefined {
+  const content = readPageContent(html, options.selector);
+  return content === undefined ? undefined : hashContent(content);
+}
+
+/**
+ * The bytes `siegel-page/1` hashes, as a string: the `innerHTML` of the first element matching `selector`
+ * (default `main`), or `undefined` when nothing matches. Pure: used by Node and by the browser verify script.
+ *
+ * @example
+ * ```ts
+ * readPageContent('<main><p>Hi &amp; bye</p></main>'); // '<p>Hi &amp; bye</p>'
+ * ```
+ * @throws {SiegelError} `invalid_options` for unsupported selector syntax.
+ */
+export function readPageContent(html: string, selector: string = DEFAULT_SELECTOR): string | undefined {
+  const element = selectFirst(parsePage(html), compileCachedSelector(selector));
+  return element === undefined ? undefined : serializeContent(element);
+}
+
+/**
+ * SHA-256 of the UTF-8 bytes of `content`, lowercase hex — the hash step of `siegel-page/1`.
+ *
+ * @example
+ * ```ts
+ * hashContent('Hi'); // '3639efcd08abb273b1619e82e78c29a7df02c1051b1820e99fc395dcaa3326b8'
+ * ```
+ */
+export function hashContent(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+/** What the signing pipeline needs from one parse of a page. */
+export interface ParsedPage {
+  hash: string | undefined;
+  title: string | undefined;
+  description: string | undefined;
+  place: BlockPlace;
+  /** `place` in UTF-8 byte offsets. */
+  bytePlace: BlockPlace;
+}
+
+/** Parse a page's raw bytes for signing (in this thread, or in a parse worker). */
+export function parsePageForSigning(input: Buffer, selector: string): ParsedPage {
+  const html = input.toString('utf8');
+  const analysis = analyzePage(html, { selector });
+  const place: BlockPlace = {
+    insertAt: analysis.insertAt,
+    ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
+  };
+  return {
+    hash: analysis.hash,
+    title: analysis.title,
+    description: analysis.description,
+    place,
+    bytePlace: toBytePlace(html, place, input.length),
+  };
+}

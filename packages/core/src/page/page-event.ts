@@ -1,0 +1,101 @@
+import type { EventTemplate } from 'nostr-tools/core';
+import { SiegelError } from '../errors.js';
+import { HEX64 } from '../nostr/crypto.js';
+
+/** NIP-94 "file metadata" — the kind of every page event. */
+export const PAGE_EVENT_KIND = 1063;
+
+/** Characters that stay as they are in a URL path segment (RFC 3986 `pchar` minus `%`). */
+const KEEP_IN_SEGMENT = /%(24|26|2B|2C|3B|3D|3A|40)/g;
+
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(KEEP_IN_SEGMENT, (escaped) => decodeURIComponent(escaped));
+}
+
+/**
+ * The absolute URL a page is served at: `site` joined with the page's path in the build output, with
+ * directory indexes as `…/path/` and unsafe path characters percent-encoded (UTF-8).
+ *
+ * @example
+ * ```ts
+ * pageUrl('https://example.com', 'blog/x/index.html'); // 'https://example.com/blog/x/'
+ * pageUrl('https://example.com/', 'about.html');       // 'https://example.com/about.html'
+ * pageUrl('https://example.com/docs', 'index.html');   // 'https://example.com/docs/'
+ * pageUrl('https://example.com', 'über uns.html');     // 'https://example.com/%C3%BCber%20uns.html'
+ * ```
+ * @throws {SiegelError} `invalid_options` when `site` is not an absolute http(s) URL.
+ */
+export function pageUrl(site: string, relativePath: string): string {
+  let base: URL;
+  try {
+    base = new URL(site);
+  } catch (cause) {
+    throw new SiegelError('invalid_options', `The site URL \`${site}\` is not an absolute URL.`, { cause });
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new SiegelError('invalid_options', `The site URL \`${site}\` must start with http:// or https://.`);
+  }
+  const origin = `${base.origin}${base.pathname}`.replace(/\/+$/, '');
+  const segments = relativePath
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.');
+  if (segments.at(-1) === 'index.html') segments[segments.length - 1] = '';
+  const path = segments.map(encodeSegment).join('/');
+  return `${origin}/${path}`;
+}
+
+/** Input of {@link createPageEvent}. */
+export interface PageEventInput {
+  /** The `siegel-page/1` hash of the page (64 lowercase hex). Required. */
+  hash: string;
+  /** Absolute URL of the page (see {@link pageUrl}). Required. */
+  url: string;
+  /** Page title; becomes the content and the `alt` tag. Default: none (content falls back to the URL). */
+  title?: string;
+  /** Meta description; becomes the `summary` tag. Default: none. */
+  description?: string;
+  /** Unix seconds. Default: now. */
+  createdAt?: number;
+}
+
+/**
+ * The unsigned NIP-94 (kind 1063) event for a page: content = title (the URL when there is no title),
+ * tags `url`, `m` = `text/html`, `x` and `ox` = the hash, plus `summary` and `alt` where present — the
+ * shape nostr-tools' `nip94.validateEvent` accepts.
+ *
+ * @example
+ * ```ts
+ * const template = createPageEvent({ hash, url: 'https://example.com/blog/x/', title: 'X' });
+ * const [event] = await signer.signEvents([template]);
+ * ```
+ * @throws {SiegelError} `invalid_options` when `hash` is not 64 lowercase hex or `url` is empty.
+ */
+export function createPageEvent(input: PageEventInput): EventTemplate {
+  const { hash, url } = input;
+  if (typeof hash !== 'string' || !HEX64.test(hash)) {
+    throw new SiegelError(
+      'invalid_options',
+      `Expected the page hash as 64 lowercase hex characters, got \`${hash}\`.`,
+    );
+  }
+  if (typeof url !== 'string' || url.trim() === '') {
+    throw new SiegelError('invalid_options', `Expected an absolute page URL, got \`${url}\`.`);
+  }
+  const title = input.title?.trim() || undefined;
+  const description = input.description?.trim() || undefined;
+  const tags: string[][] = [
+    ['url', url],
+    ['m', 'text/html'],
+    ['x', hash],
+    ['ox', hash],
+  ];
+  if (description) tags.push(['summary', description]);
+  if (title) tags.push(['alt', title]);
+  return {
+    kind: PAGE_EVENT_KIND,
+    created_at: input.createdAt ?? Math.floor(Date.now() / 1000),
+    tags,
+    content: title ?? url,
+  };
+}

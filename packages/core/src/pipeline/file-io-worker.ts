@@ -1,0 +1,32 @@
+// The file I/O thread (see FileWorker in file-io.ts): runs batches of writes with synchronous system
+// calls, one message in and one message out per batch.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { OP_CODES, type WireJob, type WireResults } from './file-io.js';
+
+function runOp(kind: number, path: string, data: string | Uint8Array): void {
+  if (kind === OP_CODES.mkdir) {
+    mkdirSync(path, { recursive: true });
+  } else if (kind === OP_CODES.write) {
+    writeFileSync(path, data);
+  } else {
+    writeFileAtomicSync(path, data);
+  }
+}
+
+parentPort?.on('message', (jobs: WireJob[]) => {
+  const results: WireResults = { done: [], failed: [] };
+  for (const job of jobs) {
+    const id = job[0] as number;
+    try {
+      for (let index = 1; index < job.length; index += 3)
+        runOp(job[index] as number, job[index + 1] as string, job[index + 2] as string | Uint8Array);
+      results.done.push(id);
+    } catch (error) {
+      const { message, code } = error as NodeJS.ErrnoException;
+      results.failed.push([id, message ?? String(error), code]);
+    }
+  }
+  parentPort?.postMessage(results);
+});

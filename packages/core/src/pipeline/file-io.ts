@@ -1,0 +1,201 @@
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
+
+/**
+ * One file operation of a signing run: `replace` writes atomically (temp file + rename: the pages),
+ * `write` in place (the verify files, which a marker protects), `mkdir` with parents.
+ */
+export type FileOp =
+  | { op: 'replace'; path: string; data: string | Uint8Array }
+  | { op: 'write'; path: string; data: string | Uint8Array }
+  | { op: 'mkdir'; path: string };
+
+/**
+ * Reads pages in chunks, synchronously, into one reused buffer. A signing run reads the pages a build has
+ * just written (in the page cache): a plain system call per step costs a fraction of a round trip through
+ * libuv's thread pool for each open, stat, read and close, and blocks the thread for well under a
+ * millisecond per chunk. Reusing the memory spares the garbage collector a page-sized buffer per page.
+ */
+export class ChunkReader {
+  #slab = Buffer.allocUnsafeSlow(1 << 20);
+
+  /**
+   * Whole files, as views that are valid **until the next call** (copy what must live longer); a file that
+   * cannot be read gives its `Error` in its place.
+   */
+  read(paths: string[]): Array<Buffer | Error> {
+    const results: Array<Buffer | Error> = [];
+    let used = 0;
+    for (const path of paths) {
+      let fd: number | undefined;
+      try {
+        fd = openSync(path, 'r');
+        let start = used;
+        // One byte more than the size, so that a single read also sees the end of the file.
+        let room = fstatSync(fd).size + 1;
+        for (;;) {
+          if (this.#slab.length - used < room) {
+            // Views handed out earlier in this chunk keep the old buffer alive; this page moves to a new one.
+            const grown = Buffer.allocUnsafeSlow(Math.max(this.#slab.length * 2, used - start + room));
+            this.#slab.copy(grown, 0, start, used);
+            used -= start;
+            start = 0;
+            this.#slab = grown;
+          }
+          const read = readSync(fd, this.#slab, used, this.#slab.length - used, null);
+          if (read === 0) break;
+          used += read;
+          room = 64 * 1024;
+        }
+        results.push(this.#slab.subarray(start, used));
+      } catch (error) {
+        results.push(error as Error);
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    }
+    return results;
+  }
+}
+
+/** The writes of a signing run. */
+export interface FileIo {
+  /** Run `ops` in order; rejects with the first failure (the later ops are not run). */
+  run(ops: FileOp[]): Promise<void>;
+  /** Let go of threads (after every `run` has settled). */
+  close(): Promise<void>;
+}
+
+async function runOp(op: FileOp): Promise<void> {
+  if (op.op === 'mkdir') await mkdirFast(op.path);
+  else if (op.op === 'replace') await writeFileAtomic(op.path, op.data);
+  else await writeFileFast(op.path, op.data);
+}
+
+/** {@link FileIo} on libuv's thread pool, one request per system call (what runs where workers cannot). */
+export const inProcessFileIo: FileIo = {
+  async run(ops) {
+    for (const op of ops) await runOp(op);
+  },
+  async close() {},
+};
+
+/**
+ * @internal A job as sent to the I/O thread, flat (`[id, kind, path, data, kind, path, data, …]`, kind from
+ * {@link OP_CODES}, data `''` for a mkdir): an array of primitives clones several times faster than objects,
+ * whose every key is serialized again.
+ */
+export type WireJob = Array<number | string | Uint8Array>;
+/** @internal Operation kinds in a {@link WireJob}. */
+export const OP_CODES = { mkdir: 0, write: 1, replace: 2 } as const;
+/** @internal The I/O thread's answer to one message: jobs done, and jobs failed with their error. */
+export interface WireResults {
+  done: number[];
+  failed: Array<[id: number, message: string, code: string | undefined]>;
+}
+
+function toWire(id: number, ops: FileOp[]): WireJob {
+  const job: WireJob = [id];
+  for (const op of ops) job.push(OP_CODES[op.op], op.path, op.op === 'mkdir' ? '' : op.data);
+  return job;
+}
+
+// From dist/ and from src/ (tests) alike this is the built worker in dist/: a worker runs JavaScript.
+const WORKER_URL = new URL('../../dist/pipeline/file-io-worker.js', import.meta.url);
+/** Jobs sent to the thread in one message at most. */
+const FLUSH_AT = 64;
+
+interface Waiting {
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** A buffer whose whole memory a job may take along (transfer, not copy). */
+function ownedArrayBuffer(data: string | Uint8Array): ArrayBuffer | undefined {
+  if (typeof data === 'string') return undefined;
+  const { buffer } = data;
+  return buffer instanceof ArrayBuffer && data.byteOffset === 0 && data.byteLength === buffer.byteLength
+    ? buffer
+    : undefined;
+}
+
+/**
+ * {@link FileIo} on a worker thread that makes plain synchronous system calls, jobs batched into few
+ * messages. Per file this avoids a round trip through libuv's thread pool for every open, write, close,
+ * rename and mkdir — most of what an unchanged page costs — and keeps those calls off the main thread.
+ * Buffers a job owns whole travel without a copy: **a `Uint8Array` handed to {@link run} is detached**.
+ */
+export class FileWorker implements FileIo {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, Waiting>();
+  #queue: WireJob[] = [];
+  #transfer = new Set<ArrayBuffer>();
+  #flushScheduled = false;
+  #next = 0;
+  #failure: Error | undefined;
+
+  private constructor() {
+    this.#worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    this.#worker.on('message', ({ done, failed }: WireResults) => {
+      for (const id of done) {
+        this.#waiting.get(id)?.resolve();
+        this.#waiting.delete(id);
+      }
+      for (const [id, message, code] of failed) {
+        this.#waiting.get(id)?.reject(Object.assign(new Error(message), code ? { code } : {}));
+        this.#waiting.delete(id);
+      }
+    });
+    this.#worker.on('error', (error) =>
+      this.#fail(new Error(`the file I/O thread failed: ${error.message || error.name}`, { cause: error })),
+    );
+    this.#worker.on('exit', () => this.#fail(new Error('the file I/O thread stopped')));
+  }
+
+  /** A worker, or `undefined` when the built worker script is missing (then use {@link inProcessFileIo}). */
+  static create(): FileWorker | undefined {
+    if (!WORKER_URL.protocol.startsWith('file') || !existsSync(fileURLToPath(WORKER_URL))) return undefined;
+    return new FileWorker();
+  }
+
+  run(ops: FileOp[]): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#queue.push(toWire(id, ops));
+      for (const op of ops) {
+        const owned = op.op === 'mkdir' ? undefined : ownedArrayBuffer(op.data);
+        if (owned) this.#transfer.add(owned);
+      }
+      if (this.#queue.length >= FLUSH_AT) this.#flush();
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#flush();
+    await this.#worker.terminate();
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#queue.length === 0) return;
+    const jobs = this.#queue;
+    const transfer = [...this.#transfer];
+    this.#queue = [];
+    this.#transfer.clear();
+    this.#worker.postMessage(jobs, transfer);
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const waiting of this.#waiting.values()) waiting.reject(this.#failure);
+    this.#waiting.clear();
+  }
+}

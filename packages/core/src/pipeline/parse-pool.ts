@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ParsedPage } from '../page/analyze.js';
+
+/** @internal Message to a parse worker; the page's bytes are transferred, not copied. */
+export interface ParseRequest {
+  id: number;
+  buffer: ArrayBuffer;
+  selector: string;
+}
+
+/** @internal Answer of a parse worker; the bytes come back. */
+export interface ParseResponse {
+  id: number;
+  buffer: ArrayBuffer;
+  parsed?: ParsedPage;
+  error?: string;
+}
+
+interface Job {
+  resolve(value: { parsed: ParsedPage; bytes: Buffer }): void;
+  reject(error: Error): void;
+}
+
+const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
+const WORKER_YOUNG_MB = 8;
+
+/**
+ * Worker threads that parse pages while the main thread reads, hashes, signs and writes. Pages go to the
+ * least busy worker; their bytes are transferred both ways.
+ */
+export class ParsePool {
+  readonly #workers: Array<{ worker: Worker; busy: number }> = [];
+  readonly #jobs = new Map<number, Job>();
+  readonly #selector: string;
+  #next = 0;
+  #room: Array<() => void> = [];
+  #failure: Error | undefined;
+
+  readonly #size: number;
+
+  private constructor(size: number, selector: string) {
+    this.#selector = selector;
+    this.#size = size;
+  }
+
+  /** Workers start with the first page to parse: a run that parses nothing starts none. */
+  #start(): void {
+    for (let index = 0; index < this.#size; index++) {
+      // A parse needs little heap; a small young generation keeps each worker's memory low.
+      const worker = new Worker(WORKER_URL, {
+        resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+      });
+      const slot = { worker, busy: 0 };
+      worker.on('message', (response: ParseResponse) => {
+        slot.busy--;
+        this.#settle(response);
+      });
+      worker.on('error', (error) => this.#fail(error));
+      this.#workers.push(slot);
+    }
+  }
+
+  /**
+   * A pool of `size` workers, or `undefined` when `size` is 0 or the worker script is not there (running
+   * from TypeScript sources): the caller then parses in its own thread.
+   */
+  static create(size: number, selector: string): ParsePool | undefined {
+    if (size < 1 || !WORKER_URL.protocol.startsWith('file') || !existsSync(fileURLToPath(WORKER_URL)))
+      return undefined;
+    return new ParsePool(size, selector);
+  }
+
+  /** Resolves once at most `limit` pages are pending. */
+  async waitForRoom(limit: number): Promise<void> {
+    while (this.#jobs.size > limit) await new Promise<void>((resolve) => this.#room.push(resolve));
+  }
+
+  /** Parse a page. Its buffer is transferred to a worker and handed back in the result. */
+  analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#workers.length === 0) this.#start();
+    // Transfer only a buffer the page owns entirely (readFile's are); copy anything else.
+    const owned =
+      bytes.byteOffset === 0 &&
+      bytes.buffer.byteLength === bytes.length &&
+      bytes.buffer instanceof ArrayBuffer;
+    const buffer = owned ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer;
+    const id = this.#next++;
+    const slot = this.#workers.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
+    slot.busy++;
+    return new Promise((resolve, reject) => {
+      this.#jobs.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, buffer, selector: this.#selector } satisfies ParseRequest, [buffer]);
+    });
+  }
+
+  /** Stop the workers. */
+  async close(): Promise<void> {
+    await Promise.all(this.#workers.map(({ worker }) => worker.terminate()));
+  }
+
+  #settle(response: ParseResponse): void {
+    const job = this.#jobs.get(response.id);
+    if (!job) return;
+    this.#jobs.delete(response.id);
+    for (const resolve of this.#room.splice(0)) resolve();
+    if (response.parsed) job.resolve({ parsed: response.parsed, bytes: Buffer.from(response.buffer) });
+    else job.reject(new Error(response.error ?? 'parse failed'));
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const job of this.#jobs.values()) job.reject(error);
+    this.#jobs.clear();
+    for (const resolve of this.#room.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,392 @@
+import { randomInt } from 'node:crypto';
+import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+import { createGermanError, SiegelError } from '../errors.js';
+import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
+import type { Signer } from './signer.js';
+
+/** Options of {@link HttpBunkerSigner}; every field optional. */
+export interface HttpBunkerSignerOptions {
+  /** Bunker base address (default `http://localhost:7777`). */
+  url?: string;
+  /** Bearer token, `BUNKER_API_TOKEN` (required; missing → `BUNKER_API_TOKEN nicht gesetzt`). */
+  apiToken?: string;
+  /** Name of the key to sign with (default `default`). */
+  keyName?: string;
+  /** `fetch` to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Templates per batch request (default 500; halved automatically when the bunker answers 413). */
+  batchSize?: number;
+  /** Timeout of one HTTP request in milliseconds (default 30 000). */
+  timeoutMs?: number;
+  /** Extra attempts for transient failures: network errors, timeouts, 5xx, 429 (default 2). */
+  retries?: number;
+  /** First backoff delay in milliseconds, doubled per attempt (default 200). */
+  retryDelayMs?: number;
+  /** Parallel single-event requests when falling back to `POST /api/sign` (default 4). */
+  compatConcurrency?: number;
+  /**
+   * Schnorr signatures verified per batch the bunker returns, at random positions (default 16; `'all'`
+   * verifies every one). Every event id is recomputed regardless. See the README, "Security".
+   */
+  verifySignatures?: number | 'all';
+  /** Picks which events of a batch get their signature verified (default: {@link pickSample}; for tests). */
+  pickSample?: (length: number, count: number) => Iterable<number>;
+}
+
+interface BunkerResponse {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Signs through a Siegel bunker over its HTTP API v1: batches go to `POST /api/keys/{name}/sign`; bunkers
+ * without that route (existing deployments) are used through `POST /api/sign`, one event per request.
+ * Every event that comes back is checked (same template, id, Schnorr signature, one pubkey).
+ *
+ * @example
+ * ```ts
+ * const signer = new HttpBunkerSigner({ url: 'http://localhost:7777', apiToken: token });
+ * await signer.check();
+ * const [event] = await signer.signEvents([template]);
+ * ```
+ * @throws {SiegelError} `token_missing`, `token_rejected`, `key_not_found`, `key_locked` (German first line),
+ * `bunker_unreachable` (network error or timeout), `bunker_error` (5xx after retries, bad answers).
+ */
+export class HttpBunkerSigner implements Signer {
+  readonly url: string;
+  readonly keyName: string;
+  readonly #apiToken: string;
+  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #retryDelayMs: number;
+  readonly #compatConcurrency: number;
+  readonly #verifySignatures: number;
+  readonly #pickSample: (length: number, count: number) => Iterable<number>;
+  #batchSize: number;
+  #pubkey: string | undefined;
+  /** `batch` until the bunker shows it lacks the batch route, then `compat`. */
+  #mode: 'batch' | 'compat' = 'batch';
+
+  constructor(options: HttpBunkerSignerOptions = {}) {
+    const apiToken = options.apiToken?.trim();
+    if (!apiToken) {
+      throw createGermanError(
+        'token_missing',
+        'BUNKER_API_TOKEN is not set: put it in `.env` or the environment.',
+      );
+    }
+    this.#apiToken = apiToken;
+    this.url = (options.url ?? DEFAULTS.bunkerUrl).replace(/\/+$/, '');
+    try {
+      new URL(this.url);
+    } catch (cause) {
+      throw new SiegelError('invalid_options', `BUNKER_URL \`${this.url}\` is not a valid URL`, { cause });
+    }
+    this.keyName = options.keyName ?? DEFAULTS.bunkerKeyName;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#batchSize = positiveIntegerOption(options.batchSize, DEFAULTS.batchSize, 'batchSize');
+    this.#timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs');
+    this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
+    this.#retryDelayMs = Math.max(0, options.retryDelayMs ?? DEFAULTS.retryDelayMs);
+    this.#compatConcurrency = positiveIntegerOption(
+      options.compatConcurrency,
+      DEFAULTS.compatConcurrency,
+      'compatConcurrency',
+    );
+    this.#verifySignatures =
+      options.verifySignatures === 'all'
+        ? Number.POSITIVE_INFINITY
+        : positiveIntegerOption(options.verifySignatures, DEFAULTS.verifySignatures, 'verifySignatures');
+    this.#pickSample = options.pickSample ?? pickSample;
+  }
+
+  /** The hex pubkey of the configured key (from `GET /api/keys`; on old bunkers from a probe signature). */
+  async getPublicKey(): Promise<string> {
+    if (this.#pubkey) return this.#pubkey;
+    const key = await this.#readKey();
+    if (key) {
+      this.#pubkey = key.pubkey;
+      return key.pubkey;
+    }
+    return this.#probe();
+  }
+
+  /**
+   * Check, without signing pages, that the bunker answers, the token is accepted, and the key exists and
+   * is unlocked.
+   * @throws {SiegelError} as the class does.
+   */
+  async check(): Promise<void> {
+    const key = await this.#readKey();
+    if (!key) {
+      await this.#probe();
+      return;
+    }
+    if (key.locked) throw this.#lockedError();
+    this.#pubkey = key.pubkey;
+  }
+
+  async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
+    const signed: NostrEvent[] = [];
+    let start = 0;
+    while (start < templates.length) {
+      const chunk = templates.slice(start, start + this.#batchSize);
+      const events = this.#mode === 'batch' ? await this.#signBatch(chunk) : await this.#signCompat(chunk);
+      if (events === 'too_large') continue; // batch size was halved; retry the same range
+      await this.#checkEvents(chunk, events);
+      signed.push(...events);
+      start += chunk.length;
+    }
+    return signed;
+  }
+
+  async #readKey(): Promise<{ pubkey: string; locked: boolean } | undefined> {
+    const response = await this.#request('GET', '/api/keys');
+    if (response.status === 404 || response.status === 405) return undefined; // an older bunker
+    if (response.status !== 200 || !Array.isArray(response.body))
+      throw this.#statusError(response, 'GET /api/keys');
+    const key = (response.body as Array<Record<string, unknown>>).find(
+      (entry) => entry?.name === this.keyName,
+    );
+    if (!key) throw this.#notFoundError();
+    if (typeof key.pubkey !== 'string' || !HEX64.test(key.pubkey)) {
+      throw new SiegelError(
+        'bunker_error',
+        `Bunker at BUNKER_URL \`${this.url}\` sent an invalid pubkey for \`${this.keyName}\``,
+      );
+    }
+    return { pubkey: key.pubkey, locked: key.locked === true };
+  }
+
+  /** Old bunkers list no pubkeys: sign a short-lived NIP-98 style event for the bunker itself to learn it. */
+  async #probe(): Promise<string> {
+    const template: EventTemplate = {
+      kind: 27235,
+      created_at: Math.floor(Date.now() / 1000),
+      tags: [
+        ['u', `${this.url}/api/sign`],
+        ['method', 'POST'],
+      ],
+      content: '',
+    };
+    const [event] = await this.signEvents([template]);
+    if (!event) throw new SiegelError('bunker_error', `Bunker at BUNKER_URL \`${this.url}\` signed nothing`);
+    this.#pubkey = event.pubkey;
+    return event.pubkey;
+  }
+
+  async #signBatch(chunk: EventTemplate[]): Promise<NostrEvent[] | 'too_large'> {
+    const path = `/api/keys/${encodeURIComponent(this.keyName)}/sign`;
+    const response = await this.#request('POST', path, { events: chunk });
+    if (response.status === 200) {
+      const events = (response.body as { events?: unknown } | undefined)?.events;
+      if (!Array.isArray(events)) throw this.#badAnswer(`POST ${path}`, 'no `events` array');
+      return events as NostrEvent[];
+    }
+    if (
+      (response.status === 404 && errorCode(response.body) !== 'key_not_found') ||
+      response.status === 405
+    ) {
+      this.#mode = 'compat';
+      return this.#signCompat(chunk);
+    }
+    if (response.status === 413 && this.#batchSize > 1) {
+      this.#batchSize = Math.max(1, Math.floor(this.#batchSize / 2));
+      return 'too_large';
+    }
+    throw this.#statusError(response, `POST ${path}`);
+  }
+
+  async #signCompat(chunk: EventTemplate[]): Promise<NostrEvent[]> {
+    const results: NostrEvent[] = new Array(chunk.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < chunk.length) {
+        const index = next++;
+        const response = await this.#request('POST', '/api/sign', {
+          keyName: this.keyName,
+          event: chunk[index],
+        });
+        const body = response.body as { success?: boolean; event?: NostrEvent } | undefined;
+        if (response.status === 200 && body?.success !== false && body?.event) {
+          results[index] = body.event;
+          continue;
+        }
+        throw this.#statusError(response, 'POST /api/sign');
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#compatConcurrency, chunk.length) }, worker));
+    return results;
+  }
+
+  async #checkEvents(templates: EventTemplate[], events: NostrEvent[]): Promise<void> {
+    if (events.length !== templates.length) {
+      throw this.#badAnswer('sign', `${events.length} events for ${templates.length} templates`);
+    }
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as NostrEvent;
+      const template = templates[i] as EventTemplate;
+      const same =
+        event &&
+        event.kind === template.kind &&
+        event.content === template.content &&
+        event.created_at === template.created_at &&
+        JSON.stringify(event.tags) === JSON.stringify(template.tags);
+      if (!same) throw this.#badAnswer('sign', `event ${i} does not match its template`);
+      if (this.#pubkey !== undefined && event.pubkey !== this.#pubkey) {
+        throw this.#badAnswer(
+          'sign',
+          `event ${i} is signed by \`${event.pubkey}\`, expected \`${this.#pubkey}\``,
+        );
+      }
+      this.#pubkey ??= event.pubkey;
+      if (event.id !== computeEventId(event)) {
+        throw this.#badAnswer(
+          'sign',
+          `event ${i} has an invalid id or signature: its id does not match its content`,
+        );
+      }
+    }
+    // Every id is recomputed (cheap); Schnorr signatures are verified for a random sample per batch: one
+    // verification costs ≈ 0.2 ms, all of them would add ≈ 0.3× a bare parse to a cold run (README,
+    // "Security"). `siegel verify` and the verify pages check every signature.
+    const crypto = await loadSigningEngine();
+    const sample =
+      this.#verifySignatures >= events.length
+        ? events.keys()
+        : this.#pickSample(events.length, this.#verifySignatures);
+    for (const i of sample) {
+      if (!crypto.verifyEvent(events[i] as NostrEvent)) {
+        throw this.#badAnswer(
+          'sign',
+          `event ${i} has an invalid id or signature: its Schnorr signature does not verify`,
+        );
+      }
+    }
+  }
+
+  /** One HTTP request with timeout and bounded retry (network errors, timeouts, 5xx, 429). */
+  async #request(method: string, path: string, body?: unknown): Promise<BunkerResponse> {
+    let attempt = 0;
+    for (;;) {
+      let failure: SiegelError;
+      try {
+        const response = await this.#fetch(`${this.url}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${this.#apiToken}`,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.#timeoutMs),
+        });
+        const text = await response.text();
+        let parsed: unknown = text;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {}
+        const result = { status: response.status, body: parsed };
+        if (response.status < 500 && response.status !== 429) return result;
+        failure = this.#statusError(result, `${method} ${path}`);
+      } catch (error) {
+        failure = this.#networkError(error);
+      }
+      if (attempt >= this.#retries) throw failure;
+      const delay = this.#retryDelayMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
+      attempt++;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  #networkError(error: unknown): SiegelError {
+    const name = (error as Error)?.name;
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      return new SiegelError(
+        'bunker_unreachable',
+        `Bunker at BUNKER_URL \`${this.url}\` did not answer within ${this.#timeoutMs} ms`,
+        { cause: error },
+      );
+    }
+    const code =
+      ((error as { cause?: { code?: string } })?.cause?.code ?? (error as Error)?.message) || 'network error';
+    return new SiegelError(
+      'bunker_unreachable',
+      `Bunker not reachable at BUNKER_URL \`${this.url}\` (${code}). Is it running? Check BUNKER_URL in .env.`,
+      { cause: error },
+    );
+  }
+
+  #statusError(response: BunkerResponse, what: string): SiegelError {
+    const code = errorCode(response.body);
+    const detail = errorMessage(response.body);
+    if (response.status === 401) {
+      return createGermanError(
+        'token_rejected',
+        `The bunker at BUNKER_URL \`${this.url}\` rejected BUNKER_API_TOKEN (HTTP 401): the token is set but wrong; check it in .env.`,
+      );
+    }
+    if (code === 'key_not_found' || (response.status === 404 && what.endsWith('/api/sign')))
+      return this.#notFoundError();
+    if (response.status === 423 || code === 'key_locked') return this.#lockedError();
+    if (what.endsWith('/api/sign') && /locked|gesperrt/i.test(detail ?? '')) return this.#lockedError();
+    if (response.status >= 500) {
+      return new SiegelError(
+        'bunker_error',
+        `Bunker at BUNKER_URL \`${this.url}\` failed on ${what}: HTTP ${response.status}${detail ? ` ${detail}` : ''}`,
+      );
+    }
+    return new SiegelError(
+      'bunker_error',
+      `Bunker at BUNKER_URL \`${this.url}\` refused ${what}: HTTP ${response.status}${code ? ` \`${code}\`` : ''}${detail ? ` ${detail}` : ''}`,
+    );
+  }
+
+  #notFoundError(): SiegelError {
+    return createGermanError(
+      'key_not_found',
+      `No key named \`${this.keyName}\` (BUNKER_KEY_NAME) in the bunker at \`${this.url}\`.`,
+    );
+  }
+
+  #lockedError(): SiegelError {
+    return createGermanError(
+      'key_locked',
+      `The key \`${this.keyName}\` is locked: unlock it at \`${this.url}/admin\`.`,
+    );
+  }
+
+  #badAnswer(what: string, detail: string): SiegelError {
+    return new SiegelError(
+      'bunker_error',
+      `Bunker at BUNKER_URL \`${this.url}\` gave a bad answer to ${what}: ${detail}`,
+    );
+  }
+}
+
+function errorCode(body: unknown): string | undefined {
+  const error = (body as { error?: unknown } | undefined)?.error;
+  if (typeof error === 'string') return error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 200) || undefined;
+  const record = body as { error?: { message?: unknown }; message?: unknown } | undefined;
+  const message = record?.error?.message ?? record?.message;
+  return typeof message === 'string' ? message.slice(0, 200) : undefined;
+}
+
+/**
+ * `count` distinct random positions in `0 … length − 1` (all of them when `count ≥ length`), drawn with
+ * `node:crypto` so a bunker cannot predict which signatures are checked.
+ */
+export function pickSample(length: number, count: number): number[] {
+  if (count >= length) return Array.from({ length }, (_, i) => i);
+  const picked = new Set<number>();
+  while (picked.size < count) picked.add(randomInt(length));
+  return [...picked];
+}

@@ -1,0 +1,20 @@
+// signer/ owns who signs: the Signer interface and its two implementations — the HTTP bunker
+// (http-bunker-signer.ts, the default, which checks every event it gets back) and a local key
+// (local-key-signer.ts, for tests and offline use) — and how a run picks and checks its signer from the
+// options and the environment (create-signer.ts). A signer only signs; what to sign and when is pipeline/'s.
+import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+
+/**
+ * Something that signs Nostr events with one key: the HTTP bunker ({@link HttpBunkerSigner}, the default)
+ * or a local key ({@link LocalKeySigner}, for tests and offline use).
+ */
+export interface Signer {
+  /** Hex public key of the key this signer signs with. */
+  getPublicKey(): Promise<string>;
+  /** Sign a batch of templates; resolves to the signed events in the same order. */
+  signEvents(templates: EventTemplate[]): Promise<NostrEvent[]>;
+  /** Optional pre-flight check (the key exists and can sign) without signing anything. */
+  check?(): Promise<void>;
+}
+
+export type { EventTemplate, NostrEvent } from 'nostr-tools/core';

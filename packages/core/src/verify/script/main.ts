@@ -1,0 +1,133 @@
+/**
+ * The shared verify script (`siegel-verify.js`), bundled for the browser by `scripts/build-verify-script.mjs`.
+ * It runs on `verify/{event id}/index.html` (see `renderVerifyPage`) and uses no network but the site:
+ * 1. the embedded event's id is recomputed and its Schnorr signature verified;
+ * 2. the signed page is fetched from the site and parsed with the signer's parser (parse5, bundled — never
+ *    the live DOM, which scripts and hydration change);
+ * 3. SHA-256 of the selected element's `innerHTML` is compared with the event's `x` tag.
+ * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `error`)
+ * with `data-reason` (a stable code) for tools and tests.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
+import { parsePage, serializeContent } from '../../page/parse.js';
+import { compileCachedSelector, selectFirst } from '../../page/selector.js';
+
+type State = 'valid' | 'invalid' | 'error';
+
+interface Verdict {
+  state: State;
+  reason: string;
+  message: string;
+}
+
+async function hashText(text: string): Promise<string> {
+  const bytes = new TextEncoder().encode(text);
+  // crypto.subtle exists only in secure contexts (https, localhost); plain http falls back to noble.
+  if (globalThis.crypto?.subtle)
+    return bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
+  return bytesToHex(sha256(bytes));
+}
+
+function readTag(event: NostrEvent, name: string): string | undefined {
+  return event.tags.find((tag) => tag[0] === name)?.[1];
+}
+
+/** The `nostr:event` meta of the fetched page, to explain a mismatch (page re-signed since). */
+function readBlockEventId(document: ReturnType<typeof parsePage>): string | undefined {
+  const meta = selectFirst(document, compileCachedSelector('head > meta[name="nostr:event"]'));
+  return meta?.attrs.find((attribute) => attribute.name === 'content')?.value.trim();
+}
+
+function shortDate(seconds: number): string {
+  return new Date(seconds * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+}
+
+async function check(status: HTMLElement): Promise<Verdict> {
+  const source = document.getElementById('siegel-event')?.textContent;
+  if (!source) return { state: 'error', reason: 'no-event', message: 'This page carries no event to check.' };
+  const event = JSON.parse(source) as NostrEvent;
+  if (getEventHash(event) !== event.id) {
+    return {
+      state: 'invalid',
+      reason: 'event-id',
+      message: 'Invalid: the event id does not match the event’s content — the event was altered.',
+    };
+  }
+  if (!verifyEvent(event)) {
+    return {
+      state: 'invalid',
+      reason: 'signature',
+      message: 'Invalid: the Schnorr signature does not match the event and its pubkey.',
+    };
+  }
+  const expected = readTag(event, 'x');
+  if (event.kind !== 1063 || !expected) {
+    return {
+      state: 'invalid',
+      reason: 'event-kind',
+      message: 'Invalid: this is not a page event (kind 1063 with an x tag).',
+    };
+  }
+  const pagePath = status.dataset.page ?? '';
+  const selector = status.dataset.selector || 'main';
+  let html: string;
+  try {
+    const response = await fetch(pagePath, { cache: 'no-store', credentials: 'same-origin' });
+    if (!response.ok) {
+      return {
+        state: 'error',
+        reason: 'fetch',
+        message: `Could not load the page: HTTP ${response.status}.`,
+      };
+    }
+    html = await response.text();
+  } catch (error) {
+    return { state: 'error', reason: 'fetch', message: `Could not load the page: ${String(error)}.` };
+  }
+  const parsed = parsePage(html);
+  const element = selectFirst(parsed, compileCachedSelector(selector));
+  if (!element) {
+    return {
+      state: 'invalid',
+      reason: 'no-element',
+      message: `Invalid: the page has no element matching \`${selector}\`.`,
+    };
+  }
+  const actual = await hashText(serializeContent(element));
+  if (actual !== expected) {
+    const blockId = readBlockEventId(parsed);
+    const resigned =
+      blockId && blockId !== event.id ? ` The page now names another signature event (${blockId}).` : '';
+    return {
+      state: 'invalid',
+      reason: 'hash',
+      message: `Invalid: the page’s ${selector} changed since it was signed. Its SHA-256 is now ${actual}; the signature covers ${expected}.${resigned}`,
+    };
+  }
+  return {
+    state: 'valid',
+    reason: 'ok',
+    message: `Valid: the page’s ${selector} is exactly what this key signed on ${shortDate(event.created_at)}.`,
+  };
+}
+
+async function run(): Promise<void> {
+  const status = document.getElementById('siegel-status');
+  if (!status) return;
+  let verdict: Verdict;
+  try {
+    verdict = await check(status);
+  } catch (error) {
+    verdict = { state: 'error', reason: 'exception', message: `The check failed: ${String(error)}` };
+  }
+  status.textContent = verdict.message;
+  status.dataset.reason = verdict.reason;
+  status.dataset.state = verdict.state;
+}
+
+void run();

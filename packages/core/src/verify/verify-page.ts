@@ -1,0 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import type { NostrEvent } from 'nostr-tools/core';
+import { neventEncode, npubEncode } from 'nostr-tools/nip19';
+import { SiegelError } from '../errors.js';
+import { HEX64 } from '../nostr/crypto.js';
+import { DEFAULT_SELECTOR } from '../page/selector.js';
+import { escapeHtml } from '../page/signature-block.js';
+
+/** File name of the one shared browser script every verify page loads (written next to the verify pages). */
+export const VERIFY_SCRIPT_NAME = 'siegel-verify.js';
+
+/** Input of {@link renderVerifyPage}. */
+export interface VerifyPageInput {
+  /** The signed page event (kind 1063). Required. */
+  event: NostrEvent;
+  /** Absolute URL of the signed page, shown and linked. Required. */
+  pageUrl: string;
+  /**
+   * URL path of the page, e.g. `/blog/x/`, either site-relative or from the origin including the site's
+   * base path (`/docs/blog/x/` when `scriptPath` is `/docs/verify/…`); the check fetches it. Required.
+   */
+  pagePath: string;
+  /** URL path of the shared script, e.g. `/verify/siegel-verify.js` (`/docs/verify/…` under a base path). Required. */
+  scriptPath: string;
+  /** The selector the hash covers. Default `'main'`. */
+  selector?: string;
+}
+
+/**
+ * The site's base path as revealed by a root-relative `scriptPath` that ends in `/verify/{script}`:
+ * `/docs/verify/siegel-verify.js` → `/docs`, `/verify/siegel-verify.js` → `` (site at the domain root).
+ */
+function readBasePath(scriptPath: string): string {
+  return /^(\/[^?#]*?)?\/verify\/[^/?#]+$/.exec(scriptPath)?.[1] ?? '';
+}
+
+/**
+ * A root-relative path (`/x/y`, with or without the site's base path) rewritten relative to
+ * `verify/{id}/index.html`, so the verify page works wherever the site is served — at its real URL, under a
+ * sub-path, or from a local preview at another base; other values (absolute or relative URLs) are kept.
+ */
+function fromVerifyDirectory(path: string, basePath: string): string {
+  if (!path.startsWith('/') || path.startsWith('//')) return path;
+  const inSite =
+    basePath !== '' && (path === basePath || path.startsWith(`${basePath}/`))
+      ? path.slice(basePath.length)
+      : path;
+  return `../..${inSite || '/'}`;
+}
+
+/** JSON that can sit inside `<script type="application/json">` without ending it. */
+function embedJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+function readTag(event: NostrEvent, name: string): string | undefined {
+  return event.tags.find((tag) => tag[0] === name)?.[1];
+}
+
+/** One signer signs a whole site: encode its npub once, not per page. */
+let lastNpub: { pubkey: string; npub: string } | undefined;
+function npubOf(pubkey: string): string {
+  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: npubEncode(pubkey) };
+  return lastNpub.npub;
+}
+
+/**
+ * The static verify page for one signed page (`verify/{event id}/index.html`): the event, who signed it
+ * (npub), when, the page it covers, and a check that runs in the reader's browser with no network but
+ * the site itself. The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
+ * {@link readVerifyScript}); the event is embedded as JSON. Without JavaScript the page still shows the
+ * facts and says that the check needs JavaScript.
+ *
+ * @example
+ * ```ts
+ * const html = renderVerifyPage({
+ *   event, pageUrl: 'https://example.com/blog/x/', pagePath: '/blog/x/',
+ *   scriptPath: `/verify/${VERIFY_SCRIPT_NAME}`, selector: 'main',
+ * });
+ * await writeFile(`dist/verify/${event.id}/index.html`, html);
+ * ```
+ * @throws {SiegelError} `invalid_options` when the event pubkey is not valid hex.
+ */
+export function renderVerifyPage(input: VerifyPageInput): string {
+  const { event } = input;
+  const selector = input.selector ?? DEFAULT_SELECTOR;
+  // nostr-tools encodes whatever hex it is given: check the id and the pubkey first.
+  if (!HEX64.test(event.id) || !HEX64.test(event.pubkey))
+    throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`);
+  const npub = npubOf(event.pubkey);
+  const nevent = neventEncode({ id: event.id, author: event.pubkey, kind: event.kind });
+  const title = event.content || input.pageUrl;
+  const signedAt = new Date(event.created_at * 1000).toISOString();
+  const hash = readTag(event, 'x') ?? '';
+  const covered = selector === DEFAULT_SELECTOR ? 'main.innerHTML' : `innerHTML of ${selector}`;
+  const basePath = readBasePath(input.scriptPath);
+  const e = escapeHtml;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Signature check: ${e(title)}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
+#siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
+#siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
+#siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
+</style>
+</head>
+<body>
+<main>
+<h1>Signature check</h1>
+<p id="siegel-status" role="status" data-state="pending" data-page="${e(fromVerifyDirectory(input.pagePath, basePath))}" data-selector="${e(selector)}">Checking the signature…</p>
+<noscript><p>The check runs in your browser and needs JavaScript. Without it, compare the facts below by hand: the page hash is the SHA-256 of <code>${e(covered)}</code>.</p></noscript>
+<dl>
+<dt>Page</dt><dd><a href="${e(input.pageUrl)}">${e(title)}</a><br><code>${e(input.pageUrl)}</code></dd>
+<dt>Signed by</dt><dd><code>${e(npub)}</code></dd>
+<dt>Signed at</dt><dd><time datetime="${e(signedAt)}">${e(signedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time></dd>
+<dt>Page hash (SHA-256 of <code>${e(covered)}</code>)</dt><dd><code>${e(hash)}</code></dd>
+<dt>Nostr event</dt><dd><code>${e(event.id)}</code> · <a href="../${e(event.id)}.json">JSON</a> · <a href="nostr:${e(nevent)}">nostr:${e(nevent.slice(0, 20))}…</a></dd>
+</dl>
+<p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>siegel-page/1</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
+</main>
+<script type="application/json" id="siegel-event">${embedJson(event)}</script>
+<script src="${e(fromVerifyDirectory(input.scriptPath, basePath))}" defer></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The source of the one shared verify script ({@link VERIFY_SCRIPT_NAME}): parse5 and a Schnorr
+ * verifier bundled into a single classic script, built with the package. Write it once per site, e.g.
+ * to `dist/verify/siegel-verify.js`.
+ *
+ * @example
+ * ```ts
+ * await writeFile(join(outDir, 'verify', VERIFY_SCRIPT_NAME), await readVerifyScript());
+ * ```
+ * @throws {SiegelError} `io_error` when the bundle is missing (the package was not built: run `npm run build`).
+ */
+export async function readVerifyScript(): Promise<string> {
+  // From dist/verify/verify-page.js and from src/verify/verify-page.ts alike this is the package's dist/ folder.
+  const url = new URL(`../../dist/${VERIFY_SCRIPT_NAME}`, import.meta.url);
+  try {
+    return await readFile(url, 'utf8');
+  } catch (cause) {
+    throw new SiegelError(
+      'io_error',
+      `The verify script \`${url.pathname}\` is missing; build @siegel/core first (\`npm run build\`).`,
+      { cause },
+    );
+  }
+}

@@ -1,0 +1,293 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import { decode } from 'nostr-tools/nip19';
+import { SiegelError } from '../errors.js';
+import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { analyzePage } from '../page/analyze.js';
+import { findPages } from '../pipeline/find-pages.js';
+
+/** Options of {@link verifySite}; every field optional. */
+export interface VerifySiteOptions {
+  /** The expected signer, hex or `npub` (default: any signer, as long as block and event agree). */
+  pubkey?: string;
+  /** CSS selector of the signed element (default `main`). */
+  selector?: string;
+  /** Most pages to visit when crawling a URL (default 1000). */
+  maxPages?: number;
+  /** `fetch` for URLs (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/** `valid`: block, event and page agree. `invalid`: something does not. `unsigned`: a page with the element but no block. `skipped`: no element, no block. */
+export type PageVerdict = 'valid' | 'invalid' | 'unsigned' | 'skipped';
+
+/** One page's result: what was found against what was expected. */
+export interface PageVerification {
+  /** Path relative to the directory, or the URL. */
+  page: string;
+  verdict: PageVerdict;
+  /** Why the page is not valid; empty when valid. */
+  problems: string[];
+  /** What the page and its event say. */
+  found: { hash?: string; eventId?: string; pubkey?: string; eventHash?: string };
+  /** What the check expects: the hash recomputed from the page now, the expected signer if one was given. */
+  expected: { hash?: string; pubkey?: string };
+}
+
+/** The result of {@link verifySite}. `ok` is false when any page is invalid or unsigned. */
+export interface VerifyReport {
+  ok: boolean;
+  valid: number;
+  invalid: number;
+  unsigned: number;
+  skipped: number;
+  pages: PageVerification[];
+}
+
+/**
+ * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
+ * every page, recompute the hash, read the signature block (also the `sha256:`/`nevent`/`npub` variants),
+ * load the event (`verify/{id}.json`), and check the event id, the Schnorr signature, the `x` tag, the
+ * pubkey, and the expected signer when given.
+ *
+ * @example
+ * ```ts
+ * const report = await verifySite('dist', { pubkey: 'npub1…' });
+ * if (!report.ok) process.exitCode = 1;
+ * ```
+ * @throws {SiegelError} `invalid_options` for a bad `pubkey`; `io_error` when the directory or URL cannot be read.
+ */
+export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
+  const expectedPubkey = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
+  const selector = options.selector ?? 'main';
+  const source = /^https?:\/\//i.test(dirOrUrl)
+    ? urlSource(dirOrUrl, options.fetch ?? globalThis.fetch, options.maxPages ?? 1000)
+    : dirSource(resolve(dirOrUrl));
+  const crypto = await loadSigningEngine();
+  const pages: PageVerification[] = [];
+  for await (const page of source.pages()) {
+    const analysis = analyzePage(page.html, { selector });
+    const block = analysis.signatureBlock;
+    const result: PageVerification = {
+      page: page.name,
+      verdict: 'valid',
+      problems: [],
+      found: {
+        ...(block?.hash ? { hash: block.hash } : {}),
+        ...(block?.eventId ? { eventId: block.eventId } : {}),
+        ...(block?.pubkey ? { pubkey: block.pubkey } : {}),
+      },
+      expected: {
+        ...(analysis.hash ? { hash: analysis.hash } : {}),
+        ...(expectedPubkey ? { pubkey: expectedPubkey } : {}),
+      },
+    };
+    pages.push(result);
+    if (!block) {
+      result.verdict = analysis.hash === undefined ? 'skipped' : 'unsigned';
+      if (analysis.hash !== undefined) result.problems.push('no signature block');
+      continue;
+    }
+    const problems = result.problems;
+    if (analysis.hash === undefined) problems.push(`no element matches \`${selector}\``);
+    if (block.hash !== undefined && analysis.hash !== undefined && block.hash !== analysis.hash) {
+      problems.push(`block hash \`${block.hash}\` differs from the page's hash \`${analysis.hash}\``);
+    }
+    if (!block.eventId) {
+      problems.push('the block names no event');
+    } else {
+      const event = await source
+        .loadEvent(block.eventId, block.verifyUrl, page.name)
+        .catch((error: Error) => error);
+      if (event instanceof Error) {
+        problems.push(event.message);
+      } else {
+        const eventHash = event.tags?.find((tag) => tag[0] === 'x')?.[1];
+        if (eventHash) result.found.eventHash = eventHash;
+        if (event.id !== block.eventId)
+          problems.push(`event id \`${event.id}\` differs from the block's \`${block.eventId}\``);
+        if (event.id !== safeEventHash(event)) problems.push('the event id does not match its content');
+        else if (!crypto.verifyEvent(event)) problems.push('the event signature is invalid');
+        if (eventHash !== analysis.hash)
+          problems.push(`event \`x\` tag \`${eventHash}\` differs from the page's hash \`${analysis.hash}\``);
+        if (block.pubkey !== undefined && block.pubkey !== event.pubkey) {
+          problems.push(`block pubkey \`${block.pubkey}\` differs from the event's \`${event.pubkey}\``);
+        }
+        if (expectedPubkey && event.pubkey !== expectedPubkey) {
+          problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\``);
+        }
+        result.found.pubkey = event.pubkey;
+      }
+    }
+    if (problems.length > 0) result.verdict = 'invalid';
+  }
+  const count = (verdict: PageVerdict) => pages.filter((page) => page.verdict === verdict).length;
+  const report = {
+    valid: count('valid'),
+    invalid: count('invalid'),
+    unsigned: count('unsigned'),
+    skipped: count('skipped'),
+    pages,
+  };
+  return { ok: report.invalid === 0 && report.unsigned === 0 && report.valid > 0, ...report };
+}
+
+/**
+ * Text for people: one line per page that is not valid (every page when `verbose`), then the counts.
+ *
+ * @example
+ * ```ts
+ * console.log(formatVerifyReport(await verifySite('dist')));
+ * ```
+ */
+export function formatVerifyReport(report: VerifyReport, options: { verbose?: boolean } = {}): string {
+  const lines: string[] = [];
+  for (const page of report.pages) {
+    if (!options.verbose && (page.verdict === 'valid' || page.verdict === 'skipped')) continue;
+    lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}`);
+    if (page.verdict === 'valid' || page.verdict === 'invalid') {
+      lines.push(
+        `  found:    hash ${page.found.hash ?? '-'}  event ${page.found.eventId ?? '-'}  pubkey ${page.found.pubkey ?? '-'}`,
+      );
+      lines.push(
+        `  expected: hash ${page.expected.hash ?? '-'}${page.expected.pubkey ? `  pubkey ${page.expected.pubkey}` : ''}`,
+      );
+    }
+    for (const problem of page.problems) lines.push(`  - ${problem}`);
+  }
+  lines.push(
+    `Siegel verify: ${report.valid} valid, ${report.invalid} invalid, ${report.unsigned} unsigned, ${report.skipped} skipped (no element)`,
+  );
+  return lines.join('\n');
+}
+
+function parsePubkey(value: string): string {
+  const trimmed = value.trim();
+  if (HEX64.test(trimmed.toLowerCase())) return trimmed.toLowerCase();
+  try {
+    const decoded = decode(trimmed);
+    if (decoded.type === 'npub') return decoded.data;
+  } catch {}
+  throw new SiegelError(
+    'invalid_options',
+    `The expected pubkey \`${value}\` is neither 64 hex characters nor an npub`,
+  );
+}
+
+function safeEventHash(event: NostrEvent): string | undefined {
+  try {
+    return computeEventId(event);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkEventShape(value: unknown, where: string): NostrEvent {
+  const event = value as NostrEvent;
+  if (
+    !event ||
+    typeof event !== 'object' ||
+    typeof event.id !== 'string' ||
+    typeof event.pubkey !== 'string' ||
+    typeof event.sig !== 'string' ||
+    !Array.isArray(event.tags)
+  ) {
+    throw new Error(`\`${where}\` is not a signed Nostr event`);
+  }
+  return event;
+}
+
+interface Source {
+  pages(): AsyncIterable<{ name: string; html: string }>;
+  loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<NostrEvent>;
+}
+
+function dirSource(dir: string): Source {
+  return {
+    async *pages() {
+      for (const path of await findPages(dir))
+        yield { name: path, html: await readFile(join(dir, path), 'utf8') };
+    },
+    async loadEvent(id) {
+      if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
+      const file = join(dir, 'verify', `${id}.json`);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch {
+        throw new Error(`event file \`verify/${id}.json\` is missing`);
+      }
+      try {
+        return checkEventShape(JSON.parse(text), `verify/${id}.json`);
+      } catch (error) {
+        throw new Error(`event file \`verify/${id}.json\` is not valid: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+function urlSource(start: string, fetcher: typeof fetch, maxPages: number): Source {
+  const root = new URL(start);
+  const scope = root.pathname.endsWith('/') ? root.pathname : root.pathname.replace(/[^/]*$/, '');
+  const get = async (url: URL): Promise<Response> => {
+    try {
+      return await fetcher(url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
+    } catch (cause) {
+      throw new SiegelError('io_error', `Cannot fetch \`${url.href}\``, { cause });
+    }
+  };
+  return {
+    async *pages() {
+      const queue: URL[] = [root];
+      const seen = new Set<string>([root.href]);
+      let visited = 0;
+      while (queue.length > 0 && visited < maxPages) {
+        const url = queue.shift() as URL;
+        const response = await get(url);
+        if (!response.ok) {
+          if (visited === 0)
+            throw new SiegelError('io_error', `\`${url.href}\` answered HTTP ${response.status}`);
+          continue;
+        }
+        if (!(response.headers.get('content-type') ?? '').includes('text/html')) continue;
+        visited++;
+        const html = await response.text();
+        yield { name: url.href, html };
+        for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
+          let link: URL;
+          try {
+            link = new URL((match[1] as string).replace(/&amp;/g, '&'), url);
+          } catch {
+            continue;
+          }
+          link.hash = '';
+          link.search = '';
+          if (link.origin !== root.origin || !link.pathname.startsWith(scope)) continue;
+          if (link.pathname.startsWith(`${scope}verify/`)) continue;
+          if (/\.(?!html?$)[a-z0-9]{1,5}$/i.test(link.pathname)) continue; // assets
+          if (seen.has(link.href)) continue;
+          seen.add(link.href);
+          queue.push(link);
+        }
+      }
+    },
+    async loadEvent(id, verifyUrl, page) {
+      if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
+      // The block's link may name the production host: load the event from the host being checked.
+      let path = `${scope}verify/${id}`;
+      try {
+        const linked = new URL(verifyUrl ?? '').pathname.replace(/\/+$/, '');
+        if (linked.endsWith(`/verify/${id}`)) path = linked;
+      } catch {}
+      const url = new URL(`${path}.json`, new URL(page));
+      const response = await get(url);
+      if (!response.ok) throw new Error(`event \`${url.href}\` answered HTTP ${response.status}`);
+      try {
+        return checkEventShape(await response.json(), url.href);
+      } catch (error) {
+        throw new Error(`event \`${url.href}\` is not valid: ${(error as Error).message}`);
+      }
+    },
+  };
+}
