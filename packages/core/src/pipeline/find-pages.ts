@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { isAbsolute, normalize, relative, sep } from 'node:path';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName } from '../fs/atomic-write.js';
 
@@ -30,4 +30,49 @@ export async function findPages(dir: string, found: { staleTemp?: string[] } = {
     if (!VERIFY_PAGE.test(path)) pages.push(path);
   }
   return pages.sort();
+}
+
+/**
+ * The pages a run signs, relative to `root`: `files` when given (normalised, sorted, each inside `root`),
+ * else every page {@link findPages} finds — plus the temp files a killed run left behind.
+ *
+ * @example
+ * ```ts
+ * const { paths, staleTemp } = await findSitePages('/abs/dist', {});
+ * ```
+ * @throws {SiegelError} `invalid_options` when `root` is not a directory or a file is outside it;
+ *   `io_error` when `root` cannot be read.
+ */
+export async function findSitePages(
+  root: string,
+  options: { files?: string[] | undefined },
+): Promise<{ paths: string[]; staleTemp: string[] }> {
+  await requireDirectory(root);
+  const staleTemp: string[] = [];
+  const paths = options.files ? normalizeFiles(options.files) : await findPages(root, { staleTemp });
+  return { paths, staleTemp };
+}
+
+async function requireDirectory(dir: string): Promise<void> {
+  try {
+    if ((await stat(dir)).isDirectory()) return;
+  } catch {}
+  throw new SiegelError('invalid_options', `The output directory \`${dir}\` does not exist`);
+}
+
+function normalizeFiles(files: string[]): string[] {
+  return [
+    ...new Set(
+      files.map((file) => {
+        const path = normalize(file).split('\\').join('/');
+        if (isAbsolute(path) || path === '..' || path.startsWith('../')) {
+          throw new SiegelError(
+            'invalid_options',
+            `\`files\` must be relative to the output directory, got \`${file}\``,
+          );
+        }
+        return path;
+      }),
+    ),
+  ].sort();
 }

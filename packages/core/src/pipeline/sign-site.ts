@@ -1,23 +1,20 @@
-import { isUtf8 } from 'node:buffer';
-import { rm, stat } from 'node:fs/promises';
-import { isAbsolute, join, normalize, resolve } from 'node:path';
-import { SiegelError } from '../errors.js';
-import { resolveSignSiteOptions, type SignSiteOptions } from '../options/options.js';
-import { VerifyOutput } from '../verify/verify-output.js';
-import { ChunkReader, FileWorker, inProcessFileIo } from './file-io.js';
-import { findPages } from './find-pages.js';
-import { ParsePool } from './parse-pool.js';
-import { createProgressLine } from './progress-line.js';
-import { type PageResult, SigningSession } from './session.js';
+// pipeline/ owns a signing run from start to end: which pages (find-pages.ts), the session that holds the
+// signer and the cache and collects changed pages into batches (session.ts), the one place that decides
+// how much is in flight at once — reading, parsing on worker threads, signing, writing on the I/O thread
+// (pump.ts, with parse-pool.ts, file-io.ts and task-pool.ts) — and the summary of the run (summary.ts).
+// It asks page/ what a page is, cache/ what was signed before, signer/ for signatures and verify/ for the
+// verify pages; it knows nothing about HTML itself.
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  type ResolvedSignSiteOptions,
+  resolveSignSiteOptions,
+  type SignSiteOptions,
+} from '../options/options.js';
+import { findSitePages } from './find-pages.js';
+import { PagePump } from './pump.js';
+import { SigningSession } from './session.js';
 import { formatSummary, type SignSummary } from './summary.js';
-import { TaskPool } from './task-pool.js';
-
-/** Pages read at once (synchronously, see `ChunkReader`) before they are processed. */
-const READ_CHUNK = 32;
-/** Page writes queued at once (each a job for the I/O thread, which batches them). */
-const WRITE_CONCURRENCY = 64;
-/** Pages handed to the parse workers ahead of the main thread. */
-const PARSE_AHEAD = 32;
 
 /**
  * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
@@ -38,116 +35,35 @@ const PARSE_AHEAD = 32;
 export async function signSite(dir: string, options: SignSiteOptions = {}): Promise<SignSummary> {
   const resolved = resolveSignSiteOptions(options);
   const root = resolve(dir);
-  await requireDirectory(root);
-  const staleTemp: string[] = [];
-  const paths = resolved.files ? normalizeFiles(resolved.files) : await findPages(root, { staleTemp });
+  const { paths, staleTemp } = await findSitePages(root, resolved);
   const session = await SigningSession.open(resolved);
   // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
-  const writes = new TaskPool(WRITE_CONCURRENCY);
-  const progress = createProgressLine(paths.length, { enabled: resolved.progress });
-  // Parse workers pay off only for runs with pages to parse; a warm run parses (almost) nothing.
-  const pool = paths.length >= 64 ? ParsePool.create(resolved.parseWorkers, resolved.selector) : undefined;
-  const analyze = pool ? (bytes: Buffer) => pool.analyze(bytes) : undefined;
-  // Writes go to a thread of their own, with plain system calls (see FileWorker).
-  const io = FileWorker.create() ?? inProcessFileIo;
-  const verify = new VerifyOutput(root, resolved.site, resolved.selector, io);
+  const pump = new PagePump(root, resolved, session, paths.length);
   try {
-    return await signPages();
+    await pump.pump(paths);
+    return await finish(pump, session, resolved, paths);
   } finally {
-    await writes.idle();
-    await Promise.all([pool?.close(), io.close()]);
-  }
-
-  async function signPages(): Promise<SignSummary> {
-    let signedAny = false;
-
-    const finishPage = (path: string, result: PageResult): void => {
-      if (resolved.dryRun || (result.output === undefined && !result.event)) {
-        session.record(path, result);
-        progress.tick();
-        return;
-      }
-      signedAny ||= result.event !== undefined;
-      writes.add(async () => {
-        try {
-          // The page's output buffer goes to the I/O thread (detached here): nothing reads it afterwards.
-          await Promise.all([
-            result.output !== undefined &&
-              io.run([{ op: 'replace', path: join(root, path), data: result.output }]),
-            result.event && result.url && verify.writePage(result.event, result.url),
-          ]);
-          session.record(path, result);
-        } catch (error) {
-          session.record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
-        }
-        progress.tick();
-      });
-    };
-
-    const pending: Array<Promise<void>> = [];
-    const reader = new ChunkReader();
-    reading: for (let start = 0; start < paths.length; start += READ_CHUNK) {
-      // Views into one reused buffer, valid until the next chunk is read: processPage copies what it keeps.
-      const chunk = reader.read(paths.slice(start, start + READ_CHUNK).map((path) => join(root, path)));
-      for (const [offset, bytes] of chunk.entries()) {
-        const path = paths[start + offset] as string;
-        if (session.fatal) break reading;
-        if (bytes instanceof Error) {
-          session.record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
-          progress.tick();
-          continue;
-        }
-        if (!isUtf8(bytes)) {
-          session.record(path, { outcome: 'failed', error: 'not valid UTF-8' });
-          progress.tick();
-          continue;
-        }
-        await session.waitForCapacity();
-        // Read on only while few writes wait: every queued page holds its output (and its verify files) in
-        // memory, and a long queue also makes V8 grow its young generation — peak RSS then wanders.
-        await writes.waitForRoom(WRITE_CONCURRENCY);
-        if (pool) await pool.waitForRoom(PARSE_AHEAD);
-        const result = session.processPage(path, bytes, analyze ? { analyze } : {});
-        pending.push(result.then((final) => finishPage(path, final)).catch(() => {}));
-      }
-    }
-    await session.drain();
-    await Promise.all(pending);
-    await writes.idle();
-    progress.done();
-    if (signedAny) await verify.writeScript();
-    await verify.finish();
-    if (!resolved.files && !session.fatal) session.prune(new Set(paths));
-    await session.saveCache();
-    if (session.fatal) throw session.fatal;
-
-    const summary = session.summary();
-    resolved.logger.info(formatSummary(summary, { verbose: resolved.verbose, selector: resolved.selector }));
-    return summary;
+    await pump.close();
   }
 }
 
-async function requireDirectory(dir: string): Promise<void> {
-  try {
-    if ((await stat(dir)).isDirectory()) return;
-  } catch {}
-  throw new SiegelError('invalid_options', `The output directory \`${dir}\` does not exist`);
-}
-
-function normalizeFiles(files: string[]): string[] {
-  return [
-    ...new Set(
-      files.map((file) => {
-        const path = normalize(file).split('\\').join('/');
-        if (isAbsolute(path) || path === '..' || path.startsWith('../')) {
-          throw new SiegelError(
-            'invalid_options',
-            `\`files\` must be relative to the output directory, got \`${file}\``,
-          );
-        }
-        return path;
-      }),
-    ),
-  ].sort();
+/**
+ * The end of a run: every page signed and written, cache entries of pages that are gone dropped (unless
+ * the run named its `files`), the cache saved — also after a fatal error, so signed batches are kept —
+ * and the summary logged.
+ */
+async function finish(
+  pump: PagePump,
+  session: SigningSession,
+  options: ResolvedSignSiteOptions,
+  paths: string[],
+): Promise<SignSummary> {
+  await pump.drain();
+  if (!options.files && !session.fatal) session.prune(new Set(paths));
+  await session.saveCache();
+  if (session.fatal) throw session.fatal;
+  const summary = session.summary();
+  options.logger.info(formatSummary(summary, { verbose: options.verbose, selector: options.selector }));
+  return summary;
 }
