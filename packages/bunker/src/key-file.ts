@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileDurable } from '@siegel/core/fs';
 import { isValidKeyName } from './key-name.js';
 
 /** A key as stored on disk, one JSON file per key in `{dataDir}/keys/`: never the raw secret. */
@@ -21,9 +21,9 @@ export function keysDirectory(dataDir: string): string {
   return join(dataDir, 'keys');
 }
 
-/** Write a key file atomically, mode `0600`. */
+/** Write a key file atomically and durably (fsynced), mode `0600`. */
 export async function writeKeyFile(dataDir: string, key: KeyFile): Promise<void> {
-  await writeFileAtomic(
+  await writeFileDurable(
     join(keysDirectory(dataDir), `${key.name}.json`),
     `${JSON.stringify(key, null, 2)}\n`,
   );
