@@ -1,3 +1,4 @@
+export { tokensEqual } from '@siegel/core/auth';
 export {
   jsEngine,
   type LoadSigningEngineOptions,
@@ -12,4 +13,4 @@ export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
 export { type CreateKeyOptions, type KeyInfo, KeyStore, type KeyStoreOptions } from './key-store.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { type RunningBunker, type StartBunkerOptions, startBunker } from './server.js';
-export { type Role, tokensEqual } from './token-auth.js';
+export type { Role } from './token-auth.js';
