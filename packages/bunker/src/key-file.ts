@@ -1,5 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HEX64 } from '@siegel/core/crypto';
 import { writeFileDurable } from '@siegel/core/fs';
 import { isValidKeyName } from './key-name.js';
 
@@ -63,7 +64,7 @@ function checkKeyFile(value: unknown, expectedName: string): string | undefined 
   const key = value as Partial<KeyFile>;
   if (key.version !== 1) return `unknown version \`${String(key.version)}\``;
   if (!isValidKeyName(key.name) || key.name !== expectedName) return 'name does not match the file name';
-  if (typeof key.pubkey !== 'string' || !/^[0-9a-f]{64}$/.test(key.pubkey)) return 'invalid pubkey';
+  if (typeof key.pubkey !== 'string' || !HEX64.test(key.pubkey)) return 'invalid pubkey';
   if (typeof key.ncryptsec !== 'string' || !key.ncryptsec.startsWith('ncryptsec1'))
     return 'invalid ncryptsec';
   if (!Number.isSafeInteger(key.created_at)) return 'invalid created_at';
