@@ -22,7 +22,7 @@ export function keysDirectory(dataDir: string): string {
   return join(dataDir, 'keys');
 }
 
-/** Write a key file atomically and durably (fsynced), mode `0600`. */
+/** Write a key file atomically and durably (flushed to disk before it returns), mode `0600`. */
 export async function writeKeyFile(dataDir: string, key: KeyFile): Promise<void> {
   await writeFileDurable(
     join(keysDirectory(dataDir), `${key.name}.json`),
