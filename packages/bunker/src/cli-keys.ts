@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { loadSigningEngine } from '@siegel/core/crypto';
 import { BunkerError } from './errors.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger } from './logger.js';
 import { passphraseFromEnv, promptPassphrase, readPassphraseFile, readStdin } from './passphrase-input.js';
-import { loadSigningEngine } from './signing-engine.js';
 import { UsageError } from './usage-error.js';
 
 /** Default data directory, relative to the working directory. */

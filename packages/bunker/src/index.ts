@@ -1,3 +1,10 @@
+export { tokensEqual } from '@siegel/core/auth';
+export {
+  jsEngine,
+  type LoadSigningEngineOptions,
+  loadSigningEngine,
+  type SigningEngine,
+} from '@siegel/core/crypto';
 export { type AppOptions, createApp, DEFAULTS } from './app.js';
 export { type AuditEntry, type AuditLog, noAuditLog, openAuditLog } from './audit-log.js';
 export { BunkerError, type BunkerErrorCode, ERROR_STATUS } from './errors.js';
@@ -6,10 +13,4 @@ export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
 export { type CreateKeyOptions, type KeyInfo, KeyStore, type KeyStoreOptions } from './key-store.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
 export { type RunningBunker, type StartBunkerOptions, startBunker } from './server.js';
-export {
-  jsEngine,
-  type LoadSigningEngineOptions,
-  loadSigningEngine,
-  type SigningEngine,
-} from './signing-engine.js';
-export { type Role, tokensEqual } from './token-auth.js';
+export type { Role } from './token-auth.js';

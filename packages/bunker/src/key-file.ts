@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
+import { HEX64 } from '@siegel/core/crypto';
+import { writeFileDurable } from '@siegel/core/fs';
 import { isValidKeyName } from './key-name.js';
 
 /** A key as stored on disk, one JSON file per key in `{dataDir}/keys/`: never the raw secret. */
@@ -21,9 +22,9 @@ export function keysDirectory(dataDir: string): string {
   return join(dataDir, 'keys');
 }
 
-/** Write a key file atomically, mode `0600`. */
+/** Write a key file atomically and durably (flushed to disk before it returns), mode `0600`. */
 export async function writeKeyFile(dataDir: string, key: KeyFile): Promise<void> {
-  await writeFileAtomic(
+  await writeFileDurable(
     join(keysDirectory(dataDir), `${key.name}.json`),
     `${JSON.stringify(key, null, 2)}\n`,
   );
@@ -63,7 +64,7 @@ function checkKeyFile(value: unknown, expectedName: string): string | undefined 
   const key = value as Partial<KeyFile>;
   if (key.version !== 1) return `unknown version \`${String(key.version)}\``;
   if (!isValidKeyName(key.name) || key.name !== expectedName) return 'name does not match the file name';
-  if (typeof key.pubkey !== 'string' || !/^[0-9a-f]{64}$/.test(key.pubkey)) return 'invalid pubkey';
+  if (typeof key.pubkey !== 'string' || !HEX64.test(key.pubkey)) return 'invalid pubkey';
   if (typeof key.ncryptsec !== 'string' || !key.ncryptsec.startsWith('ncryptsec1'))
     return 'invalid ncryptsec';
   if (!Number.isSafeInteger(key.created_at)) return 'invalid created_at';

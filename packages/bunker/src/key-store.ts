@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { SigningEngine } from '@siegel/core/crypto';
 import type { EventTemplate, VerifiedEvent } from 'nostr-tools/core';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
@@ -8,7 +9,6 @@ import { type KeyFile, keysDirectory, readKeyFiles, removeKeyFile, writeKeyFile 
 import { decodeSecretKey, encryptSecretKey } from './key-material.js';
 import { assertKeyName } from './key-name.js';
 import type { Logger } from './logger.js';
-import type { SigningEngine } from './signing-engine.js';
 import { UnlockThrottle } from './unlock-throttle.js';
 
 /** A key as the API shows it. Never the secret. */

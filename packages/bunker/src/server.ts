@@ -2,11 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
+import { loadSigningEngine } from '@siegel/core/crypto';
 import { createApp } from './app.js';
 import { type AuditLog, openAuditLog } from './audit-log.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { loadSigningEngine } from './signing-engine.js';
 
 /** Options of {@link startBunker}. */
 export interface StartBunkerOptions {

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { findToken } from '@siegel/core/auth';
 import type { MiddlewareHandler } from 'hono';
 import { BunkerError } from './errors.js';
 
@@ -10,20 +10,6 @@ export type BunkerEnv = { Variables: { role: Role } };
 
 /** The least length of a token, so that a weak one is refused at start. */
 export const MIN_TOKEN_LENGTH = 16;
-
-/**
- * Compare two strings in constant time (both are hashed first, so their lengths do not leak either).
- *
- * @example
- * ```ts
- * tokensEqual(given, expected); // true or false, in the same time
- * ```
- */
-export function tokensEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
-}
 
 /**
  * Middleware: read `Authorization: Bearer <token>`, compare it in constant time with both tokens, and set
@@ -48,10 +34,10 @@ export function tokenAuth(
       throw new BunkerError('unauthorized', 'Missing `Authorization: Bearer <token>` header');
     }
     const given = match[1] ?? '';
-    // Compare with both, always, so the time does not tell which one matched.
-    const isApi = tokensEqual(given, tokens.apiToken);
-    const isAdmin = tokensEqual(given, tokens.adminToken);
-    const role: Role | undefined = isAdmin ? 'admin' : isApi ? 'api' : undefined;
+    // findToken compares with both, always, so the time does not tell which one matched.
+    const found = findToken(given, [tokens.apiToken, tokens.adminToken]);
+    const role: Role | undefined =
+      found === undefined ? undefined : found === tokens.adminToken ? 'admin' : 'api';
     if (!role) throw new BunkerError('unauthorized', 'Invalid token');
     if (!allowed.includes(role)) {
       throw new BunkerError(

@@ -1,3 +1,4 @@
+import { tokensEqual } from '@siegel/core/auth';
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
@@ -5,7 +6,6 @@ import { AdminSessions } from '../admin-sessions.js';
 import { BunkerError } from '../errors.js';
 import { isValidKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
-import { tokensEqual } from '../token-auth.js';
 import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
 
 const COOKIE = 'siegel_admin';
