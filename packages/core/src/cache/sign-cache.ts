@@ -1,3 +1,8 @@
+// cache/ owns `.sign-cache.json`, what makes a later run re-sign only changed pages: per page the hash,
+// the signed event, the fingerprints of the file as built and as signed, and where the block went, under a
+// header of what the cache was made for (key, site, selector, relay hints). The cache is written whole and
+// atomically at the end of a run; during a run each signed batch is appended to a journal beside it
+// (journal.ts), so that a killed run loses at most the batches in flight.
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

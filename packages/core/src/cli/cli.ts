@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// cli/ owns the `siegel` command: arguments, `.env` of the current directory, exit codes (0 success,
+// 1 signing or verification failed, 2 usage error) and where messages go. It only calls the user API
+// (`signSite`, `verifySite`), so everything the CLI does, a program can do too.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';

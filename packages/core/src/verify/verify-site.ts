@@ -1,3 +1,7 @@
+// verify/ owns everything a reader uses to check a signed site: the verify pages written beside it
+// (verify-output.ts writes `verify/{id}/index.html` and `verify/{id}.json`, verify-page.ts renders them),
+// the browser script they run (script/main.ts, bundled with esbuild from the same page/ code the signer
+// uses), and `verifySite` here, which checks a directory or a live site from Node (`siegel verify`).
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
