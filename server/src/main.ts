@@ -11,7 +11,7 @@ import { FilesystemStorage } from './storage/filesystem-storage.js';
 import { SqliteRecordStore } from './storage/sqlite-record-store.js';
 import { prepareEventChecks } from './verify-record.js';
 
-// WebAssembly (nostr-wasm's Schnorr code, undici's HTTP parser behind the bunker client) is compiled to
+// WebAssembly (core's Schnorr engine, undici's HTTP parser behind the bunker client) is compiled to
 // optimized code once, when loaded at start, instead of first to baseline code and again, optimized, in the
 // background once it has run enough: that second compile came during the second or third upload and took
 // 10–20 MB while it ran. Set before any WebAssembly is compiled.
@@ -54,7 +54,12 @@ const { app, fileSigner } = createApp({
 });
 // Load and build before listening what the first signing would otherwise load and build while it holds an
 // upload in memory.
-await prepareEventChecks();
+await prepareEventChecks({
+  onFallback: (reason) => {
+    const why = reason instanceof Error ? reason.message : String(reason);
+    console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);
+  },
+});
 const orphans = await fileSigner.removeOrphans();
 if (orphans.length > 0)
   console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);

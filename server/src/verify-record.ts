@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
-import { LocalKeySigner } from '@siegel/core';
-import type { NostrEvent } from 'nostr-tools/core';
-import { generateSecretKey, serializeEvent, verifyEvent } from 'nostr-tools/pure';
-import { verifyEvent as verifyEventWasm } from 'nostr-tools/wasm';
+import { computeEventId, jsEngine, loadSigningEngine, type SigningEngine } from '@siegel/core/crypto';
+import { type NostrEvent, validateEvent } from 'nostr-tools/core';
 
 /** The checks run on a stored event each time it is verified. */
 export interface RecordChecks {
@@ -23,18 +20,26 @@ export interface RecordVerdict {
 
 const MEMO_LIMIT = 10_000;
 const verifiedEvents = new Map<string, true>();
+/**
+ * The Schnorr engine of `@siegel/core/crypto` that signatures are verified with: the pure-JS one until
+ * {@link prepareEventChecks} has loaded the fastest available one (WebAssembly), so that
+ * {@link checkStoredEvent} stays synchronous and works before (and in tests without) the start-up work.
+ */
+let engine: SigningEngine = jsEngine;
 
 /**
  * Re-check a stored event against the file hash it claims, on every call: its id is recomputed (SHA-256 of
- * the NIP-01 serialization) and compared, its `x` tag compared with the hash, and its Schnorr signature
- * verified. A signature is a pure function of (id, pubkey, sig) and the id is recomputed from the content
- * first, so a verification that passed for the same triple is remembered; any other triple is verified.
+ * the NIP-01 serialization, after the event's fields are checked for their types) and compared, its `x` tag
+ * compared with the hash, and its Schnorr signature verified. A signature is a pure function of (id, pubkey,
+ * sig) and the id is recomputed from the content first, so a verification that passed for the same triple is
+ * remembered; any other triple is verified.
  */
 export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict {
   const reasons: string[] = [];
   let idOk = false;
   try {
-    idOk = createHash('sha256').update(serializeEvent(event)).digest('hex') === event.id;
+    // A stored event with mistyped fields is refused as altered, as nostr-tools' serializer refuses it.
+    idOk = validateEvent(event) && computeEventId(event) === event.id;
   } catch {
     idOk = false;
   }
@@ -43,7 +48,7 @@ export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict
   let signatureOk = idOk && verifiedEvents.has(memoKey);
   if (idOk && !signatureOk) {
     try {
-      signatureOk = verifyEvent({ ...event });
+      signatureOk = engine.verifyEvent(event);
     } catch {
       signatureOk = false;
     }
@@ -62,23 +67,37 @@ export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict
   };
 }
 
+/** Options of {@link prepareEventChecks}. */
+export interface PrepareEventChecksOptions {
+  /** Called with the reason when the WebAssembly engine cannot be used (pure JS then). Default: nothing. */
+  onFallback?: (reason: unknown) => void;
+}
+
 /**
- * Build at start what the first signings would otherwise build while they hold an upload in memory: the
- * precomputed tables of nostr-tools' Schnorr verifier (several MB, made on first use), and the nostr-wasm
- * module `@siegel/core` signs and checks bunker answers with (loaded once per process on first use: a
- * throwaway key signs one throwaway event, and its verifier runs once). Nothing is stored or sent.
+ * Build at start what the first signings would otherwise build while they hold an upload in memory: core's
+ * Schnorr engine (`loadSigningEngine()`, libsecp256k1 as WebAssembly, loaded and self-tested once per process;
+ * the bunker client of `@siegel/core` checks its answers with the same one), and the precomputed tables of
+ * the pure-JS verifier (several MB, made on first use). From then on {@link checkStoredEvent} verifies with
+ * the loaded engine. A throwaway key signs one throwaway event, which the engine verifies; nothing is stored
+ * or sent.
  *
  * @example
  * ```ts
- * await prepareEventChecks(); // in main.ts, before listening
+ * await prepareEventChecks({ onFallback: (reason) => console.warn(reason) }); // in main.ts, before listening
  * ```
+ * @throws {Error} when the loaded engine cannot verify what it signed.
  */
-export async function prepareEventChecks(): Promise<void> {
-  const [event] = await new LocalKeySigner(generateSecretKey()).signEvents([
+export async function prepareEventChecks(options: PrepareEventChecksOptions = {}): Promise<void> {
+  const loaded = await loadSigningEngine({ onFallback: options.onFallback });
+  const secretKey = loaded.generateSecretKey();
+  const event = loaded.signEvent(
     { kind: 1063, created_at: 0, tags: [['x', '0'.repeat(64)]], content: '' },
-  ]);
-  if (event === undefined || !verifyEvent({ ...event }))
+    secretKey,
+  );
+  secretKey.fill(0);
+  // The pure-JS verifier runs once too: the engine's self-test runs it only when WebAssembly loaded, and a
+  // fallback engine is that verifier.
+  if (!loaded.verifyEvent(event) || !jsEngine.verifyEvent(event))
     throw new Error('The Schnorr verifier does not work');
-  // `nostr-tools/wasm` is the module instance core set nostr-wasm on (it answers false if it is another one).
-  verifyEventWasm({ ...event });
+  engine = loaded;
 }

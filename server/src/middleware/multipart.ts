@@ -14,7 +14,8 @@ export function readBoundary(contentType: string): string | undefined {
 
 /**
  * Split a `multipart/form-data` body (RFC 7578) into parts, without copying their contents: each part's
- * `data` is a `subarray` of `body`, so a 10 MB upload stays one 10 MB buffer.
+ * `data` is a `subarray` of `body`, so a 10 MB upload stays one 10 MB buffer. (Hono's `c.req.parseBody()`
+ * goes through `Request.formData()`, which copies every file into a `File` of its own: the upload twice.)
  *
  * @throws {Error} when the body is not well-formed multipart for `boundary`.
  */

@@ -122,6 +122,13 @@ function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
  * framing) is refused with 413 `FILE_TOO_LARGE` as soon as that is known; a body that is not multipart, or
  * has no such field, gives 400 `NO_FILE`. The file is put in the context as `upload`; its bytes are valid
  * until the handler has answered, then their buffer is freed (so keep a copy of anything needed later).
+ *
+ * The size limit is this reader's own, not Hono's `bodyLimit`: that middleware opens the request's web
+ * stream (`c.req.raw.body`), which under @hono/node-server starts copying Node's request stream into it,
+ * and it buffers a body without `Content-Length` in full before the route sees it. Measured with one 10 MB
+ * upload (Node 24, peak RSS growth of the process): this reader alone 11.8 MB with `Content-Length`, 27.8 MB
+ * chunked; with `bodyLimit` in front 21.8 MB and 51.9 MB. It also answers a too-large body only after the
+ * client has sent it (read and dropped, up to 4× the limit), so the client sees the 413 instead of a reset.
  */
 export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { upload: Upload } }> {
   return async function readUploadMiddleware(c, next) {

@@ -1,10 +1,40 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+
+type SecureHeadersOptions = NonNullable<Parameters<typeof secureHeaders>[0]>;
+
+/** The directives of {@link PAGE_CSP}, as Hono's `secureHeaders` takes them. */
+const PAGE_CSP_DIRECTIVES = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  baseUri: ["'none'"],
+  frameAncestors: ["'none'"],
+} satisfies SecureHeadersOptions['contentSecurityPolicy'];
+
+/** The features no page of the service uses, closed (`camera=()` …), as Hono's `secureHeaders` takes them. */
+const CLOSED_FEATURES = {
+  camera: [],
+  microphone: [],
+  geolocation: [],
+  payment: [],
+} satisfies SecureHeadersOptions['permissionsPolicy'];
+
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+/** `defaultSrc` → `default-src`, as Hono writes directive names. */
+function kebabCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
 
 /** The CSP of the service's own pages: scripts and styles from the service only, nothing inline. */
-export const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP = Object.entries(PAGE_CSP_DIRECTIVES)
+  .map(([name, sources]) => `${kebabCase(name)} ${sources.join(' ')}`)
+  .join('; ');
 
 /** The CSP of served uploads: nothing runs, and the browser sandboxes the document. */
 export const UPLOAD_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
@@ -17,7 +47,9 @@ export function inlineStyleCsp(style: string): string {
 
 /**
  * The security headers of every response, as a plain object: {@link PAGE_CSP}, `nosniff`, no framing, no
- * referrer, a closed permissions policy, and HSTS when served over HTTPS.
+ * referrer, a closed permissions policy, and HSTS when served over HTTPS. The same headers as
+ * {@link securityHeaders} sets, for what answers without that middleware: the verify API (its hot path sets
+ * them from this table) and the error handler.
  */
 export function createSecurityHeaders(options: { https: boolean }): Record<string, string> {
   return {
@@ -26,23 +58,38 @@ export function createSecurityHeaders(options: { https: boolean }): Record<strin
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'Cross-Origin-Opener-Policy': 'same-origin',
-    'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-    ...(options.https ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
+    'Permissions-Policy': Object.keys(CLOSED_FEATURES)
+      .map((feature) => `${kebabCase(feature)}=()`)
+      .join(', '),
+    ...(options.https ? { 'Strict-Transport-Security': HSTS } : {}),
   };
 }
 
 /**
- * Middleware putting {@link createSecurityHeaders} on every response; a route may replace the CSP with its own.
+ * Hono's `secureHeaders`, set to put {@link createSecurityHeaders} on every response. A header the route set
+ * itself is kept (`overwrite: false`), so a route may replace the CSP with its own (served uploads, event
+ * pages). Hono's other default headers are off, so every response carries the same headers as the verify
+ * API's and the error handler's: `Cross-Origin-Resource-Policy: same-origin` would stop other sites from
+ * embedding the files this service serves for them, and the others (`X-XSS-Protection`,
+ * `X-Download-Options`, `X-Permitted-Cross-Domain-Policies`, `X-DNS-Prefetch-Control`,
+ * `Origin-Agent-Cluster`) address old browsers, plug-ins or features these pages do not use.
  */
 export function securityHeaders(options: { https: boolean }): MiddlewareHandler {
-  const headers = Object.entries(createSecurityHeaders(options));
-  // Set before the handler runs, so every response built with `c.body()`/`c.json()`/`c.html()` carries them
-  // and a route can still replace the CSP; a handler returning its own `Response` gets them added after.
-  return async function securityHeadersMiddleware(c, next) {
-    for (const [name, value] of headers) c.header(name, value);
-    await next();
-    if (!c.res.headers.has('X-Content-Type-Options')) {
-      for (const [name, value] of headers) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
-    }
-  };
+  return secureHeaders({
+    contentSecurityPolicy: PAGE_CSP_DIRECTIVES,
+    xContentTypeOptions: 'nosniff',
+    xFrameOptions: 'DENY',
+    referrerPolicy: 'no-referrer',
+    crossOriginOpenerPolicy: 'same-origin',
+    permissionsPolicy: CLOSED_FEATURES,
+    strictTransportSecurity: options.https ? HSTS : false,
+    crossOriginResourcePolicy: false,
+    crossOriginEmbedderPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+    overwrite: false,
+  });
 }

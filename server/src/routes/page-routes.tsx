@@ -2,13 +2,12 @@ import { Hono } from 'hono';
 import { fileUrls } from '../public-urls.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { checkStoredEvent } from '../verify-record.js';
+import { readBrowserScript } from '../web/browser-scripts.js';
 import { Layout } from '../web/layout.js';
 import { SignPage } from '../web/sign-page.js';
-import { SIGN_SCRIPT } from '../web/sign-script.js';
 import { SITE_STYLE } from '../web/site-style.js';
 import { VerifyPage } from '../web/verify-page.js';
 import { NotFoundResult, VerifyResult } from '../web/verify-result.js';
-import { VERIFY_SCRIPT } from '../web/verify-script.js';
 import { readHashParam } from './verify-routes.js';
 
 /** Options of {@link createPageRoutes}. */
@@ -19,15 +18,19 @@ export interface PageRoutesOptions {
   maxUploadBytes: number;
 }
 
-/** The web pages: `/tools/sign`, `/verify` (`?hash=`), `/verify/{event id}`, and their assets. */
+/**
+ * The web pages: `/tools/sign`, `/verify` (`?hash=`), `/verify/{event id}`, and their assets.
+ *
+ * @throws {Error} when the pages' bundled scripts are missing (see {@link readBrowserScript}).
+ */
 export function createPageRoutes(options: PageRoutesOptions): Hono {
   const { records, baseUrl, cdnUrl } = options;
   const app = new Hono();
   const asset = (body: string, type: string) => () =>
     new Response(body, { headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=300' } });
   app.get('/assets/siegel.css', asset(SITE_STYLE, 'text/css; charset=utf-8'));
-  app.get('/assets/sign.js', asset(SIGN_SCRIPT, 'text/javascript; charset=utf-8'));
-  app.get('/assets/verify.js', asset(VERIFY_SCRIPT, 'text/javascript; charset=utf-8'));
+  app.get('/assets/sign.js', asset(readBrowserScript('sign'), 'text/javascript; charset=utf-8'));
+  app.get('/assets/verify.js', asset(readBrowserScript('verify'), 'text/javascript; charset=utf-8'));
 
   app.get('/', (c) => c.redirect('/verify'));
   app.get('/tools/sign', (c) => c.html(<SignPage maxUploadBytes={options.maxUploadBytes} />));
