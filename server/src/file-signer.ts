@@ -143,7 +143,7 @@ export class FileSigner {
    */
   async removeOrphans(): Promise<string[]> {
     const { storage, records } = this.options;
-    const removed: string[] = [];
+    const removed: string[] = (await storage.removeLeftovers?.()) ?? [];
     for (const prefix of ['documents/', 'events/']) {
       for await (const key of storage.list(prefix)) {
         const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];

@@ -36,6 +36,18 @@ describe('FilesystemStorage', () => {
   });
 });
 
+describe('FilesystemStorage leftovers', () => {
+  it('removes the temp files a crash left mid-put (core’s writeFileDurable names), and nothing else', async () => {
+    const storage = new FilesystemStorage(join(dir, 'files'));
+    await storage.put('documents/a.png', Uint8Array.of(1));
+    await writeFile(join(dir, 'files', 'documents', '.b.png.0123456789ab.tmp'), 'half');
+    await writeFile(join(dir, 'files', 'documents', '.notes'), 'kept: not a temp name');
+    expect(await storage.removeLeftovers()).toEqual(['documents/.b.png.0123456789ab.tmp']);
+    expect((await readdir(join(dir, 'files', 'documents'))).sort()).toEqual(['.notes', 'a.png']);
+    expect(await storage.removeLeftovers()).toEqual([]);
+  });
+});
+
 describe('SqliteRecordStore', () => {
   it('migrates once, keeps records across reopening, refuses duplicates and newer schemas', async () => {
     const path = join(dir, 'db', 'siegel.sqlite');

@@ -11,6 +11,8 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
   /** Every key that starts with `prefix` (e.g. `documents/`). */
   list(prefix: string): AsyncIterable<string>;
+  /** Delete what a crash left mid-write, if the store can leave anything; returns what it deleted. */
+  removeLeftovers?(): Promise<string[]>;
 }
 
 /** Whether `key` is a safe storage key: lowercase path segments, no `..`, no leading slash. */
