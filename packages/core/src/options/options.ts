@@ -229,9 +229,10 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   const siteProblem = describeSiteProblem(site);
   if (siteProblem) throw new SiegelError('invalid_options', siteProblem);
   const url = new URL(site);
+  // The environment's numbers count (and are checked) only where the option is not given.
   const fromEnv = {
-    batchSize: numberFrom(env.SIEGEL_BATCH_SIZE),
-    parseWorkers: numberFrom(env.SIEGEL_PARSE_WORKERS),
+    batchSize: options.batchSize === undefined ? numberFrom(env.SIEGEL_BATCH_SIZE) : undefined,
+    parseWorkers: options.parseWorkers === undefined ? numberFrom(env.SIEGEL_PARSE_WORKERS) : undefined,
   };
   check(signSiteOptionsSchema, fromEnv, (issue) => `\`${issue.path.join('.')}\` ${issue.message}`);
   return {

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { hashPage, renderSignatureBlock, SiegelError, signSiteOptionsSchema } from '../src/index.js';
+import { defineIntegrationOptions, integrationOptionsSchema } from '../src/integration/integration.js';
+import { resolveSignSiteOptions } from '../src/options/options.js';
+
+const SITE = 'https://example.com';
+
+describe('the one options schema', () => {
+  it('refuses malformed values by itself, naming the option and quoting the value', () => {
+    expect(() => resolveSignSiteOptions({ site: SITE, dryRun: 'yes' as never })).toThrow(
+      '`dryRun` must be true or false, got `yes`',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, batchSize: 0 })).toThrow(
+      '`batchSize` must be a positive integer, got `0`',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, parseWorkers: 1.5 })).toThrow(
+      '`parseWorkers` must be a whole number ≥ 0, got `1.5`',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, outDir: 'dist' } as never)).toThrow(
+      'Unknown option `outDir`',
+    );
+  });
+
+  it('checks an environment number only where the option does not set it', () => {
+    const env = { SIEGEL_BATCH_SIZE: 'many' };
+    expect(() => resolveSignSiteOptions({ site: SITE, env })).toThrow(
+      '`batchSize` must be a positive integer',
+    );
+    expect(resolveSignSiteOptions({ site: SITE, env, batchSize: 7 }).batchSize).toBe(7);
+  });
+
+  it('gives the integrations a strict subset of it plus onError, and their own fields on top', () => {
+    const shared = Object.keys(integrationOptionsSchema.shape).filter((key) => key !== 'onError');
+    const signSiteKeys = Object.keys(signSiteOptionsSchema.shape);
+    for (const key of shared) expect(signSiteKeys).toContain(key);
+    const { parseOptions } = defineIntegrationOptions('@siegel/x', {});
+    expect(() => parseOptions({ batchSize: 5 })).toThrow('@siegel/x: unknown option `batchSize`');
+    expect(() => parseOptions({ cacheFile: '' })).toThrow(
+      /@siegel\/x: option `cacheFile`: must be a file path/,
+    );
+  });
+});
+
+describe('selectors read by css-what, kept to the supported subset', () => {
+  for (const selector of [
+    'a + b',
+    'a ~ b',
+    'a[b=c i]',
+    'svg|main',
+    '> main',
+    'main >',
+    'a[b!=c]',
+    'a::before',
+  ]) {
+    it(`refuses \`${selector}\``, () => {
+      expect(() => hashPage('<main>x</main>', { selector }), selector).toThrow(SiegelError);
+      expect(() => hashPage('<main>x</main>', { selector }), selector).toThrow(/Unsupported selector/);
+    });
+  }
+
+  it('reads escapes and quoted values the way querySelector does', () => {
+    const html = '<div id="123"><p data-x=\'say "hi"\'>one</p></div>';
+    expect(hashPage(html, { selector: '#\\31 23' })).toBe(hashPage(html, { selector: 'div' }));
+    expect(hashPage(html, { selector: '[data-x="say \\"hi\\""]' })).toBe(hashPage(html, { selector: 'p' }));
+  });
+});
+
+describe('nevent relay hints', () => {
+  it('refuses a relay hint a NIP-19 TLV cannot hold, instead of writing a broken nevent', () => {
+    const event = {
+      id: 'a'.repeat(64),
+      pubkey: 'b'.repeat(64),
+      sig: 'c'.repeat(128),
+      kind: 1063,
+      created_at: 0,
+      content: '',
+      tags: [['x', 'd'.repeat(64)]],
+    };
+    const long = `wss://${'r'.repeat(260)}.example`;
+    expect(() => renderSignatureBlock(event, { verifyUrl: `${SITE}/verify/x`, relays: [long] })).toThrow(
+      /longer than 255 bytes/,
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, relays: [long] })).toThrow(/longer than 255 bytes/);
+  });
+});
