@@ -1,6 +1,6 @@
 import type { NostrEvent } from 'nostr-tools/core';
-import { neventEncode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { encodeNevent } from '../nostr/bech32.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { requireRelayHintSize } from '../nostr/relays.js';
 import { DEFAULT_SELECTOR } from './selector.js';
@@ -54,7 +54,7 @@ export function renderSignatureBlock(event: NostrEvent, options: RenderSignature
   const hash = readHashTag(event);
   const relays = (options.relays ?? []).slice(0, 3);
   for (const relay of relays) requireRelayHintSize(relay);
-  const nevent = neventEncode({ id, author: pubkey, kind: event.kind, relays });
+  const nevent = encodeNevent({ id, author: pubkey, kind: event.kind, relays });
   const selector = options.selector ?? DEFAULT_SELECTOR;
   const covered = selector === DEFAULT_SELECTOR ? 'main.innerHTML' : `innerHTML of ${selector}`;
   return [

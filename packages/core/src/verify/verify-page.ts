@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { NostrEvent } from 'nostr-tools/core';
-import { neventEncode, npubEncode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { encodeNevent, encodeNpub } from '../nostr/bech32.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import { escapeHtml } from '../page/signature-block.js';
@@ -64,7 +64,7 @@ function readTag(event: NostrEvent, name: string): string | undefined {
 /** One signer signs a whole site: encode its npub once, not per page. */
 let lastNpub: { pubkey: string; npub: string } | undefined;
 function npubOf(pubkey: string): string {
-  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: npubEncode(pubkey) };
+  if (lastNpub?.pubkey !== pubkey) lastNpub = { pubkey, npub: encodeNpub(pubkey) };
   return lastNpub.npub;
 }
 
@@ -92,7 +92,7 @@ export function renderVerifyPage(input: VerifyPageInput): string {
   if (!HEX64.test(event.id) || !HEX64.test(event.pubkey))
     throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`);
   const npub = npubOf(event.pubkey);
-  const nevent = neventEncode({ id: event.id, author: event.pubkey, kind: event.kind });
+  const nevent = encodeNevent({ id: event.id, author: event.pubkey, kind: event.kind });
   const title = event.content || input.pageUrl;
   const signedAt = new Date(event.created_at * 1000).toISOString();
   const hash = readTag(event, 'x') ?? '';
