@@ -27,7 +27,8 @@ const IDEAS: Idea[] = [
     home: 'packages/core/src/auth/tokens.ts',
     // Node's and Hono's constant-time comparisons, a comparison function of our own, or Hono's bearerAuth
     // comparing a fixed `token` itself (it must call the one comparison through `verifyToken`).
-    pattern: /\btimingSafeEqual\b|\bfunction\s+\w*(?:tokens?Equal|[Ss]afeEqual)\b|bearerAuth\(\s*\{[^}]*\btoken\s*:/,
+    pattern:
+      /\btimingSafeEqual\b|\bfunction\s+\w*(?:tokens?Equal|[Ss]afeEqual)\b|bearerAuth\(\s*\{[^}]*\btoken\s*:/,
   },
   {
     name: 'an atomic file write',
