@@ -6,6 +6,7 @@
 // test compares them with nostr-tools'). Decoding stays with nostr-tools: readers are not on the hot path.
 
 import { HEX64 } from './crypto.js';
+import { requireRelayHintSize } from './relays.js';
 
 const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
 const GENERATOR = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
@@ -83,14 +84,13 @@ export interface NeventInput {
 
 /**
  * NIP-19 `nevent` with the TLV entries in nostr-tools' order (kind, author, relays, id), so the string is
- * identical to `neventEncode`'s. @throws {TypeError} on a malformed id or author, or a relay over 255 bytes.
+ * identical to `neventEncode`'s. @throws {TypeError} on a malformed id or author; {SiegelError} `invalid_options` for a relay over 255 bytes.
  */
 export function encodeNevent({ id, author, kind, relays = [] }: NeventInput): string {
   requireHex64(id, 'id');
   if (author) requireHex64(author, 'author');
+  for (const relay of relays) requireRelayHintSize(relay);
   const relayBytes = relays.map((relay) => encoder.encode(relay));
-  if (relayBytes.some((relay) => relay.length > 255))
-    throw new TypeError('a relay URL in an nevent is at most 255 bytes');
   const size =
     (kind === undefined ? 0 : 6) +
     (author ? 34 : 0) +

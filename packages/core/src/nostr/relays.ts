@@ -37,8 +37,9 @@ export function readRelaysFromEnv(value: string | undefined): string[] {
 }
 
 /**
- * Refuse a relay URL that cannot be a NIP-19 relay hint: a TLV entry holds at most 255 bytes, and
- * nostr-tools' `neventEncode` would silently write a broken `nevent` for a longer one.
+ * Refuse a relay URL that cannot be a NIP-19 relay hint: a TLV entry holds at most 255 bytes (nostr-tools'
+ * `neventEncode` would silently write a broken `nevent` for a longer one). Checked when options are read
+ * and by `encodeNevent` itself.
  * @throws {SiegelError} `invalid_options` quoting the relay.
  */
 export function requireRelayHintSize(relay: string, source = 'relays'): void {

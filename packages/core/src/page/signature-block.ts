@@ -2,7 +2,6 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { encodeNevent } from '../nostr/bech32.js';
 import { HEX64 } from '../nostr/crypto.js';
-import { requireRelayHintSize } from '../nostr/relays.js';
 import { DEFAULT_SELECTOR } from './selector.js';
 
 /** Text the opening comment of a Siegel block starts with (after `<!--` and whitespace). */
@@ -53,7 +52,6 @@ export function renderSignatureBlock(event: NostrEvent, options: RenderSignature
   const pubkey = requireHex(event.pubkey, 'the event pubkey');
   const hash = readHashTag(event);
   const relays = (options.relays ?? []).slice(0, 3);
-  for (const relay of relays) requireRelayHintSize(relay);
   const nevent = encodeNevent({ id, author: pubkey, kind: event.kind, relays });
   const selector = options.selector ?? DEFAULT_SELECTOR;
   const covered = selector === DEFAULT_SELECTOR ? 'main.innerHTML' : `innerHTML of ${selector}`;

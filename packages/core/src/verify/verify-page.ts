@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { encodeNevent, encodeNpub } from '../nostr/bech32.js';
-import { HEX64 } from '../nostr/crypto.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import { escapeHtml } from '../page/signature-block.js';
 
@@ -88,11 +87,16 @@ function npubOf(pubkey: string): string {
 export function renderVerifyPage(input: VerifyPageInput): string {
   const { event } = input;
   const selector = input.selector ?? DEFAULT_SELECTOR;
-  // nostr-tools encodes whatever hex it is given: check the id and the pubkey first.
-  if (!HEX64.test(event.id) || !HEX64.test(event.pubkey))
-    throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`);
-  const npub = npubOf(event.pubkey);
-  const nevent = encodeNevent({ id: event.id, author: event.pubkey, kind: event.kind });
+  let npub: string;
+  let nevent: string;
+  try {
+    npub = npubOf(event.pubkey);
+    nevent = encodeNevent({ id: event.id, author: event.pubkey, kind: event.kind });
+  } catch (cause) {
+    throw new SiegelError('invalid_options', `The event \`${event.id}\` has an invalid id or pubkey.`, {
+      cause,
+    });
+  }
   const title = event.content || input.pageUrl;
   const signedAt = new Date(event.created_at * 1000).toISOString();
   const hash = readTag(event, 'x') ?? '';
