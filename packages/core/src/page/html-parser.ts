@@ -1,0 +1,700 @@
+// The canonical parser of `siegel-page/2`: parse5's tokenizer and tree builder, brought up to today's WHATWG
+// HTML parsing algorithm where parse5 8.1 lags behind, in our own subclasses (so the parser travels with
+// @siegel/core and its browser bundle; nothing is patched in node_modules). What changes, against parse5:
+//
+// - Processing instructions (whatwg/html, June 2026): `<?target data>` is a ProcessingInstruction node
+//   wherever a comment would go; a target that is not `[A-Za-z_][A-Za-z0-9_-]*`, or is `xml` /
+//   `xml-stylesheet`, still makes a bogus comment. Tokenizer states below.
+// - Relaxed `<select>` (customizable select, whatwg/html #10548): the "in select" and "in select in table"
+//   insertion modes are gone; `select`, `option`, `optgroup`, `hr`, `input` and `</select>` get new "in
+//   body" rules, so any markup inside a `<select>` becomes elements, as in Chromium and Firefox.
+// - `<selectedcontent>`: after parsing, every `selectedcontent` inside a drop-down `select` holds a copy of
+//   the selected option's content, as the DOM has it once the parser is done (see cloneSelectedContent).
+// - The parser records every start tag it does not turn into an element (`ignoredStartTags`): the markup
+//   rule of `siegel-page/2` refuses a signed element that contains one (see page/markup-check.ts).
+//
+// parse5 pins: its protected methods are overridden here, so core depends on an exact parse5 version.
+import {
+  type DefaultTreeAdapterMap,
+  type DefaultTreeAdapterTypes,
+  type defaultTreeAdapter,
+  html,
+  Parser,
+  type ParserOptions,
+  Token,
+  Tokenizer,
+} from 'parse5';
+
+type Document = DefaultTreeAdapterTypes.Document;
+type Element = DefaultTreeAdapterTypes.Element;
+type ParentNode = DefaultTreeAdapterTypes.ParentNode;
+type ChildNode = DefaultTreeAdapterTypes.ChildNode;
+type TagToken = Token.TagToken;
+type CommentToken = Token.CommentToken;
+
+const $ = html.TAG_ID;
+const NS = html.NS;
+
+/** A `<?target data>` node. parse5's default tree has no such node; ours adds it beside comments. */
+export interface ProcessingInstruction {
+  nodeName: '#processing-instruction';
+  target: string;
+  data: string;
+  parentNode: ParentNode | null;
+  sourceCodeLocation?: Token.Location | null;
+}
+
+/** True for a processing instruction node of our tree. */
+export function isProcessingInstruction(node: unknown): node is ProcessingInstruction {
+  return (node as { nodeName?: string } | null)?.nodeName === '#processing-instruction';
+}
+
+/** A start tag the parser did not turn into an element, and the node that was current when it came. */
+export interface IgnoredStartTag {
+  tagName: string;
+  /** The open element the tag stood in (the insertion point): used to tell whether it lies in the signed element. */
+  within: ParentNode;
+  /** 1-based line and column of the tag's `<`, when the parse kept source locations. */
+  line?: number;
+  col?: number;
+}
+
+/** A comment token that is really a processing instruction (the tree builder puts both in the same places). */
+interface InstructionToken extends CommentToken {
+  instruction?: { target: string; data: string };
+}
+
+// Code points the new tokenizer states look at.
+const TAB = 0x09;
+const LF = 0x0a;
+const FF = 0x0c;
+const SPACE = 0x20;
+const QUESTION = 0x3f;
+const GREATER = 0x3e;
+const NUL = 0x00;
+const EOF = -1;
+
+// Our tokenizer states; parse5's own are 0–70.
+const PI_OPEN = 1001;
+const PI_TARGET = 1002;
+const PI_BEFORE_DATA = 1003;
+const PI_DATA = 1004;
+const PI_DATA_QUESTION = 1005;
+const BOGUS_COMMENT = 40; // parse5's State.BOGUS_COMMENT
+const DATA = 0; // parse5's State.DATA
+
+const isWhitespace = (cp: number) => cp === TAB || cp === LF || cp === FF || cp === SPACE;
+const isAsciiAlpha = (cp: number) => (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a);
+const isTargetStart = (cp: number) => isAsciiAlpha(cp) || cp === 0x5f;
+const isTargetChar = (cp: number) => isTargetStart(cp) || (cp >= 0x30 && cp <= 0x39) || cp === 0x2d;
+
+/** parse5's Tokenizer internals that the processing-instruction states use. */
+interface TokenizerInternals {
+  state: number;
+  currentToken: Token.Token | null;
+  _flushRun(text: string): void;
+  _createCommentToken(offset: number): void;
+  _stateBogusComment(cp: number): void;
+  _emitEOFToken(): void;
+  emitCurrentComment(token: CommentToken): void;
+  getCurrentLocation(offset: number): Token.Location | null;
+}
+
+/** parse5's tokenizer plus the processing-instruction states of the current standard. */
+class CurrentTokenizer extends Tokenizer {
+  #target = '';
+  #data = '';
+  #location: Token.Location | null = null;
+
+  get #self(): TokenizerInternals {
+    return this as unknown as TokenizerInternals;
+  }
+
+  protected override _stateTagOpen(cp: number): void {
+    if (cp !== QUESTION) {
+      super._stateTagOpen(cp);
+      return;
+    }
+    const self = this.#self;
+    self._flushRun(''); // characters before `<?` belong to the pending character token
+    this.#target = '';
+    this.#data = '';
+    this.#location = self.getCurrentLocation(1);
+    self.state = PI_OPEN;
+  }
+
+  protected override _callState(cp: number): void {
+    switch ((this as unknown as TokenizerInternals).state) {
+      case PI_OPEN:
+        this.#open(cp);
+        return;
+      case PI_TARGET:
+        this.#inTarget(cp);
+        return;
+      case PI_BEFORE_DATA:
+        this.#beforeData(cp);
+        return;
+      case PI_DATA:
+        this.#inData(cp);
+        return;
+      case PI_DATA_QUESTION:
+        this.#afterQuestion(cp);
+        return;
+      default:
+        super._callState(cp);
+    }
+  }
+
+  #open(cp: number): void {
+    if (cp === EOF) this.#self._emitEOFToken();
+    else if (isTargetStart(cp)) {
+      this.#target = String.fromCharCode(cp);
+      this.#self.state = PI_TARGET;
+    } else this.#toBogusComment(cp);
+  }
+
+  #inTarget(cp: number): void {
+    if (isTargetChar(cp)) {
+      this.#target += String.fromCharCode(cp);
+      return;
+    }
+    if (cp === EOF) {
+      this.#self._emitEOFToken();
+      return;
+    }
+    const ends = isWhitespace(cp) || cp === QUESTION || cp === GREATER;
+    const reserved = /^xml(-stylesheet)?$/i.test(this.#target);
+    if (!ends || reserved) this.#toBogusComment(cp);
+    else if (cp === GREATER) this.#emit();
+    else this.#self.state = cp === QUESTION ? PI_DATA_QUESTION : PI_BEFORE_DATA;
+  }
+
+  #beforeData(cp: number): void {
+    if (isWhitespace(cp)) return;
+    if (cp === EOF) this.#self._emitEOFToken();
+    else if (cp === GREATER) this.#emit();
+    else {
+      this.#self.state = PI_DATA;
+      this.#inData(cp);
+    }
+  }
+
+  #inData(cp: number): void {
+    if (cp === QUESTION) this.#self.state = PI_DATA_QUESTION;
+    else if (cp === GREATER) this.#emit();
+    else if (cp === EOF) this.#self._emitEOFToken();
+    else this.#data += cp === NUL ? '\ufffd' : String.fromCodePoint(cp);
+  }
+
+  #afterQuestion(cp: number): void {
+    if (cp === GREATER) this.#emit();
+    else if (cp === QUESTION) this.#data += '?';
+    else if (cp === EOF) this.#self._emitEOFToken();
+    else {
+      this.#data += '?';
+      this.#self.state = PI_DATA;
+      this.#inData(cp);
+    }
+  }
+
+  #emit(): void {
+    const self = this.#self;
+    self.state = DATA;
+    const token: InstructionToken = {
+      type: Token.TokenType.COMMENT,
+      data: '',
+      location: this.#location,
+      instruction: { target: this.#target, data: this.#data },
+    };
+    self.emitCurrentComment(token);
+  }
+
+  /** "Convert the temporary buffer to a comment": `?` and the target so far, then reconsume as a bogus comment. */
+  #toBogusComment(cp: number): void {
+    const self = this.#self;
+    self._createCommentToken(0);
+    const token = self.currentToken as CommentToken;
+    token.data = `?${this.#target}`;
+    token.location = this.#location;
+    self.state = BOGUS_COMMENT;
+    self._stateBogusComment(cp);
+  }
+}
+
+/** parse5's Parser internals that the new rules use. */
+interface ParserInternals {
+  insertionMode: number;
+  originalInsertionMode: number;
+  fosterParentingEnabled: boolean;
+  framesetOk: boolean;
+  fragmentContext: Element | null;
+  fragmentContextID: number;
+  headElement: Element | null;
+  tmplInsertionModeStack: number[];
+  tokenizer: Tokenizer;
+  document: Document;
+  currentToken: Token.Token | null;
+  openElements: {
+    items: ParentNode[];
+    tagIDs: number[];
+    stackTop: number;
+    current: ParentNode | undefined;
+    currentTagId: number | undefined;
+    hasInScope(tagID: number): boolean;
+    hasInButtonScope(tagID: number): boolean;
+    generateImpliedEndTags(): void;
+    generateImpliedEndTagsWithExclusion(tagID: number): void;
+    popUntilTagNamePopped(tagID: number): void;
+    pop(): void;
+  };
+  treeAdapter: typeof defaultTreeAdapter;
+  options: ParserOptions<DefaultTreeAdapterMap>;
+  _reconstructActiveFormattingElements(): void;
+  _insertElement(token: TagToken, namespaceURI: string): void;
+  _appendElement(token: TagToken, namespaceURI: string): void;
+  _closePElement(): void;
+  _insertFakeElement(tagName: string, tagID: number): void;
+  _err(token: Token.Token, code: string): void;
+}
+
+// parse5's InsertionMode numbers (exported as the InsertionMode enum; read here by name).
+const MODE = {
+  IN_HEAD: 3,
+  IN_BODY: 6,
+  IN_TABLE: 8,
+  IN_CAPTION: 10,
+  IN_COLUMN_GROUP: 11,
+  IN_TABLE_BODY: 12,
+  IN_ROW: 13,
+  IN_CELL: 14,
+  IN_TEMPLATE: 17,
+  IN_SELECT: 15,
+  IN_SELECT_IN_TABLE: 16,
+  IN_FRAMESET: 19,
+  AFTER_BODY: 18,
+  AFTER_AFTER_BODY: 21,
+  BEFORE_HEAD: 2,
+  AFTER_HEAD: 5,
+} as const;
+
+/** Start tags whose "in body" rules changed with the relaxed `<select>`. */
+const SELECT_RULE_TAGS = new Set<number>([$.SELECT, $.OPTION, $.OPTGROUP, $.HR, $.INPUT]);
+
+/**
+ * parse5's tree builder, recording every start tag that did not become an element (`siegel-page/1` parses
+ * with this one: parse5 8.1 as released, plus the record).
+ */
+class RecordingParser extends Parser<DefaultTreeAdapterMap> {
+  readonly ignoredStartTags: IgnoredStartTag[] = [];
+  #startTag: TagToken | null = null;
+  #startTagMadeElement = false;
+
+  override onStartTag(token: TagToken): void {
+    this.#startTag = token;
+    this.#startTagMadeElement = false;
+    super.onStartTag(token);
+    this.#startTag = null;
+    if (this.#startTagMadeElement) return;
+    const self = this as unknown as ParserInternals;
+    const location = token.location;
+    this.ignoredStartTags.push({
+      tagName: token.tagName,
+      within: self.openElements.current ?? self.document,
+      ...(location ? { line: location.startLine, col: location.startCol } : {}),
+    });
+  }
+
+  override _createElement(
+    tagName: string,
+    namespaceURI: html.NS,
+    attrs: Token.Attribute[],
+    intendedParent: ParentNode,
+  ): Element {
+    if (this.#startTag !== null && attrs === this.#startTag.attrs) this.#startTagMadeElement = true;
+    return super._createElement(tagName, namespaceURI, attrs, intendedParent);
+  }
+}
+
+/**
+ * The tree builder of today's standard: parse5's, plus relaxed `<select>` and processing instructions.
+ * Only full documents are parsed (no fragment case).
+ */
+class CurrentParser extends RecordingParser {
+  /** Whether a `<select>` was inserted: only then is there `<selectedcontent>` to fill. */
+  sawSelect = false;
+
+  constructor(options: ParserOptions<DefaultTreeAdapterMap>) {
+    super(options);
+    const self = this as unknown as ParserInternals;
+    self.tokenizer = new CurrentTokenizer(self.options as never, this);
+    // Safety net: the "in select" modes no longer exist. Where parse5's own in-body code still inserts a
+    // <select> (reached from a mode that calls it directly), it would switch to one: keep the mode instead.
+    let mode = self.insertionMode;
+    Object.defineProperty(this, 'insertionMode', {
+      get: () => mode,
+      set: (value: number) => {
+        if (value !== MODE.IN_SELECT && value !== MODE.IN_SELECT_IN_TABLE) mode = value;
+        else this.sawSelect = true;
+      },
+    });
+  }
+
+  get #self(): ParserInternals {
+    return this as unknown as ParserInternals;
+  }
+
+  // --- processing instructions ----------------------------------------------------------------------
+
+  override _appendCommentNode(token: CommentToken, parent: ParentNode): void {
+    const instruction = (token as InstructionToken).instruction;
+    if (!instruction) {
+      super._appendCommentNode(token, parent);
+      return;
+    }
+    const node: ProcessingInstruction = {
+      nodeName: '#processing-instruction',
+      target: instruction.target,
+      data: instruction.data,
+      parentNode: null,
+    };
+    const self = this.#self;
+    self.treeAdapter.appendChild(parent, node as unknown as ChildNode);
+    if (self.options.sourceCodeLocationInfo) node.sourceCodeLocation = token.location;
+  }
+
+  // --- relaxed <select> -----------------------------------------------------------------------------
+
+  override _startTagOutsideForeignContent(token: TagToken): void {
+    const self = this.#self;
+    if (!SELECT_RULE_TAGS.has(token.tagID)) {
+      super._startTagOutsideForeignContent(token);
+      return;
+    }
+    switch (self.insertionMode) {
+      case MODE.IN_BODY:
+      case MODE.IN_CAPTION:
+      case MODE.IN_CELL:
+        this.#startTagInBody(token);
+        return;
+      case MODE.IN_TABLE:
+      case MODE.IN_TABLE_BODY:
+      case MODE.IN_ROW: {
+        // "Anything else" in table modes: in body, with foster parenting. A hidden <input> goes in the table.
+        if (token.tagID === $.INPUT && isHiddenInput(token)) {
+          super._startTagOutsideForeignContent(token);
+          return;
+        }
+        const saved = self.fosterParentingEnabled;
+        self.fosterParentingEnabled = true;
+        this.#startTagInBody(token);
+        self.fosterParentingEnabled = saved;
+        return;
+      }
+      case MODE.IN_TEMPLATE: {
+        const stack = self.tmplInsertionModeStack;
+        stack[stack.length - 1] = MODE.IN_BODY;
+        self.insertionMode = MODE.IN_BODY;
+        this.#startTagInBody(token);
+        return;
+      }
+      case MODE.AFTER_HEAD:
+        // "Anything else": insert an implied <body>, then in body.
+        self._insertFakeElement('body', $.BODY);
+        self.insertionMode = MODE.IN_BODY;
+        this.#startTagInBody(token);
+        return;
+      case MODE.AFTER_BODY:
+      case MODE.AFTER_AFTER_BODY:
+        self.insertionMode = MODE.IN_BODY;
+        this.#startTagInBody(token);
+        return;
+      default:
+        super._startTagOutsideForeignContent(token);
+    }
+  }
+
+  #startTagInBody(token: TagToken): void {
+    const self = this.#self;
+    const open = self.openElements;
+    switch (token.tagID) {
+      case $.SELECT:
+        if (open.hasInScope($.SELECT)) {
+          open.popUntilTagNamePopped($.SELECT); // a nested <select> closes the open one and is ignored
+          return;
+        }
+        self._reconstructActiveFormattingElements();
+        self._insertElement(token, NS.HTML);
+        self.framesetOk = false;
+        this.sawSelect = true;
+        return;
+      case $.OPTION:
+        if (open.hasInScope($.SELECT)) open.generateImpliedEndTagsWithExclusion($.OPTGROUP);
+        else if (open.currentTagId === $.OPTION) open.pop();
+        self._reconstructActiveFormattingElements();
+        self._insertElement(token, NS.HTML);
+        return;
+      case $.OPTGROUP:
+        if (open.hasInScope($.SELECT)) open.generateImpliedEndTags();
+        else if (open.currentTagId === $.OPTION) open.pop();
+        self._reconstructActiveFormattingElements();
+        self._insertElement(token, NS.HTML);
+        return;
+      case $.HR:
+        if (open.hasInButtonScope($.P)) self._closePElement();
+        if (open.hasInScope($.SELECT)) open.generateImpliedEndTags();
+        self._appendElement(token, NS.HTML);
+        self.framesetOk = false;
+        token.ackSelfClosing = true;
+        return;
+      case $.INPUT:
+        if (open.hasInScope($.SELECT)) open.popUntilTagNamePopped($.SELECT);
+        self._reconstructActiveFormattingElements();
+        self._appendElement(token, NS.HTML);
+        if (!isHiddenInput(token)) self.framesetOk = false;
+        token.ackSelfClosing = true;
+        return;
+    }
+  }
+
+  override _endTagOutsideForeignContent(token: TagToken): void {
+    const self = this.#self;
+    const open = self.openElements;
+    if (BODY_LIKE_MODES.has(self.insertionMode)) {
+      if (token.tagID === $.SELECT) {
+        if (open.hasInScope($.SELECT)) open.popUntilTagNamePopped($.SELECT);
+        return;
+      }
+      // The end tag of a formatting element opened before an open <select> is ignored (as Chromium and
+      // Firefox do): the adoption agency would otherwise move the select and its options out of it.
+      if (FORMATTING_TAGS.has(token.tagID)) {
+        const select = topmostHtml(open, $.SELECT);
+        if (select > 0 && select > topmostHtml(open, token.tagID)) return;
+      }
+    }
+    super._endTagOutsideForeignContent(token);
+  }
+
+  /** "Reset the insertion mode appropriately", in which a `select` no longer selects a mode. */
+  override _resetInsertionMode(): void {
+    const self = this.#self;
+    const open = self.openElements;
+    for (let i = open.stackTop; i >= 0; i--) {
+      const last = i === 0;
+      const node = open.items[i] as Element;
+      if (node.namespaceURI !== NS.HTML) continue;
+      switch (open.tagIDs[i]) {
+        case $.TD:
+        case $.TH:
+          if (last) break;
+          self.insertionMode = MODE.IN_CELL;
+          return;
+        case $.TR:
+          self.insertionMode = MODE.IN_ROW;
+          return;
+        case $.TBODY:
+        case $.THEAD:
+        case $.TFOOT:
+          self.insertionMode = MODE.IN_TABLE_BODY;
+          return;
+        case $.CAPTION:
+          self.insertionMode = MODE.IN_CAPTION;
+          return;
+        case $.COLGROUP:
+          self.insertionMode = MODE.IN_COLUMN_GROUP;
+          return;
+        case $.TABLE:
+          self.insertionMode = MODE.IN_TABLE;
+          return;
+        case $.TEMPLATE:
+          self.insertionMode = self.tmplInsertionModeStack[self.tmplInsertionModeStack.length - 1] as number;
+          return;
+        case $.HEAD:
+          if (last) break;
+          self.insertionMode = MODE.IN_HEAD;
+          return;
+        case $.BODY:
+          self.insertionMode = MODE.IN_BODY;
+          return;
+        case $.FRAMESET:
+          self.insertionMode = MODE.IN_FRAMESET;
+          return;
+        case $.HTML:
+          self.insertionMode = self.headElement ? MODE.AFTER_HEAD : MODE.BEFORE_HEAD;
+          return;
+      }
+    }
+    self.insertionMode = MODE.IN_BODY;
+  }
+}
+
+/** Modes whose end tags end up in the "in body" rules for `</select>` and formatting elements. */
+const BODY_LIKE_MODES = new Set<number>([
+  MODE.IN_BODY,
+  MODE.IN_CAPTION,
+  MODE.IN_CELL,
+  MODE.IN_TABLE,
+  MODE.IN_TABLE_BODY,
+  MODE.IN_ROW,
+]);
+
+/** Elements whose end tag runs the adoption agency algorithm. */
+const FORMATTING_TAGS = new Set<number>([
+  $.A,
+  $.B,
+  $.BIG,
+  $.CODE,
+  $.EM,
+  $.FONT,
+  $.I,
+  $.NOBR,
+  $.S,
+  $.SMALL,
+  $.STRIKE,
+  $.STRONG,
+  $.TT,
+  $.U,
+]);
+
+/** Index of the topmost HTML element `tagID` on the stack of open elements, or -1. */
+function topmostHtml(open: ParserInternals['openElements'], tagID: number): number {
+  for (let i = open.stackTop; i >= 0; i--) {
+    if (open.tagIDs[i] === tagID && (open.items[i] as Element).namespaceURI === NS.HTML) return i;
+  }
+  return -1;
+}
+
+function isHiddenInput(token: TagToken): boolean {
+  return Token.getTokenAttr(token, 'type')?.toLowerCase() === 'hidden';
+}
+
+/** The versions of the page-hash spec: each parses (and serializes) by its own rules. */
+export type PageSpec = 'siegel-page/1' | 'siegel-page/2';
+
+/** Options of {@link parseHtml}. */
+export interface ParseHtmlOptions {
+  /** `siegel-page/2` (default): today's standard. `siegel-page/1`: parse5 8.1 as released. */
+  spec?: PageSpec;
+  /** Keep source locations on nodes (and on ignored start tags). */
+  locations?: boolean;
+}
+
+/** What {@link parseHtml} returns: the document and the start tags that made no element. */
+export interface ParsedHtml {
+  document: Document;
+  ignoredStartTags: IgnoredStartTag[];
+}
+
+/**
+ * Parse a whole document as `DOMParser` does (scripting disabled) under the rules of `spec`: for
+ * `siegel-page/2` parse5 plus relaxed `<select>`, processing instructions and `<selectedcontent>`. Also
+ * lists the start tags that did not become elements.
+ *
+ * @example
+ * ```ts
+ * const { document, ignoredStartTags } = parseHtml('<main><select><img src=x></select></main>');
+ * ```
+ */
+export function parseHtml(text: string, options: ParseHtmlOptions = {}): ParsedHtml {
+  const parserOptions = { scriptingEnabled: false, sourceCodeLocationInfo: options.locations ?? false };
+  const current = options.spec !== 'siegel-page/1';
+  const parser = current ? new CurrentParser(parserOptions) : new RecordingParser(parserOptions);
+  const self = parser as unknown as ParserInternals;
+  self.tokenizer.write(text, true);
+  if (parser instanceof CurrentParser && parser.sawSelect) cloneSelectedContent(self.document);
+  return { document: self.document, ignoredStartTags: parser.ignoredStartTags };
+}
+
+// --- <selectedcontent> ---------------------------------------------------------------------------------
+
+function isHtmlElement(node: unknown, tagName?: string): node is Element {
+  const element = node as Element;
+  return (
+    typeof element?.tagName === 'string' &&
+    element.namespaceURI === NS.HTML &&
+    (tagName === undefined || element.tagName === tagName)
+  );
+}
+
+function hasAttribute(element: Element, name: string): boolean {
+  return element.attrs.some((attribute) => attribute.name === name);
+}
+
+/** A `select` shown as a drop-down box: no `multiple`, display size 1 (the only kind with `selectedcontent`). */
+function isDropDown(select: Element): boolean {
+  if (hasAttribute(select, 'multiple')) return false;
+  const size = select.attrs.find((attribute) => attribute.name === 'size')?.value;
+  if (size === undefined) return true;
+  const match = /^[\t\n\f\r ]*\+?(\d+)/.exec(size);
+  return match === null || Number(match[1]) <= 1;
+}
+
+/** Descendants of `root` in tree order, not entering template contents. Iterative: trees can be deep. */
+function* descendants(root: ParentNode): Generator<ChildNode> {
+  const stack: ChildNode[] = [...root.childNodes].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop() as ChildNode;
+    yield node;
+    const children = (node as Element).childNodes;
+    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as ChildNode);
+  }
+}
+
+function isDisabledOption(option: Element): boolean {
+  if (hasAttribute(option, 'disabled')) return true;
+  const parent = option.parentNode;
+  return isHtmlElement(parent, 'optgroup') && hasAttribute(parent, 'disabled');
+}
+
+function cloneNode<T extends ChildNode>(node: T, parentNode: ParentNode): T {
+  const copy = { ...node, parentNode } as T & { childNodes?: ChildNode[]; content?: ParentNode };
+  delete (copy as { sourceCodeLocation?: unknown }).sourceCodeLocation;
+  const element = node as unknown as Element;
+  if (isHtmlElement(element)) {
+    (copy as unknown as Element).attrs = element.attrs.map((attribute) => ({ ...attribute }));
+  }
+  if (copy.childNodes) {
+    const children = copy.childNodes;
+    copy.childNodes = [];
+    for (const child of children) copy.childNodes.push(cloneNode(child, copy as unknown as ParentNode));
+  }
+  if (copy.content) {
+    const content = copy.content;
+    copy.content = { ...content, childNodes: [] } as ParentNode;
+    for (const child of content.childNodes) copy.content.childNodes.push(cloneNode(child, copy.content));
+  }
+  return copy;
+}
+
+/**
+ * The DOM's state once parsing is done: each `selectedcontent` inside a drop-down `select` holds a copy of
+ * the content of the select's selected option — the last option with `selected`, else the first one that is
+ * not disabled. A select without options leaves its `selectedcontent` as parsed.
+ */
+function cloneSelectedContent(document: Document): void {
+  const selects: Element[] = [];
+  for (const node of descendants(document)) if (isHtmlElement(node, 'select')) selects.push(node);
+  for (const select of selects) {
+    if (!isDropDown(select)) continue;
+    const options: Element[] = [];
+    const targets: Element[] = [];
+    for (const node of descendants(select)) {
+      if (isHtmlElement(node, 'option')) options.push(node);
+      else if (isHtmlElement(node, 'selectedcontent')) targets.push(node);
+    }
+    if (targets.length === 0 || options.length === 0) continue;
+    let chosen: Element | undefined;
+    for (const option of options) if (hasAttribute(option, 'selected')) chosen = option;
+    chosen ??= options.find((option) => !isDisabledOption(option));
+    if (!chosen) continue;
+    for (const target of targets) {
+      if (isInside(target, chosen)) continue;
+      target.childNodes = chosen.childNodes.map((child) => cloneNode(child, target));
+    }
+  }
+}
+
+function isInside(node: ParentNode, ancestor: ParentNode): boolean {
+  for (let at: ParentNode | null = node; at; at = (at as Element).parentNode)
+    if (at === ancestor) return true;
+  return false;
+}
