@@ -15,6 +15,7 @@ function summaryOf(pages: SignSummary['pages']): SignSummary {
     signed: count('signed'),
     unchanged: count('unchanged'),
     skipped: count('skipped'),
+    refused: count('refused'),
     failed: count('failed'),
     pages,
   };

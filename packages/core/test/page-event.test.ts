@@ -56,6 +56,7 @@ describe('createPageEvent', () => {
         ['m', 'text/html'],
         ['x', hash],
         ['ox', hash],
+        ['spec', 'siegel-page/2'],
         ['summary', 'About A'],
         ['alt', 'A title'],
       ],
@@ -70,7 +71,7 @@ describe('createPageEvent', () => {
       description: '',
     });
     expect(template.content).toBe('https://example.com/b.html');
-    expect(template.tags.map((tag) => tag[0])).toEqual(['url', 'm', 'x', 'ox']);
+    expect(template.tags.map((tag) => tag[0])).toEqual(['url', 'm', 'x', 'ox', 'spec']);
     expect(Math.abs(template.created_at - Date.now() / 1000)).toBeLessThan(5);
   });
 

@@ -75,7 +75,7 @@ describe('signSite', () => {
     expect(await readFile(join(dist, 'no-main.html'), 'utf8')).toBe(FIXTURE_PAGES['no-main.html']);
     expect((await stat(join(dist, 'verify', 'siegel-verify.js'))).size).toBeGreaterThan(1000);
     const cache = JSON.parse(await readFile(cacheFile, 'utf8'));
-    expect(cache).toMatchObject({ spec: 'siegel-page/1', pubkey, site: SITE, selector: 'main' });
+    expect(cache).toMatchObject({ spec: 'siegel-page/2', pubkey, site: SITE, selector: 'main' });
     expect(Object.keys(cache.pages).sort()).toEqual([...SIGNED].sort());
   });
 
@@ -167,10 +167,10 @@ describe('signSite', () => {
     const pubkeyB = await other.getPublicKey();
     for (const html of Object.values(await readPages(dist, SIGNED))) {
       expect(readSignatureBlock(html)?.pubkey).toBe(pubkeyB);
-      expect(html.match(/siegel-page\/1:/g)).toHaveLength(1);
+      expect(html.match(/siegel-page\/2:/g)).toHaveLength(1);
     }
 
-    await writeFile(cacheFile, '{"spec": "siegel-page/1", "pages": {');
+    await writeFile(cacheFile, '{"spec": "siegel-page/2", "pages": {');
     const corrupt = collectingLogger();
     const result = await signSite(fresh, {
       site: SITE,
@@ -304,7 +304,7 @@ describe('signSite', () => {
     expect(summary).toMatchObject({ signed: 1, failed: 1 });
     expect(summary.pages.find((page) => page.path === 'latin1.html')?.error).toBe('not valid UTF-8');
     const signed = await readFile(join(dist, 'bom.html'), 'utf8');
-    expect(signed.startsWith('\ufeff<!doctype html><title>Ünïcödé ✓</title><!-- siegel-page/1')).toBe(true);
+    expect(signed.startsWith('\ufeff<!doctype html><title>Ünïcödé ✓</title><!-- siegel-page/2')).toBe(true);
     // A fresh copy takes the byte-offset path: the same bytes.
     await writeFile(join(dist, 'bom.html'), bom);
     signer.calls = 0;

@@ -26,7 +26,7 @@ describe('renderSignatureBlock', () => {
     const nevent = neventEncode({ id: event.id, author: pubkey, kind: 1063, relays: [] });
     expect(block).toBe(
       [
-        '<!-- siegel-page/1: signed by Siegel; verify: sha256 of main.innerHTML -->',
+        '<!-- siegel-page/2: signed by Siegel; verify: sha256 of main.innerHTML -->',
         `<meta name="nostr:event" content="${event.id}">`,
         `<meta name="nostr:pubkey" content="${pubkey}">`,
         `<meta name="nostr:hash" content="${hash}">`,
@@ -112,6 +112,7 @@ describe('readSignatureBlock', () => {
       verifyUrl,
       nevent: neventEncode({ id: event.id, author: pubkey, kind: 1063, relays: ['wss://r.example'] }),
       relays: ['wss://r.example'],
+      spec: 'siegel-page/2',
     });
   });
 

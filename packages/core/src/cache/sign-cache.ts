@@ -13,7 +13,7 @@ import { HEX64 } from '../nostr/crypto.js';
 import { journalFileOf, readJournal } from './journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
-export const CACHE_SPEC = 'siegel-page/1';
+export const CACHE_SPEC = 'siegel-page/2';
 /** Layout version of `.sign-cache.json`. */
 export const CACHE_VERSION = 1;
 
@@ -34,7 +34,7 @@ export interface SignCacheHeader {
 
 /** One page in the cache, keyed by its path relative to the output directory. */
 export interface SignCacheEntry {
-  /** `siegel-page/1` hash of the page's selected element. */
+  /** `siegel-page/2` hash of the page's selected element. */
   hash: string;
   /** The whole signed event for that hash. */
   event: NostrEvent;

@@ -1,5 +1,5 @@
 // page/ owns everything about one HTML page, and nothing about a site: parsing it as a browser's
-// DOMParser does (parse.ts), choosing the signed element (selector.ts), hashing it (`siegel-page/1`, here),
+// DOMParser does (parse.ts), choosing the signed element (selector.ts), hashing it (`siegel-page/2`, here),
 // reading the title and description for the event (page-event.ts builds the event), finding where the
 // signature block goes (block-slot.ts), rendering and reading the block (signature-block*.ts), and splicing
 // it into the page's bytes (splice.ts). Pure functions of a page's text. The browser verify script bundles
@@ -7,8 +7,18 @@
 import { createHash } from 'node:crypto';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
-import { findChild, HTML_NS, isElement, parsePage, readAttribute, serializeContent } from './parse.js';
-import { compileCachedSelector, DEFAULT_SELECTOR, selectFirst } from './selector.js';
+import { checkCoverage, type Refusal } from './coverage.js';
+import {
+  CURRENT_SPEC,
+  findChild,
+  HTML_NS,
+  isElement,
+  type PageSpec,
+  parseDocument,
+  readAttribute,
+  serializeContent,
+} from './parse.js';
+import { compileCachedSelector, DEFAULT_SELECTOR, selectAll } from './selector.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 import { type BlockPlace, toBytePlace } from './splice.js';
 
@@ -18,6 +28,10 @@ type Element = DefaultTreeAdapterTypes.Element;
 export interface PageAnalysis {
   /** SHA-256 (lowercase hex) of the UTF-8 `innerHTML` of the selected element; `undefined` when nothing matches. */
   hash: string | undefined;
+  /** The spec the hash was computed by. */
+  spec: PageSpec;
+  /** Why the element cannot be signed or verified (several matches, hidden, ignored markup inside); `undefined` when it can. */
+  refusal: Refusal | undefined;
   /** The `<title>` text with whitespace collapsed and trimmed, as `document.title`; `undefined` when absent or empty. */
   title: string | undefined;
   /** `<meta name="description" content>`, trimmed; `undefined` when absent or empty. */
@@ -34,6 +48,8 @@ export interface PageAnalysis {
 export interface AnalyzePageOptions {
   /** CSS selector of the signed element; the first match in tree order is used. Default `'main'`. */
   selector?: string;
+  /** The spec to hash by (default `siegel-page/2`; verifiers pass the spec an event was signed under). */
+  spec?: PageSpec;
 }
 
 /** First HTML element named `tagName` under `root`, in tree order (template contents excluded). */
@@ -60,7 +76,7 @@ function readTitle(title: Element): string | undefined {
 }
 
 /**
- * Analyse a page for signing: the `siegel-page/1` hash of the selected element, title, description,
+ * Analyse a page for signing: the `siegel-page/2` hash of the selected element, title, description,
  * the block the page carries now, where a new signature block goes and the range of a block an earlier
  * run left. One full parse (parse5, scripting disabled, as `DOMParser`) without source locations, plus a
  * parse with locations of just the part up to the body start (see {@link locateBlockSlot}).
@@ -74,8 +90,10 @@ function readTitle(title: Element): string | undefined {
  * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
  */
 export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
-  const selector = compileCachedSelector(options.selector ?? DEFAULT_SELECTOR);
-  const document = parsePage(html);
+  const selectorText = options.selector ?? DEFAULT_SELECTOR;
+  const selector = compileCachedSelector(selectorText);
+  const spec = options.spec ?? CURRENT_SPEC;
+  const { document, ignoredStartTags } = parseDocument(html, { spec });
   const root = findChild(document, 'html');
   const head = findChild(root, 'head');
 
@@ -98,9 +116,12 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     const stray = findFirstHtmlElement(root, 'title');
     if (stray) title = readTitle(stray);
   }
-  const element = selectFirst(document, selector);
+  const matches = selectAll(document, selector, 2);
+  const element = matches[0];
   return {
-    hash: element === undefined ? undefined : hashContent(serializeContent(element)),
+    hash: element === undefined ? undefined : hashContent(serializeContent(element, spec)),
+    spec,
+    refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
     title: title || undefined,
     description: description || undefined,
     ...locateBlockSlot(html),
@@ -109,7 +130,7 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
 }
 
 /**
- * The `siegel-page/1` hash of a page: SHA-256 hex of the UTF-8 `innerHTML` of the first element matching
+ * The `siegel-page/2` hash of a page: SHA-256 hex of the UTF-8 `innerHTML` of the first element matching
  * `selector` (default `main`), or `undefined` when no element matches.
  *
  * @example
@@ -119,12 +140,12 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
  * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
  */
 export function hashPage(html: string, options: AnalyzePageOptions = {}): string | undefined {
-  const content = readPageContent(html, options.selector);
+  const content = readPageContent(html, options.selector, options.spec);
   return content === undefined ? undefined : hashContent(content);
 }
 
 /**
- * The bytes `siegel-page/1` hashes, as a string: the `innerHTML` of the first element matching `selector`
+ * The bytes `siegel-page/2` hashes, as a string: the `innerHTML` of the first element matching `selector`
  * (default `main`), or `undefined` when nothing matches. Pure: used by Node and by the browser verify script.
  *
  * @example
@@ -133,13 +154,17 @@ export function hashPage(html: string, options: AnalyzePageOptions = {}): string
  * ```
  * @throws {SiegelError} `invalid_options` for unsupported selector syntax.
  */
-export function readPageContent(html: string, selector: string = DEFAULT_SELECTOR): string | undefined {
-  const element = selectFirst(parsePage(html), compileCachedSelector(selector));
-  return element === undefined ? undefined : serializeContent(element);
+export function readPageContent(
+  html: string,
+  selector: string = DEFAULT_SELECTOR,
+  spec: PageSpec = CURRENT_SPEC,
+): string | undefined {
+  const element = selectAll(parseDocument(html, { spec }).document, compileCachedSelector(selector), 1)[0];
+  return element === undefined ? undefined : serializeContent(element, spec);
 }
 
 /**
- * SHA-256 of the UTF-8 bytes of `content`, lowercase hex — the hash step of `siegel-page/1`.
+ * SHA-256 of the UTF-8 bytes of `content`, lowercase hex — the hash step of `siegel-page/2`.
  *
  * @example
  * ```ts
@@ -153,6 +178,8 @@ export function hashContent(content: string): string {
 /** What the signing pipeline needs from one parse of a page. */
 export interface ParsedPage {
   hash: string | undefined;
+  /** Why the page must not be signed; `undefined` when it may. */
+  refusal: Refusal | undefined;
   title: string | undefined;
   description: string | undefined;
   place: BlockPlace;
@@ -170,6 +197,7 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
   };
   return {
     hash: analysis.hash,
+    refusal: analysis.refusal,
     title: analysis.title,
     description: analysis.description,
     place,

@@ -1,6 +1,7 @@
-import { type DefaultTreeAdapterTypes, parse } from 'parse5';
+import type { DefaultTreeAdapterTypes } from 'parse5';
+import { parseHtml } from './html-parser.js';
 import { findChild, isElement } from './parse.js';
-import { BLOCK_END_MARKER, BLOCK_START_MARKER } from './signature-block.js';
+import { BLOCK_END_MARKER, isBlockStartMarker } from './signature-block.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
@@ -66,6 +67,10 @@ function isMarker(node: ChildNode, marker: string): boolean {
   return node.nodeName === '#comment' && (node as { data: string }).data.trim().startsWith(marker);
 }
 
+function isStartMarker(node: ChildNode): boolean {
+  return node.nodeName === '#comment' && isBlockStartMarker((node as { data: string }).data);
+}
+
 /** The first Siegel block, looked for where a block can end up: in `<head>`, or before it when head is implied. */
 function findExistingBlock(
   containers: Array<ParentNode | undefined>,
@@ -75,11 +80,7 @@ function findExistingBlock(
   for (const container of containers) {
     for (const child of container?.childNodes ?? []) {
       const offset = child.sourceCodeLocation?.startOffset;
-      if (
-        offset !== undefined &&
-        isMarker(child, BLOCK_START_MARKER) &&
-        (start === undefined || offset < start)
-      ) {
+      if (offset !== undefined && isStartMarker(child) && (start === undefined || offset < start)) {
         start = offset;
         startNode = child;
       }
@@ -150,10 +151,7 @@ export function locateBlockSlot(html: string, options: { prefixLength?: number }
   let length = Math.max(options.prefixLength ?? guessPrefixLength(text), 1);
   while (true) {
     const complete = length >= text.length;
-    const document = parse(complete ? text : text.slice(0, length), {
-      scriptingEnabled: false,
-      sourceCodeLocationInfo: true,
-    });
+    const { document } = parseHtml(complete ? text : text.slice(0, length), { locations: true });
     const root = findChild(document, 'html');
     const head = findChild(root, 'head');
     if (complete || isHeadFinal(findChild(root, 'body'), length)) {

@@ -1,6 +1,7 @@
 import type { EventTemplate } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { HEX64 } from '../nostr/crypto.js';
+import { CURRENT_SPEC } from './parse.js';
 
 /** NIP-94 "file metadata" — the kind of every page event. */
 export const PAGE_EVENT_KIND = 1063;
@@ -47,7 +48,7 @@ export function pageUrl(site: string, relativePath: string): string {
 
 /** Input of {@link createPageEvent}. */
 export interface PageEventInput {
-  /** The `siegel-page/1` hash of the page (64 lowercase hex). Required. */
+  /** The `siegel-page/2` hash of the page (64 lowercase hex). Required. */
   hash: string;
   /** Absolute URL of the page (see {@link pageUrl}). Required. */
   url: string;
@@ -61,8 +62,9 @@ export interface PageEventInput {
 
 /**
  * The unsigned NIP-94 (kind 1063) event for a page: content = title (the URL when there is no title),
- * tags `url`, `m` = `text/html`, `x` and `ox` = the hash, plus `summary` and `alt` where present — the
- * shape nostr-tools' `nip94.validateEvent` accepts.
+ * tags `url`, `m` = `text/html`, `x` and `ox` = the hash, `spec` = `siegel-page/2` (the rules the hash was
+ * made by, signed with it so that nobody can make a verifier read the page by older rules), plus `summary`
+ * and `alt` where present — the shape nostr-tools' `nip94.validateEvent` accepts.
  *
  * @example
  * ```ts
@@ -89,6 +91,7 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
     ['m', 'text/html'],
     ['x', hash],
     ['ox', hash],
+    ['spec', CURRENT_SPEC],
   ];
   if (description) tags.push(['summary', description]);
   if (title) tags.push(['alt', title]);

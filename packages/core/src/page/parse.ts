@@ -1,4 +1,11 @@
-import { type DefaultTreeAdapterTypes, parse, serialize } from 'parse5';
+import { type DefaultTreeAdapterTypes, serialize } from 'parse5';
+import { type PageSpec, type ParsedHtml, parseHtml } from './html-parser.js';
+import { serializeChildren } from './serialize.js';
+
+export type { IgnoredStartTag, PageSpec } from './html-parser.js';
+
+/** The spec new signatures are made under. */
+export const CURRENT_SPEC: PageSpec = 'siegel-page/2';
 
 type Document = DefaultTreeAdapterTypes.Document;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -6,7 +13,26 @@ type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 
 /**
- * Parse a page as `DOMParser` does (`text/html`, scripting disabled), with or without source offsets.
+ * The spec a page event's hash was made under: its `spec` tag, or `siegel-page/1` for events from before
+ * the tag existed. `undefined` for a `spec` tag this version does not know (such a page cannot be verified).
+ */
+export function readEventSpec(event: { tags: string[][] }): PageSpec | undefined {
+  const spec = event.tags.find((tag) => tag[0] === 'spec')?.[1];
+  if (spec === undefined) return 'siegel-page/1';
+  return spec === 'siegel-page/1' || spec === 'siegel-page/2' ? spec : undefined;
+}
+
+/** Options of {@link parsePage} and {@link parseDocument}. */
+export interface ParsePageOptions {
+  /** Keep source locations on the nodes. */
+  locations?: boolean;
+  /** The spec whose parser to use (default {@link CURRENT_SPEC}). */
+  spec?: PageSpec;
+}
+
+/**
+ * Parse a page as `DOMParser` does (`text/html`, scripting disabled), with or without source offsets, by
+ * the parsing rules of `spec` (default: today's standard, `siegel-page/2`).
  * A leading byte order mark (U+FEFF) is not part of the page: a browser strips it when it decodes the file
  * (a BOM left in the string would put the parser in quirks mode and push all of `<head>` into `<body>`).
  * Source offsets are then one less than in `html`.
@@ -16,14 +42,23 @@ type ParentNode = DefaultTreeAdapterTypes.ParentNode;
  * const document = parsePage('<!doctype html><main>Hi</main>');
  * ```
  */
-export function parsePage(html: string, options: { locations?: boolean } = {}): Document {
-  const text = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  return parse(text, { scriptingEnabled: false, sourceCodeLocationInfo: options.locations ?? false });
+export function parsePage(html: string, options: ParsePageOptions = {}): Document {
+  return parseDocument(html, options).document;
 }
 
-/** `element.innerHTML` per the HTML fragment serialization algorithm (parse5's serializer). */
-export function serializeContent(element: Element): string {
-  return serialize(element);
+/** {@link parsePage}, plus the start tags the parser did not turn into elements. */
+export function parseDocument(html: string, options: ParsePageOptions = {}): ParsedHtml {
+  const text = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  return parseHtml(text, { spec: options.spec ?? CURRENT_SPEC, locations: options.locations ?? false });
+}
+
+/**
+ * `element.innerHTML` per the HTML fragment serialization algorithm of `spec`: for `siegel-page/2` today's
+ * (text in `<noscript>` escaped, processing instructions kept); for `siegel-page/1` parse5 8.1's serializer
+ * with its default (text in `<noscript>` raw).
+ */
+export function serializeContent(element: Element, spec: PageSpec = CURRENT_SPEC): string {
+  return spec === 'siegel-page/1' ? serialize(element) : serializeChildren(element);
 }
 
 /** The HTML namespace of parse5's elements. */

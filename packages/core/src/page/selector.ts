@@ -207,6 +207,20 @@ export function matchesSelector(element: Element, selector: CompiledSelector): b
  * ```
  */
 export function selectFirst(root: ParentNode, selector: CompiledSelector): Element | undefined {
+  return selectAll(root, selector, 1)[0];
+}
+
+/**
+ * The elements under `root` that match `selector`, in tree order, at most `limit` of them — what
+ * `querySelectorAll` returns (template contents are not searched).
+ *
+ * @example
+ * ```ts
+ * const twoMains = selectAll(parse(html), compileSelector('main'), 2).length === 2;
+ * ```
+ */
+export function selectAll(root: ParentNode, selector: CompiledSelector, limit = Infinity): Element[] {
+  const found: Element[] = [];
   const stack: ParentNode[] = [root];
   const indices: number[] = [0];
   while (stack.length > 0) {
@@ -221,10 +235,10 @@ export function selectFirst(root: ParentNode, selector: CompiledSelector): Eleme
     }
     indices[top] = index + 1;
     if ('tagName' in child) {
-      if (matchesSelector(child, selector)) return child;
+      if (matchesSelector(child, selector) && found.push(child) >= limit) return found;
       stack.push(child);
       indices.push(0);
     }
   }
-  return undefined;
+  return found;
 }

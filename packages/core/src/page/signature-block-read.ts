@@ -1,6 +1,7 @@
 import { decode } from 'nostr-tools/nip19';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { findChild, parsePage, readAttribute } from './parse.js';
+import { readBlockSpec } from './signature-block.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 
@@ -18,6 +19,8 @@ export interface SignatureBlockInfo {
   nevent?: string;
   /** Relay hints carried by the `nevent`. */
   relays?: string[];
+  /** The spec the block's opening comment names (`siegel-page/2`); informative — the event's `spec` tag decides. */
+  spec?: string;
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
@@ -79,7 +82,9 @@ export function readSignatureBlockFromHead(head: Element | undefined): Signature
   if (!head) return undefined;
   const info: SignatureBlockInfo = {};
   let found = false;
+  let spec: string | undefined;
   for (const child of head.childNodes) {
+    if (child.nodeName === '#comment') spec ??= readBlockSpec((child as { data: string }).data);
     if (!('tagName' in child)) continue;
     if (child.tagName === 'meta') {
       const name = readAttribute(child, 'name')?.toLowerCase();
@@ -98,6 +103,7 @@ export function readSignatureBlockFromHead(head: Element | undefined): Signature
       }
     }
   }
+  if (found && spec) info.spec = spec;
   return found ? info : undefined;
 }
 

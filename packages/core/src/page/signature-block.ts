@@ -4,8 +4,18 @@ import { encodeNevent } from '../nostr/bech32.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { DEFAULT_SELECTOR } from './selector.js';
 
-/** Text the opening comment of a Siegel block starts with (after `<!--` and whitespace). */
-export const BLOCK_START_MARKER = 'siegel-page/1';
+/** Text the opening comment of a new Siegel block starts with (after `<!--` and whitespace): the spec it was signed under. */
+export const BLOCK_START_MARKER = 'siegel-page/2';
+
+/** The spec an opening comment names (`siegel-page/1`, `siegel-page/2`, …), or `undefined` when it is no block start. */
+export function readBlockSpec(commentText: string): string | undefined {
+  return /^\s*(siegel-page\/[0-9]+)(?=[:\s]|$)/.exec(commentText)?.[1];
+}
+
+/** True when a comment's text opens a Siegel block of any spec version. */
+export function isBlockStartMarker(commentText: string): boolean {
+  return readBlockSpec(commentText) !== undefined;
+}
 /** Text of the closing comment of a Siegel block (after `<!--` and whitespace). */
 export const BLOCK_END_MARKER = '/siegel-page';
 
@@ -36,7 +46,7 @@ function readHashTag(event: NostrEvent): string {
 }
 
 /**
- * Render the `siegel-page/1` signature block for a signed page event, exactly as DESIGN.md specifies:
+ * Render the `siegel-page/2` signature block for a signed page event, exactly as DESIGN.md specifies:
  * an opening comment, `nostr:event`/`nostr:pubkey`/`nostr:hash` metas, the `nostr-verification` link,
  * the NIP-21 `rel="alternate"` `nostr:nevent1…` link, and the closing comment. Every value is escaped.
  * The returned string starts with `<!--` and ends with `-->` (no newline around it).

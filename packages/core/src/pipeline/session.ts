@@ -204,6 +204,7 @@ export class SigningSession {
     if (parsed.hash === undefined) {
       return { outcome: 'skipped', output: undefined, error: `no element matches \`${selector}\`` };
     }
+    if (parsed.refusal) return { outcome: 'refused', output: undefined, error: parsed.refusal.message };
     const { place, bytePlace } = parsed;
     const where = { ...place, bytePlace };
     const hash = parsed.hash;

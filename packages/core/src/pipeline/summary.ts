@@ -1,5 +1,9 @@
-/** What happened to one page. `would-sign` only in a dry run. */
-export type PageOutcome = 'signed' | 'unchanged' | 'skipped' | 'failed' | 'would-sign';
+/**
+ * What happened to one page. `would-sign` only in a dry run. `refused`: not signed, because a signature would
+ * not mean that readers see what was signed (several elements match, the element is hidden, or it holds
+ * markup the parser ignores).
+ */
+export type PageOutcome = 'signed' | 'unchanged' | 'skipped' | 'refused' | 'failed' | 'would-sign';
 
 /** One page's line in a {@link SignSummary}. */
 export interface PageReport {
@@ -20,6 +24,8 @@ export interface SignSummary {
   unchanged: number;
   /** Pages without a matching element (no `<main>`): not signed. */
   skipped: number;
+  /** Pages not signed because a signature would not cover what readers see (see `pages` for why). */
+  refused: number;
   /** Pages that could not be read, parsed or written. */
   failed: number;
   /** Every page, sorted by path. */
@@ -50,13 +56,17 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
   const head = summary.dryRun
     ? `Siegel (dry run, nothing written): ${summary.signed} would be signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`
     : `Siegel: ${summary.signed} signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`;
-  if (!options.verbose) return head;
+  const refused = summary.refused > 0 ? `, ${summary.refused} refused` : '';
+  const refusals = summary.pages
+    .filter((page) => page.outcome === 'refused')
+    .map((page) => `  refused  ${page.path}: ${page.error}`);
+  if (!options.verbose) return [`${head}${refused}`, ...refusals].join('\n');
   const width = Math.max(0, ...summary.pages.map((page) => page.outcome.length));
   const lines = summary.pages.map((page) => {
     const detail = page.error ?? page.eventId ?? '';
     return `  ${page.outcome.padEnd(width)}  ${page.path}${detail ? `  ${detail}` : ''}`;
   });
-  return [head, ...lines].join('\n');
+  return [`${head}${refused}`, ...lines].join('\n');
 }
 
 /** The summary of a run from its page reports (sorted by path). */
@@ -67,6 +77,7 @@ export function summarize(reports: PageReport[], dryRun: boolean): SignSummary {
     signed: count('signed') + count('would-sign'),
     unchanged: count('unchanged'),
     skipped: count('skipped'),
+    refused: count('refused'),
     failed: count('failed'),
     pages,
     ...(dryRun ? { dryRun: true } : {}),

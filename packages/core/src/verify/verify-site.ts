@@ -9,6 +9,7 @@ import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import { analyzePage } from '../page/analyze.js';
+import { readEventSpec } from '../page/parse.js';
 import { findPages } from '../pipeline/find-pages.js';
 
 /** Options of {@link verifySite}; every field optional. */
@@ -37,6 +38,8 @@ export interface PageVerification {
   found: { hash?: string; eventId?: string; pubkey?: string; eventHash?: string };
   /** What the check expects: the hash recomputed from the page now, the expected signer if one was given. */
   expected: { hash?: string; pubkey?: string };
+  /** The spec the page was checked by: the one its event was signed under (`siegel-page/1` for events without a `spec` tag). */
+  spec?: string;
 }
 
 /** The result of {@link verifySite}. `ok` is false when any page is invalid or unsigned. */
@@ -71,7 +74,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
   const crypto = await loadSigningEngine();
   const pages: PageVerification[] = [];
   for await (const page of source.pages()) {
-    const analysis = analyzePage(page.html, { selector });
+    let analysis = analyzePage(page.html, { selector });
     const block = analysis.signatureBlock;
     const result: PageVerification = {
       page: page.name,
@@ -94,35 +97,51 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       continue;
     }
     const problems = result.problems;
+    let event: NostrEvent | Error | undefined;
+    if (!block.eventId) problems.push('the block names no event');
+    else {
+      event = await source
+        .loadEvent(block.eventId, block.verifyUrl, page.name)
+        .catch((error: Error) => error);
+      if (event instanceof Error) problems.push(event.message);
+    }
+    // The page is read by the rules its event was signed under: the signed `spec` tag, never the block's word.
+    if (event && !(event instanceof Error)) {
+      const spec = readEventSpec(event);
+      if (spec === undefined) {
+        problems.push(
+          `the event names a spec this version cannot check (\`${event.tags.find((tag) => tag[0] === 'spec')?.[1]}\`)`,
+        );
+      } else {
+        if (spec !== analysis.spec) analysis = analyzePage(page.html, { selector, spec });
+        result.spec = spec;
+        if (analysis.hash) result.expected.hash = analysis.hash;
+        else delete result.expected.hash;
+        if (block.spec !== undefined && block.spec !== spec)
+          problems.push(`the block says \`${block.spec}\` but the event was signed under \`${spec}\``);
+      }
+    }
     if (analysis.hash === undefined) problems.push(`no element matches \`${selector}\``);
+    if (analysis.refusal) problems.push(`not verifiable: ${analysis.refusal.message}`);
     if (block.hash !== undefined && analysis.hash !== undefined && block.hash !== analysis.hash) {
       problems.push(`block hash \`${block.hash}\` differs from the page's hash \`${analysis.hash}\``);
     }
-    if (!block.eventId) {
-      problems.push('the block names no event');
-    } else {
-      const event = await source
-        .loadEvent(block.eventId, block.verifyUrl, page.name)
-        .catch((error: Error) => error);
-      if (event instanceof Error) {
-        problems.push(event.message);
-      } else {
-        const eventHash = event.tags?.find((tag) => tag[0] === 'x')?.[1];
-        if (eventHash) result.found.eventHash = eventHash;
-        if (event.id !== block.eventId)
-          problems.push(`event id \`${event.id}\` differs from the block's \`${block.eventId}\``);
-        if (event.id !== safeEventHash(event)) problems.push('the event id does not match its content');
-        else if (!crypto.verifyEvent(event)) problems.push('the event signature is invalid');
-        if (eventHash !== analysis.hash)
-          problems.push(`event \`x\` tag \`${eventHash}\` differs from the page's hash \`${analysis.hash}\``);
-        if (block.pubkey !== undefined && block.pubkey !== event.pubkey) {
-          problems.push(`block pubkey \`${block.pubkey}\` differs from the event's \`${event.pubkey}\``);
-        }
-        if (expectedPubkey && event.pubkey !== expectedPubkey) {
-          problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\``);
-        }
-        result.found.pubkey = event.pubkey;
+    if (event && !(event instanceof Error)) {
+      const eventHash = event.tags?.find((tag) => tag[0] === 'x')?.[1];
+      if (eventHash) result.found.eventHash = eventHash;
+      if (event.id !== block.eventId)
+        problems.push(`event id \`${event.id}\` differs from the block's \`${block.eventId}\``);
+      if (event.id !== safeEventHash(event)) problems.push('the event id does not match its content');
+      else if (!crypto.verifyEvent(event)) problems.push('the event signature is invalid');
+      if (eventHash !== analysis.hash)
+        problems.push(`event \`x\` tag \`${eventHash}\` differs from the page's hash \`${analysis.hash}\``);
+      if (block.pubkey !== undefined && block.pubkey !== event.pubkey) {
+        problems.push(`block pubkey \`${block.pubkey}\` differs from the event's \`${event.pubkey}\``);
       }
+      if (expectedPubkey && event.pubkey !== expectedPubkey) {
+        problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\``);
+      }
+      result.found.pubkey = event.pubkey;
     }
     if (problems.length > 0) result.verdict = 'invalid';
   }

@@ -11,8 +11,9 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
-import { parsePage, serializeContent } from '../../page/parse.js';
-import { compileCachedSelector, selectFirst } from '../../page/selector.js';
+import { checkCoverage } from '../../page/coverage.js';
+import { parseDocument, readEventSpec, serializeContent } from '../../page/parse.js';
+import { compileCachedSelector, selectAll, selectFirst } from '../../page/selector.js';
 
 type State = 'valid' | 'invalid' | 'error';
 
@@ -35,7 +36,7 @@ function readTag(event: NostrEvent, name: string): string | undefined {
 }
 
 /** The `nostr:event` meta of the fetched page, to explain a mismatch (page re-signed since). */
-function readBlockEventId(document: ReturnType<typeof parsePage>): string | undefined {
+function readBlockEventId(document: ReturnType<typeof parseDocument>['document']): string | undefined {
   const meta = selectFirst(document, compileCachedSelector('head > meta[name="nostr:event"]'));
   return meta?.attrs.find((attribute) => attribute.name === 'content')?.value.trim();
 }
@@ -73,6 +74,15 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: 'Invalid: this is not a page event (kind 1063 with an x tag).',
     };
   }
+  const spec = readEventSpec(event);
+  if (spec === undefined) {
+    return {
+      state: 'invalid',
+      reason: 'spec',
+      message: 'Not verifiable: the event names a page-hash spec this verifier does not know.',
+    };
+  }
+  status.dataset.spec = spec;
   const pagePath = status.dataset.page ?? '';
   const selector = status.dataset.selector || 'main';
   let html: string;
@@ -89,8 +99,9 @@ async function check(status: HTMLElement): Promise<Verdict> {
   } catch (error) {
     return { state: 'error', reason: 'fetch', message: `Could not load the page: ${String(error)}.` };
   }
-  const parsed = parsePage(html);
-  const element = selectFirst(parsed, compileCachedSelector(selector));
+  const { document: parsed, ignoredStartTags } = parseDocument(html, { spec });
+  const matches = selectAll(parsed, compileCachedSelector(selector), 2);
+  const element = matches[0];
   if (!element) {
     return {
       state: 'invalid',
@@ -98,7 +109,15 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: `Invalid: the page has no element matching \`${selector}\`.`,
     };
   }
-  const actual = await hashText(serializeContent(element));
+  const refusal = checkCoverage(html, ignoredStartTags, matches, selector, spec);
+  if (refusal) {
+    return {
+      state: 'invalid',
+      reason: refusal.code,
+      message: `Not verifiable (${spec}): ${refusal.message}.`,
+    };
+  }
+  const actual = await hashText(serializeContent(element, spec));
   if (actual !== expected) {
     const blockId = readBlockEventId(parsed);
     const resigned =
@@ -112,7 +131,7 @@ async function check(status: HTMLElement): Promise<Verdict> {
   return {
     state: 'valid',
     reason: 'ok',
-    message: `Valid: the page’s ${selector} is exactly what this key signed on ${shortDate(event.created_at)}.`,
+    message: `Valid: the page’s ${selector} is exactly what this key signed on ${shortDate(event.created_at)} (${spec}).`,
   };
 }
 
