@@ -13,6 +13,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { parsePage, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectFirst } from '../../page/selector.js';
+import { showSignedContent } from './show-content.js';
 
 type State = 'valid' | 'invalid' | 'error';
 
@@ -98,7 +99,8 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: `Invalid: the page has no element matching \`${selector}\`.`,
     };
   }
-  const actual = await hashText(serializeContent(element));
+  const content = serializeContent(element);
+  const actual = await hashText(content);
   if (actual !== expected) {
     const blockId = readBlockEventId(parsed);
     const resigned =
@@ -109,6 +111,7 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: `Invalid: the page’s ${selector} changed since it was signed. Its SHA-256 is now ${actual}; the signature covers ${expected}.${resigned}`,
     };
   }
+  showSignedContent(content);
   return {
     state: 'valid',
     reason: 'ok',
