@@ -1,6 +1,8 @@
 // Acceptance 5 of issue 3 (browser half): the verify page, opened in Chromium from a local static server over
 // a signed site, says valid; after one word of the page's <main> changes it says invalid, and why. The site is
-// served under a sub-path (/site/) to prove the page and script links work there too.
+// served under a sub-path (/site/) to prove the page and script links work there too. When valid, the page
+// shows what was signed, as text and rendered in a sandboxed frame that loads nothing.
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,12 +42,32 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+// The signed <main> of a second page, written so that its source is exactly its innerHTML (what is hashed):
+// an image and a link that must not reach the network from the verify page, and a script that must not run.
+const PIXEL_MAIN = `
+<h1>Pixels</h1>
+<p>A post with a picture <img src="/tracker.png" alt="a pixel"> &amp; <a id="away" href="/site/away.html">a link</a>.</p>
+<script>document.body.dataset.ran = 'yes';</script>
+`;
+const PIXEL_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>A post with a pixel</title>
+</head>
+<body>
+<main>${PIXEL_MAIN}</main>
+</body>
+</html>
+`;
+
 const secretKey = generateSecretKey();
 let root: string;
 let server: Awaited<ReturnType<typeof serveDirectory>>;
 let chromium: LaunchedChromium;
 let event: NostrEvent;
 let pageFile: string;
+let pixelEvent: NostrEvent;
 
 /** Sign one page the way signSite does, with our page-level functions and a local key. */
 async function signPage(site: string, relativePath: string, html: string): Promise<NostrEvent> {
@@ -87,6 +109,7 @@ beforeAll(async () => {
   await writeFile(join(root, 'verify', VERIFY_SCRIPT_NAME), await readVerifyScript());
   pageFile = join(root, 'blog', 'seals', 'index.html');
   event = await signPage(site, 'blog/seals/index.html', PAGE);
+  pixelEvent = await signPage(site, 'blog/pixels/index.html', PIXEL_PAGE);
   chromium = await launchChromium();
 });
 
@@ -118,6 +141,51 @@ describe('verify page in Chromium', () => {
     await page.close();
   });
 
+  it('shows what was signed: the exact hashed text, and a sandboxed rendering that loads nothing', async () => {
+    const page = await chromium.context.newPage();
+    // Not the `request` event: Chromium may report a load there that its CSP then blocks before the network
+    // (it ends in `requestfailed`). A request that reached a server ends in `requestfinished`.
+    const finished: string[] = [];
+    page.on('requestfinished', (request) => finished.push(request.url()));
+    const verdict = await readVerdict(page, server.url, pixelEvent.id);
+    expect(verdict).toMatchObject({ state: 'valid', reason: 'ok' });
+    expect(await page.locator('#siegel-content').isVisible()).toBe(true);
+    expect(await page.locator('#siegel-content h2').textContent()).toBe('What was signed');
+
+    // The text view is the signed main.innerHTML, character for character: its SHA-256 is the event's x tag.
+    const text = (await page.locator('#siegel-content-text').textContent()) ?? '';
+    expect(text).toBe(PIXEL_MAIN);
+    expect(createHash('sha256').update(text).digest('hex')).toBe(
+      pixelEvent.tags.find((tag) => tag[0] === 'x')?.[1],
+    );
+
+    // The frame: an empty sandbox, the content rendered, its script not run.
+    const frameElement = page.locator('#siegel-content-frame');
+    expect(await frameElement.getAttribute('sandbox')).toBe('');
+    const content = page.frameLocator('#siegel-content-frame');
+    expect(await content.locator('h1').textContent()).toBe('Pixels');
+    expect(await content.locator('a#away').textContent()).toBe('a link');
+    expect(await content.locator('body').getAttribute('data-ran')).toBeNull();
+    const frame = await (await frameElement.elementHandle())?.contentFrame();
+    if (!frame) throw new Error('no content frame');
+    expect(frame.url()).toBe('about:srcdoc');
+    // The image was tried (it settled, as an error) but the frame's CSP kept it off the network.
+    await expect
+      .poll(() => frame.evaluate(() => Array.from(document.images).every((image) => image.complete)))
+      .toBe(true);
+    expect(await frame.evaluate(() => document.images[0]?.naturalWidth)).toBe(0);
+    expect(server.requests.filter((path) => path.includes('tracker.png'))).toEqual([]);
+    expect(finished.filter((url) => url.includes('tracker.png'))).toEqual([]);
+
+    // A link clicked in the frame: the sandbox blocks only top navigation; the verify page's frame-src
+    // 'none' keeps the frame itself from loading the link.
+    await content.locator('a#away').click();
+    await expect.poll(() => frame.url()).not.toBe('about:srcdoc');
+    expect(server.requests.filter((path) => path.includes('away.html'))).toEqual([]);
+    expect(finished.filter((url) => url.includes('away.html'))).toEqual([]);
+    await page.close();
+  });
+
   it('says invalid, and why, after one word of <main> changed', async () => {
     const signed = await readFile(pageFile, 'utf8');
     await writeFile(pageFile, signed.replace('nobody opened it', 'somebody opened it'));
@@ -127,6 +195,10 @@ describe('verify page in Chromium', () => {
       expect(verdict).toMatchObject({ state: 'invalid', reason: 'hash' });
       expect(verdict.text).toContain('changed since it was signed');
       expect(verdict.text).toContain(`the signature covers ${event.tags.find((tag) => tag[0] === 'x')?.[1]}`);
+      // Not what was signed: nothing of it is shown.
+      expect(await page.locator('#siegel-content').isHidden()).toBe(true);
+      expect(await page.locator('#siegel-content-text').textContent()).toBe('');
+      expect(await page.locator('#siegel-content-frame').getAttribute('srcdoc')).toBeNull();
       await page.close();
     } finally {
       await writeFile(pageFile, signed);

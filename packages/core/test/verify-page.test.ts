@@ -57,6 +57,23 @@ describe('renderVerifyPage', () => {
     expect(JSON.parse(json)).toEqual(JSON.parse(JSON.stringify(event)));
   });
 
+  it('has a hidden "What was signed" section with an empty-sandbox frame and a text view', () => {
+    const all = elements(html);
+    const section = all.find((element) =>
+      element.attrs.some((a) => a.name === 'id' && a.value === 'siegel-content'),
+    );
+    expect(section?.tagName).toBe('section');
+    expect(section?.attrs.find((a) => a.name === 'hidden')).toEqual({ name: 'hidden', value: '' });
+    const frame = all.find((element) => element.tagName === 'iframe');
+    expect(frame?.attrs.find((a) => a.name === 'id')?.value).toBe('siegel-content-frame');
+    expect(frame?.attrs.find((a) => a.name === 'sandbox')).toEqual({ name: 'sandbox', value: '' });
+    expect(frame?.attrs.some((a) => a.name === 'src' || a.name === 'srcdoc')).toBe(false);
+    expect(html).toContain('<pre id="siegel-content-text"></pre>');
+    expect(html).toMatch(/<h2>What was signed<\/h2>/);
+    // A link clicked in the frame must not load anything into it.
+    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">`);
+  });
+
   it('links page and script relative to verify/{id}/ so a site under a sub-path works', () => {
     expect(html).toContain('data-page="../../a/"');
     expect(html).toContain(`<script src="../../verify/${VERIFY_SCRIPT_NAME}" defer></script>`);

@@ -57,7 +57,7 @@ describe('verifySite', () => {
     expect(page?.problems.join('\n')).toMatch(/differs from the page's hash/);
     expect(page?.found.hash).not.toBe(page?.expected.hash);
     expect(report.ok).toBe(false);
-    expect(formatVerifyReport(report)).toMatch(/^INVALID +about\.html\n +found: +hash [0-9a-f]{64}/);
+    expect(formatVerifyReport(report)).toMatch(/^INVALID +about\.html\n +signed hash +[0-9a-f]{64}/);
     await writeFile(about, original);
 
     const eventId = readSignatureBlock(original)?.eventId as string;
@@ -76,6 +76,38 @@ describe('verifySite', () => {
     await writeFile(eventFile, '{');
     report = await verifySite(dist);
     expect(report.pages.find((p) => p.page === 'about.html')?.problems.join()).toMatch(/is not valid/);
+  });
+
+  it('labels the hashes in the report: the block’s as signed hash, the recomputed one as page hash now', async () => {
+    const { dist, pubkey } = await signedProject();
+    const about = join(dist, 'about.html');
+    const original = await readFile(about, 'utf8');
+    const block = readSignatureBlock(original);
+    await writeFile(about, original.replace('things', 'thinks'));
+    const report = await verifySite(dist, { pubkey });
+    const page = report.pages.find((p) => p.page === 'about.html');
+    const now = page?.expected.hash as string;
+    expect(now).toMatch(/^[0-9a-f]{64}$/);
+    expect(now).not.toBe(block?.hash);
+
+    const lines = formatVerifyReport(report, { verbose: true }).split('\n');
+    const at = lines.indexOf('INVALID  about.html');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(lines[at + 1]).toBe(
+      `  signed hash   ${block?.hash}  event ${block?.eventId}  pubkey ${block?.pubkey}`,
+    );
+    expect(lines[at + 2]).toBe(`  page hash now ${now}  expected signer ${pubkey}`);
+    // Aligned: both hashes start in the same column.
+    expect(lines[at + 1]?.indexOf(block?.hash as string)).toBe(lines[at + 2]?.indexOf(now));
+    // Without an expected signer the second line is the hash alone; a valid page shows one hash twice.
+    const plain = formatVerifyReport(await verifySite(dist), { verbose: true }).split('\n');
+    expect(plain[plain.indexOf('INVALID  about.html') + 2]).toBe(`  page hash now ${now}`);
+    const valid = plain.indexOf('VALID    blog/first/index.html');
+    expect(valid).toBeGreaterThanOrEqual(0);
+    const signedHash = /^ {2}signed hash {3}([0-9a-f]{64}) /.exec(plain[valid + 1] ?? '')?.[1];
+    expect(signedHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(plain[valid + 2]).toBe(`  page hash now ${signedHash}`);
+    expect(plain.join('\n')).not.toMatch(/found:|expected:/);
   });
 
   it('reads the block variants found in the wild (sha256:, npub, nevent)', async () => {

@@ -71,8 +71,10 @@ function npubOf(pubkey: string): string {
  * The static verify page for one signed page (`verify/{event id}/index.html`): the event, who signed it
  * (npub), when, the page it covers, and a check that runs in the reader's browser with no network but
  * the site itself. The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
- * {@link readVerifyScript}); the event is embedded as JSON. Without JavaScript the page still shows the
- * facts and says that the check needs JavaScript.
+ * {@link readVerifyScript}); the event is embedded as JSON. When the check says valid, the script un-hides
+ * the "What was signed" section (`#siegel-content`): the signed content rendered in an iframe with an empty
+ * `sandbox` and as HTML text (the page's `frame-src 'none'` keeps a link clicked in that frame from loading
+ * anything). Without JavaScript the page still shows the facts and says that the check needs JavaScript.
  *
  * @example
  * ```ts
@@ -109,6 +111,7 @@ export function renderVerifyPage(input: VerifyPageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">
 <title>Signature check: ${e(title)}</title>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
@@ -116,6 +119,8 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 #siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
 #siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
 #siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
+#siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
+#siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
 </style>
 </head>
 <body>
@@ -130,6 +135,12 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 <dt>Page hash (SHA-256 of <code>${e(covered)}</code>)</dt><dd><code>${e(hash)}</code></dd>
 <dt>Nostr event</dt><dd><code>${e(event.id)}</code> · <a href="../${e(event.id)}.json">JSON</a> · <a href="nostr:${e(nevent)}">nostr:${e(nevent.slice(0, 20))}…</a></dd>
 </dl>
+<section id="siegel-content" hidden>
+<h2>What was signed</h2>
+<p>The frame shows the signed element’s content (<code>${e(covered)}</code>, exactly what was hashed) rendered without scripts, without the site’s stylesheets and without the network, so it may look plainer than the page; its HTML source follows below.</p>
+<iframe id="siegel-content-frame" sandbox title="The signed content, rendered without scripts, site stylesheets or network"></iframe>
+<pre id="siegel-content-text"></pre>
+</section>
 <p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>siegel-page/1</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
 </main>
 <script type="application/json" id="siegel-event">${embedJson(event)}</script>

@@ -157,7 +157,9 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
 }
 
 /**
- * Text for people: one line per page that is not valid (every page when `verbose`), then the counts.
+ * Text for people: one line per page that is not valid (every page when `verbose`), then the counts. Under
+ * a valid or invalid page, `signed hash` (the block's, with its event and pubkey) stands above `page hash
+ * now` (recomputed from the page, with the expected signer when one was given).
  *
  * @example
  * ```ts
@@ -170,11 +172,12 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
     if (!options.verbose && (page.verdict === 'valid' || page.verdict === 'skipped')) continue;
     lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}`);
     if (page.verdict === 'valid' || page.verdict === 'invalid') {
+      // The block's hash (what was signed) against the hash recomputed from the page now, aligned.
       lines.push(
-        `  found:    hash ${page.found.hash ?? '-'}  event ${page.found.eventId ?? '-'}  pubkey ${page.found.pubkey ?? '-'}`,
+        `  signed hash   ${page.found.hash ?? '-'}  event ${page.found.eventId ?? '-'}  pubkey ${page.found.pubkey ?? '-'}`,
       );
       lines.push(
-        `  expected: hash ${page.expected.hash ?? '-'}${page.expected.pubkey ? `  pubkey ${page.expected.pubkey}` : ''}`,
+        `  page hash now ${page.expected.hash ?? '-'}${page.expected.pubkey ? `  expected signer ${page.expected.pubkey}` : ''}`,
       );
     }
     for (const problem of page.problems) lines.push(`  - ${problem}`);

@@ -14,6 +14,7 @@ import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { checkCoverage } from '../../page/coverage.js';
 import { parseDocument, readEventSpec, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectAll, selectFirst } from '../../page/selector.js';
+import { showSignedContent } from './show-content.js';
 
 type State = 'valid' | 'invalid' | 'error';
 
@@ -117,7 +118,8 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: `Not verifiable (${spec}): ${refusal.message}.`,
     };
   }
-  const actual = await hashText(serializeContent(element, spec));
+  const content = serializeContent(element, spec);
+  const actual = await hashText(content);
   if (actual !== expected) {
     const blockId = readBlockEventId(parsed);
     const resigned =
@@ -128,6 +130,7 @@ async function check(status: HTMLElement): Promise<Verdict> {
       message: `Invalid: the page’s ${selector} changed since it was signed. Its SHA-256 is now ${actual}; the signature covers ${expected}.${resigned}`,
     };
   }
+  showSignedContent(content);
   return {
     state: 'valid',
     reason: 'ok',
