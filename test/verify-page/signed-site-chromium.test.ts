@@ -101,7 +101,9 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     expect(verifyInvalid.code).toBe(1);
     expect(verifyInvalid.stdout).toContain('6 valid, 1 invalid, 0 unsigned');
     // The invalid page is named, with why: the block's hash against the page's hash now.
-    expect(verifyInvalid.stdout).toMatch(new RegExp(`^INVALID +${PAGE_PATH.replaceAll('.', '\\.')}$`, 'm'));
+    expect(verifyInvalid.stdout).toMatch(
+      new RegExp(`^INVALID +${PAGE_PATH.replaceAll('.', '\\.')}  \\(siegel-page/2\\)$`, 'm'),
+    );
     expect(verifyInvalid.stdout).toContain(`block hash \`${block?.hash}\` differs from the page's hash`);
     expect(verifyInvalid.stdout.match(/^INVALID/gm)).toHaveLength(1);
   });

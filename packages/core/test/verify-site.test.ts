@@ -57,7 +57,9 @@ describe('verifySite', () => {
     expect(page?.problems.join('\n')).toMatch(/differs from the page's hash/);
     expect(page?.found.hash).not.toBe(page?.expected.hash);
     expect(report.ok).toBe(false);
-    expect(formatVerifyReport(report)).toMatch(/^INVALID +about\.html\n +signed hash +[0-9a-f]{64}/);
+    expect(formatVerifyReport(report)).toMatch(
+      /^INVALID +about\.html {2}\(siegel-page\/2\)\n +signed hash +[0-9a-f]{64}/,
+    );
     await writeFile(about, original);
 
     const eventId = readSignatureBlock(original)?.eventId as string;
@@ -91,7 +93,7 @@ describe('verifySite', () => {
     expect(now).not.toBe(block?.hash);
 
     const lines = formatVerifyReport(report, { verbose: true }).split('\n');
-    const at = lines.indexOf('INVALID  about.html');
+    const at = lines.indexOf('INVALID  about.html  (siegel-page/2)');
     expect(at).toBeGreaterThanOrEqual(0);
     expect(lines[at + 1]).toBe(
       `  signed hash   ${block?.hash}  event ${block?.eventId}  pubkey ${block?.pubkey}`,
@@ -101,7 +103,7 @@ describe('verifySite', () => {
     expect(lines[at + 1]?.indexOf(block?.hash as string)).toBe(lines[at + 2]?.indexOf(now));
     // Without an expected signer the second line is the hash alone; a valid page shows one hash twice.
     const plain = formatVerifyReport(await verifySite(dist), { verbose: true }).split('\n');
-    expect(plain[plain.indexOf('INVALID  about.html') + 2]).toBe(`  page hash now ${now}`);
+    expect(plain[plain.indexOf('INVALID  about.html  (siegel-page/2)') + 2]).toBe(`  page hash now ${now}`);
     const valid = plain.indexOf('VALID    blog/first/index.html');
     expect(valid).toBeGreaterThanOrEqual(0);
     const signedHash = /^ {2}signed hash {3}([0-9a-f]{64}) /.exec(plain[valid + 1] ?? '')?.[1];

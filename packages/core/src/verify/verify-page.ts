@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { encodeNevent, encodeNpub } from '../nostr/bech32.js';
+import { readEventSpec } from '../page/parse.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import { escapeHtml } from '../page/signature-block.js';
 
@@ -141,7 +142,7 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 <iframe id="siegel-content-frame" sandbox title="The signed content, rendered without scripts, site stylesheets or network"></iframe>
 <pre id="siegel-content-text"></pre>
 </section>
-<p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>siegel-page/1</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
+<p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>${e(readEventSpec(event) ?? 'unknown')}</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
 </main>
 <script type="application/json" id="siegel-event">${embedJson(event)}</script>
 <script src="${e(fromVerifyDirectory(input.scriptPath, basePath))}" defer></script>

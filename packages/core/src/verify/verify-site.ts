@@ -170,7 +170,7 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
   const lines: string[] = [];
   for (const page of report.pages) {
     if (!options.verbose && (page.verdict === 'valid' || page.verdict === 'skipped')) continue;
-    lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}`);
+    lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}${page.spec ? `  (${page.spec})` : ''}`);
     if (page.verdict === 'valid' || page.verdict === 'invalid') {
       // The block's hash (what was signed) against the hash recomputed from the page now, aligned.
       lines.push(
