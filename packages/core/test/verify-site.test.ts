@@ -104,7 +104,7 @@ describe('verifySite', () => {
     // Without an expected signer the second line is the hash alone; a valid page shows one hash twice.
     const plain = formatVerifyReport(await verifySite(dist), { verbose: true }).split('\n');
     expect(plain[plain.indexOf('INVALID  about.html  (siegel-page/2)') + 2]).toBe(`  page hash now ${now}`);
-    const valid = plain.indexOf('VALID    blog/first/index.html');
+    const valid = plain.indexOf('VALID    blog/first/index.html  (siegel-page/2)');
     expect(valid).toBeGreaterThanOrEqual(0);
     const signedHash = /^ {2}signed hash {3}([0-9a-f]{64}) /.exec(plain[valid + 1] ?? '')?.[1];
     expect(signedHash).toMatch(/^[0-9a-f]{64}$/);
