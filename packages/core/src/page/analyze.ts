@@ -18,7 +18,7 @@ import {
   readAttribute,
   serializeContent,
 } from './parse.js';
-import { compileCachedSelector, DEFAULT_SELECTOR, selectAll } from './selector.js';
+import { compileCachedSelector, DEFAULT_SELECTOR, selectAll, selectFirst } from './selector.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
 import { type BlockPlace, toBytePlace } from './splice.js';
 
@@ -159,7 +159,7 @@ export function readPageContent(
   selector: string = DEFAULT_SELECTOR,
   spec: PageSpec = CURRENT_SPEC,
 ): string | undefined {
-  const element = selectAll(parseDocument(html, { spec }).document, compileCachedSelector(selector), 1)[0];
+  const element = selectFirst(parseDocument(html, { spec }).document, compileCachedSelector(selector));
   return element === undefined ? undefined : serializeContent(element, spec);
 }
 

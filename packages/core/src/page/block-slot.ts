@@ -63,12 +63,18 @@ function findInsertAt(html: string, root: Element | undefined, head: Element | u
   return root?.sourceCodeLocation?.endTag?.startOffset ?? html.length;
 }
 
-function isMarker(node: ChildNode, marker: string): boolean {
-  return node.nodeName === '#comment' && (node as { data: string }).data.trim().startsWith(marker);
+/** The text of a comment node, or `undefined` for any other node. */
+function commentText(node: ChildNode): string | undefined {
+  return node.nodeName === '#comment' ? (node as { data: string }).data : undefined;
 }
 
 function isStartMarker(node: ChildNode): boolean {
-  return node.nodeName === '#comment' && isBlockStartMarker((node as { data: string }).data);
+  const text = commentText(node);
+  return text !== undefined && isBlockStartMarker(text);
+}
+
+function isEndMarker(node: ChildNode): boolean {
+  return commentText(node)?.trim().startsWith(BLOCK_END_MARKER) === true;
 }
 
 /** The first Siegel block, looked for where a block can end up: in `<head>`, or before it when head is implied. */
@@ -91,7 +97,7 @@ function findExistingBlock(
   for (const container of containers) {
     for (const child of container?.childNodes ?? []) {
       const location = child.sourceCodeLocation;
-      if (location && location.startOffset > start && isMarker(child, BLOCK_END_MARKER)) {
+      if (location && location.startOffset > start && isEndMarker(child)) {
         if (end === undefined || location.endOffset < end) end = location.endOffset;
       }
     }

@@ -7,6 +7,7 @@ import {
   parseDocument,
   readAttribute,
 } from './parse.js';
+import { describeSelector } from './selector.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -18,10 +19,6 @@ export interface Refusal {
   message: string;
 }
 
-function describe(selector: string): string {
-  return /^[a-z][a-z0-9-]*$/i.test(selector) ? `<${selector}>` : `\`${selector}\``;
-}
-
 function isWithin(node: ParentNode, ancestor: ParentNode, templateOf: Map<ParentNode, Element>): boolean {
   for (let at: ParentNode | undefined = node; at; ) {
     if (at === ancestor) return true;
@@ -30,7 +27,10 @@ function isWithin(node: ParentNode, ancestor: ParentNode, templateOf: Map<Parent
   return false;
 }
 
-/** Template contents inside `root`, mapped to their template (a content fragment has no parent in parse5's tree). */
+/**
+ * Template contents inside `root`, mapped to their template (a content fragment has no parent in parse5's
+ * tree). An ignored tag can only lie inside the signed element through a template that is inside it too.
+ */
 function templateContents(root: ParentNode): Map<ParentNode, Element> {
   const map = new Map<ParentNode, Element>();
   const stack: ParentNode[] = [root];
@@ -94,7 +94,7 @@ export function checkCoverage(
 ): Refusal | undefined {
   const element = matches[0];
   if (element === undefined) return undefined;
-  const what = describe(selector);
+  const what = describeSelector(selector);
   if (matches.length > 1) {
     return {
       code: 'multiple',
@@ -104,8 +104,7 @@ export function checkCoverage(
   const hider = findHider(element);
   if (hider) return { code: 'hidden', message: `the signed ${what} is not shown to readers: ${hider}` };
   if (ignoredStartTags.length > 0) {
-    const root = rootOf(element);
-    const templateOf = templateContents(root);
+    const templateOf = templateContents(element);
     const inside = ignoredStartTags.findIndex((tag) => isWithin(tag.within, element, templateOf));
     if (inside >= 0) {
       const located = parseDocument(html, { spec, locations: true }).ignoredStartTags[inside];
@@ -124,10 +123,4 @@ export function checkCoverage(
     };
   }
   return undefined;
-}
-
-function rootOf(node: ParentNode): ParentNode {
-  let at = node;
-  while ((at as Element).parentNode) at = (at as Element).parentNode as ParentNode;
-  return at;
 }

@@ -11,7 +11,7 @@
 // - `<selectedcontent>`: after parsing, every `selectedcontent` inside a drop-down `select` holds a copy of
 //   the selected option's content, as the DOM has it once the parser is done (see cloneSelectedContent).
 // - The parser records every start tag it does not turn into an element (`ignoredStartTags`): the markup
-//   rule of `siegel-page/2` refuses a signed element that contains one (see page/markup-check.ts).
+//   rule of `siegel-page/2` refuses a signed element that contains one (see page/coverage.ts).
 //
 // parse5 pins: its protected methods are overridden here, so core depends on an exact parse5 version.
 import {
@@ -19,6 +19,7 @@ import {
   type DefaultTreeAdapterTypes,
   type defaultTreeAdapter,
   html,
+  InsertionMode,
   Parser,
   type ParserOptions,
   Token,
@@ -224,16 +225,12 @@ class CurrentTokenizer extends Tokenizer {
 /** parse5's Parser internals that the new rules use. */
 interface ParserInternals {
   insertionMode: number;
-  originalInsertionMode: number;
   fosterParentingEnabled: boolean;
   framesetOk: boolean;
-  fragmentContext: Element | null;
-  fragmentContextID: number;
   headElement: Element | null;
   tmplInsertionModeStack: number[];
   tokenizer: Tokenizer;
   document: Document;
-  currentToken: Token.Token | null;
   openElements: {
     items: ParentNode[];
     tagIDs: number[];
@@ -254,28 +251,9 @@ interface ParserInternals {
   _appendElement(token: TagToken, namespaceURI: string): void;
   _closePElement(): void;
   _insertFakeElement(tagName: string, tagID: number): void;
-  _err(token: Token.Token, code: string): void;
 }
 
-// parse5's InsertionMode numbers (exported as the InsertionMode enum; read here by name).
-const MODE = {
-  IN_HEAD: 3,
-  IN_BODY: 6,
-  IN_TABLE: 8,
-  IN_CAPTION: 10,
-  IN_COLUMN_GROUP: 11,
-  IN_TABLE_BODY: 12,
-  IN_ROW: 13,
-  IN_CELL: 14,
-  IN_TEMPLATE: 17,
-  IN_SELECT: 15,
-  IN_SELECT_IN_TABLE: 16,
-  IN_FRAMESET: 19,
-  AFTER_BODY: 18,
-  AFTER_AFTER_BODY: 21,
-  BEFORE_HEAD: 2,
-  AFTER_HEAD: 5,
-} as const;
+const MODE = InsertionMode;
 
 /** Start tags whose "in body" rules changed with the relaxed `<select>`. */
 const SELECT_RULE_TAGS = new Set<number>([$.SELECT, $.OPTION, $.OPTGROUP, $.HR, $.INPUT]);

@@ -9,6 +9,11 @@ type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 /** The selector used when none is given: the page's `<main>`. */
 export const DEFAULT_SELECTOR = 'main';
 
+/** A selector as people read it in messages: `<main>` for a bare tag name, else the selector in backticks. */
+export function describeSelector(selector: string): string {
+  return /^[a-z][a-z0-9-]*$/i.test(selector) ? `<${selector}>` : `\`${selector}\``;
+}
+
 /** One attribute condition: `[name]`, `[name=value]`, `[name~=value]`, `[name^=value]`, `[name$=value]`, `[name*=value]`, `[name|=value]`. */
 interface AttributeTest {
   name: string;

@@ -1,3 +1,4 @@
+import { describeSelector } from '../page/selector.js';
 /**
  * What happened to one page. `would-sign` only in a dry run. `refused`: not signed, because a signature would
  * not mean that readers see what was signed (several elements match, the element is hidden, or it holds
@@ -52,7 +53,7 @@ export interface FormatSummaryOptions {
  */
 export function formatSummary(summary: SignSummary, options: FormatSummaryOptions = {}): string {
   const selector = options.selector ?? 'main';
-  const element = /^[a-z][a-z0-9-]*$/i.test(selector) ? `<${selector}>` : `\`${selector}\``;
+  const element = describeSelector(selector);
   const head = summary.dryRun
     ? `Siegel (dry run, nothing written): ${summary.signed} would be signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`
     : `Siegel: ${summary.signed} signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`;
