@@ -175,8 +175,7 @@ export function bindRecord(stored: SignedFileRecord): SignedFileRecord {
  * state, must fall between {@link RECORD_CLOCK_SLACK_SECONDS} before the event's time and
  * {@link RECORD_WRITE_WINDOW_SECONDS} after it), and the stored file — `file` is the digest of the bytes
  * under `bound.fileKey`, `undefined` when there are none (`fileError`: why they could not be read) — against
- * the hash. Each mismatch is one reason,
- * naming the column and quoting both values.
+ * the hash. Each mismatch is one reason, naming the column and quoting both values.
  *
  * @example
  * ```ts
@@ -225,8 +224,7 @@ function compareFields(stored: SignedFileRecord, bound: SignedFileRecord): strin
   if (stored.pubkey !== stored.event.pubkey) differs('pubkey', stored.pubkey, stored.event.pubkey);
   if (stored.mimeType !== statement.mimeType) differs('mime_type', stored.mimeType, statement.mimeType);
   const kind = FILE_FORMATS.find((format) => format.mimeType === statement.mimeType)?.kind;
-  if (stored.fileType !== kind)
-    differs('file_type', stored.fileType, kind, ` (for \`${statement.mimeType}\`)`);
+  if (stored.fileType !== kind) differs('file_type', stored.fileType, kind);
   if (String(stored.sizeBytes) !== statement.size) differs('size_bytes', stored.sizeBytes, statement.size);
   if (stored.width !== bound.width) differs('width', stored.width, bound.width);
   if (stored.height !== bound.height) differs('height', stored.height, bound.height);
