@@ -28,7 +28,8 @@ interface CachedAnswer {
   fileKey: string | undefined;
   fileVersion: string | undefined;
   status: 200 | 404;
-  body: string;
+  /** The JSON, UTF-8 encoded once (the adapter then writes it without encoding or measuring it again). */
+  body: Uint8Array<ArrayBuffer>;
 }
 
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
@@ -69,7 +70,9 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     'Access-Control-Allow-Origin': '*',
     'Content-Type': 'application/json; charset=UTF-8',
   };
-  const answer = (body: string, status: number) => new Response(body, { status, headers: jsonHeaders });
+  const answer = (body: string | Uint8Array<ArrayBuffer>, status: number) =>
+    new Response(body, { status, headers: jsonHeaders });
+  const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
   const preflight = (c: Context) =>
     c.body(null, 204, {
       ...security,
@@ -88,11 +91,11 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         message: 'No file with this SHA-256 hash was signed here.',
         sign_url: `${baseUrl}/tools/sign`,
       };
-      return { fileKey: undefined, fileVersion: undefined, status: 404, body: JSON.stringify(unknown) };
+      return { fileKey: undefined, fileVersion: undefined, status: 404, body: encode(unknown) };
     }
     const { record, verdict } = checked;
     const description = describeRecord(record, fileUrls(record, baseUrl, cdnUrl));
-    const body = JSON.stringify({
+    const body = encode({
       verified: verdict.verified,
       ...description,
       event: { ...record.event, npub: npubOf(record.event.pubkey) },
