@@ -198,11 +198,46 @@ describe('StoredFileHashes', () => {
     await hashes.hashOf('documents/d.png');
     await hashes.hashOf('documents/d.png');
     expect(fresh.reads).toBe(2);
+    // Many checks at once: one read runs, one more waits for all that came after it started.
+    const many = await Promise.all(Array.from({ length: 20 }, () => hashes.hashOf('documents/d.png')));
+    expect(many.every((result) => result.digest?.sha256 === sha256(Uint8Array.of(1)))).toBe(true);
+    expect(fresh.reads).toBe(4);
     const settled = new CountingStorage(join(dir, 'files'), { racyVersionMs: 0 });
     const shared = new StoredFileHashes(settled);
     const all = await Promise.all(Array.from({ length: 10 }, () => shared.hashOf('documents/d.png')));
     expect(new Set(all.map((result) => result.digest?.sha256))).toEqual(new Set([sha256(Uint8Array.of(1))]));
     expect(settled.reads).toBe(1);
+  });
+
+  it('gives a check of a file without a stamp a read that started after it, never one already running', async () => {
+    /** Reads the bytes, then holds them until released, so a change can land while a read runs. */
+    class GatedStorage extends CountingStorage {
+      gates: Array<() => void> = [];
+      override async stream(key: string) {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of (await super.stream(key)) ?? []) chunks.push(chunk);
+        await new Promise<void>((resolve) => this.gates.push(resolve));
+        return chunks;
+      }
+    }
+    const storage = new GatedStorage(join(dir, 'files'));
+    await storage.put('documents/h.png', Uint8Array.of(1));
+    const hashes = new StoredFileHashes(storage);
+    const before = hashes.hashOf('documents/h.png');
+    while (storage.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The first read has the old bytes and waits; the file changes; two more checks come.
+    await writeFile(join(dir, 'files', 'documents', 'h.png'), Uint8Array.of(2));
+    const after = [hashes.hashOf('documents/h.png'), hashes.hashOf('documents/h.png')];
+    storage.gates.shift()?.();
+    expect((await before).digest?.sha256).toBe(sha256(Uint8Array.of(1)));
+    while (storage.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    storage.gates.shift()?.();
+    const results = await Promise.all(after);
+    expect(results.map((result) => result.digest?.sha256)).toEqual([
+      sha256(Uint8Array.of(2)),
+      sha256(Uint8Array.of(2)),
+    ]);
+    expect(storage.reads).toBe(2);
   });
 
   it('tells a missing file from an unreadable one, and forgets past maxEntries', async () => {

@@ -52,7 +52,8 @@ export async function hashBytes(bytes: Uint8Array): Promise<string> {
  * the same, so that checking a file on every verify call costs one `stat`, not a read of the file. A file
  * is read again when its stamp changes, when the store cannot tell one (then on every check), and after its
  * digest was dropped from the bounded memory. Files are read as streams where the store offers them (never
- * whole in memory), at most `concurrency` at a time; checks of the same file and stamp share one read.
+ * whole in memory), at most `concurrency` at a time; checks of the same file and stamp share one read, and
+ * checks of a file without a stamp share the next read that starts after them.
  *
  * @example
  * ```ts
@@ -67,6 +68,11 @@ export class StoredFileHashes {
   readonly #concurrency: number;
   readonly #known = new Map<string, { version: string; digest: StoredFileDigest | undefined }>();
   readonly #reading = new Map<string, Promise<StoredFileHash>>();
+  /** Per file whose stamp cannot be told: the running read, and the read queued behind it. */
+  readonly #unversioned = new Map<
+    string,
+    { running: Promise<StoredFileHash>; queued?: Promise<StoredFileHash> }
+  >();
   readonly #waiting: Array<() => void> = [];
   #active = 0;
 
@@ -84,7 +90,7 @@ export class StoredFileHashes {
   /** The digest of the bytes under `key` now: remembered while their stamp is unchanged, else read. */
   hashOf(key: string): Promise<StoredFileHash> {
     const version = this.readVersion(key);
-    if (version === undefined) return this.#read(key, undefined);
+    if (version === undefined) return this.#readUnversioned(key);
     const known = this.#known.get(key);
     if (known?.version === version) {
       // Least recently used first in the map's order: a hit moves to the end.
@@ -98,6 +104,33 @@ export class StoredFileHashes {
     const read = this.#read(key, version).finally(() => this.#reading.delete(readingKey));
     this.#reading.set(readingKey, read);
     return read;
+  }
+
+  /**
+   * A read of a file whose stamp cannot be told that starts after this call: a new one if none is running,
+   * else the one queued behind the running read, shared by every call that arrives meanwhile. A running read
+   * is not shared (it may have read the bytes before a change this call must see), yet however many calls
+   * come at once, at most one read of the file runs and one waits.
+   */
+  #readUnversioned(key: string): Promise<StoredFileHash> {
+    const slot = this.#unversioned.get(key);
+    if (slot === undefined) return this.#startUnversioned(key);
+    const next = () => this.#startUnversioned(key);
+    slot.queued ??= slot.running.then(next, next);
+    return slot.queued;
+  }
+
+  #startUnversioned(key: string): Promise<StoredFileHash> {
+    const slot: { running: Promise<StoredFileHash>; queued?: Promise<StoredFileHash> } = {
+      running: this.#read(key, undefined),
+    };
+    this.#unversioned.set(key, slot);
+    // Registered before any queued read's start, so it runs first: the slot stays while a read waits on it.
+    const done = () => {
+      if (this.#unversioned.get(key) === slot && slot.queued === undefined) this.#unversioned.delete(key);
+    };
+    void slot.running.then(done, done);
+    return slot.running;
   }
 
   async #read(key: string, version: string | undefined): Promise<StoredFileHash> {
