@@ -217,7 +217,9 @@ describe('StoredFileHashes', () => {
         const chunks: Uint8Array[] = [];
         for await (const chunk of (await super.stream(key)) ?? []) chunks.push(chunk);
         await new Promise<void>((resolve) => this.gates.push(resolve));
-        return chunks;
+        return (async function* () {
+          yield* chunks;
+        })();
       }
     }
     const storage = new GatedStorage(join(dir, 'files'));
