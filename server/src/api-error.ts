@@ -12,6 +12,8 @@ export type ApiErrorCode =
   | 'RATE_LIMITED'
   | 'INVALID_HASH'
   | 'NOT_FOUND'
+  | 'FILE_ALTERED'
+  | 'RECORD_ALTERED'
   | 'BUNKER_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 

@@ -2,6 +2,7 @@ import type { Signer } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from './api-error.js';
+import { RecordChecker } from './checked-records.js';
 import { SERVER_DEFAULTS } from './config.js';
 import { FileSigner } from './file-signer.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
@@ -12,6 +13,7 @@ import { createSignRoutes } from './routes/sign-routes.js';
 import { createVerifyRoutes } from './routes/verify-routes.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { RecordStore } from './storage/record-store.js';
+import { StoredFileHashes } from './storage/stored-file-hashes.js';
 
 /** What {@link createApp} is built from: the signer, the storage, the records, and the settings. */
 export interface AppDeps {
@@ -62,6 +64,9 @@ export function createApp(deps: AppDeps): SiegelApp {
     cdnUrl,
   });
 
+  // Every reading route reads records through one checker: event, stored fields and stored file checked.
+  const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage));
+
   const https = baseUrl.startsWith('https:');
   const errorHeaders = createSecurityHeaders({ https });
   const handleError: ErrorHandler = (error, c) => {
@@ -95,8 +100,8 @@ export function createApp(deps: AppDeps): SiegelApp {
     '/api',
     createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
   );
-  site.route('/', createPageRoutes({ records: deps.records, baseUrl, cdnUrl, maxUploadBytes }));
-  site.route('/', createFileRoutes({ storage: deps.storage, records: deps.records }));
+  site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes }));
+  site.route('/', createFileRoutes({ storage: deps.storage, checker, baseUrl, cdnUrl }));
   site.notFound((c) =>
     c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
   );
@@ -106,7 +111,7 @@ export function createApp(deps: AppDeps): SiegelApp {
   // handler directly (no middleware chain) and a synchronous answer stays synchronous. They set the security
   // headers themselves. Any other request falls through to `site`.
   const app = new Hono();
-  app.route('/api', createVerifyRoutes({ records: deps.records, baseUrl, cdnUrl, https }));
+  app.route('/api', createVerifyRoutes({ checker, baseUrl, cdnUrl, https }));
   app.notFound((c) => site.fetch(c.req.raw, c.env));
   app.onError(handleError);
   return { app, fileSigner };

@@ -17,8 +17,27 @@ export interface RecordDescription {
 }
 
 /**
+ * The npub of a hex public key, or `(not a valid public key)` for anything else (a stored record may have
+ * been altered into any text; the verdict says so, the description must not fail).
+ */
+export function npubOf(pubkey: string): string {
+  try {
+    return npubEncode(pubkey);
+  } catch {
+    return '(not a valid public key)';
+  }
+}
+
+/** Unix seconds as an ISO 8601 time, or the value as text when it is not a time. */
+export function isoTime(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString();
+}
+
+/**
  * Describe a record for the API. `metadata.author` joins several authors with `, ` (the existing API's
- * single string); `metadata.authors` lists them one by one.
+ * single string); `metadata.authors` lists them one by one. Reading answers describe the record as its
+ * signed event states it (`bindRecord`), never the stored fields as such.
  */
 export function describeRecord(record: SignedFileRecord, urls: FileUrls): RecordDescription {
   return {
@@ -35,8 +54,8 @@ export function describeRecord(record: SignedFileRecord, urls: FileUrls): Record
       title: record.title ?? null,
       ...(record.description === undefined ? {} : { description: record.description }),
     },
-    signer: { pubkey: record.pubkey, npub: npubEncode(record.pubkey) },
-    signed_at: new Date(record.event.created_at * 1000).toISOString(),
+    signer: { pubkey: record.pubkey, npub: npubOf(record.pubkey) },
+    signed_at: isoTime(record.event.created_at),
     urls,
     event: record.event,
   };

@@ -1,5 +1,5 @@
 import { raw } from 'hono/html';
-import { npubEncode } from 'nostr-tools/nip19';
+import { isoTime, npubOf } from './describe-record.js';
 import type { FileUrls } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 
@@ -19,10 +19,10 @@ export function toScriptJson(value: unknown, indent?: number): string {
 /** One sentence saying who signed what, when, with which key: the first thing a person or a model reads. */
 export function describeSigning(record: SignedFileRecord): string {
   const title = record.title ?? record.fileName;
-  const when = new Date(record.event.created_at * 1000).toISOString().replace('.000Z', 'Z');
+  const when = isoTime(record.event.created_at).replace('.000Z', 'Z');
   return (
     `${record.authors.join(', ')} signed the file “${title}” (${record.mimeType}, ${record.sizeBytes} bytes) ` +
-    `with the Nostr key ${npubEncode(record.pubkey)} on ${when}. Its SHA-256 hash is ${record.hash}.`
+    `with the Nostr key ${npubOf(record.pubkey)} on ${when}. Its SHA-256 hash is ${record.hash}.`
   );
 }
 
@@ -44,8 +44,8 @@ export function createJsonLd(record: SignedFileRecord, urls: FileUrls): Record<s
       { '@type': 'PropertyValue', propertyID: 'nostr:event', value: record.event.id },
     ],
     ...(record.width === undefined ? {} : { width: record.width, height: record.height }),
-    dateCreated: new Date(record.event.created_at * 1000).toISOString(),
-    sdPublisher: { '@type': 'Person', identifier: `nostr:${npubEncode(record.pubkey)}` },
+    dateCreated: isoTime(record.event.created_at),
+    sdPublisher: { '@type': 'Person', identifier: `nostr:${npubOf(record.pubkey)}` },
   };
 }
 
@@ -96,10 +96,10 @@ export async function renderEventPage(
             <dd class="title">{title}</dd>
             {record.description === undefined ? '' : [<dt>Description</dt>, <dd>{record.description}</dd>]}
             <dt>Signed at</dt>
-            <dd>{new Date(record.event.created_at * 1000).toISOString()}</dd>
+            <dd>{isoTime(record.event.created_at)}</dd>
             <dt>Signer (Nostr public key)</dt>
             <dd>
-              <code>{npubEncode(record.pubkey)}</code> (hex <code>{record.pubkey}</code>)
+              <code>{npubOf(record.pubkey)}</code> (hex <code>{record.pubkey}</code>)
             </dd>
           </dl>
           <h2>SHA-256 hash of the file</h2>
@@ -113,7 +113,8 @@ export async function renderEventPage(
           <h2>How to verify</h2>
           <ol>
             <li>
-              Ask the service (open to anyone; it re-checks the event id, signature and hash on every call):
+              Ask the service (open to anyone; on every call it re-checks the event's id and signature, the
+              stored record against the event, and the stored file against the hash):
               <pre>{`curl -s '${urls.verify}'`}</pre>
             </li>
             <li>

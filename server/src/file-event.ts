@@ -44,3 +44,67 @@ function describeKind(mimeType: string): string {
   if (mimeType === 'application/pdf') return 'PDF document';
   return 'Text';
 }
+
+/** What a file event (as {@link createFileEvent} makes them) states, read from its tags and content. */
+export interface FileEventStatement {
+  /** `x`: the file's SHA-256. */
+  hash: string | undefined;
+  /** `url`: where the file was published. */
+  url: string | undefined;
+  /** `m`: the file's MIME type. */
+  mimeType: string | undefined;
+  /** `size`: the file's length in bytes, as the tag's text. */
+  size: string | undefined;
+  /** `dim`: `{width}x{height}` (images). */
+  dim: string | undefined;
+  /** `author` tags, in order. */
+  authors: string[];
+  /** `summary`: the file's own description. */
+  description: string | undefined;
+  /**
+   * The name in the content, `“{name}” by {authors}`: the file's title, or the upload's name when the file
+   * has no title. `undefined` when the content is not of that form for the `author` tags.
+   */
+  name: string | undefined;
+}
+
+/**
+ * Read what a kind-1063 file event states: the first `x`, `url`, `m`, `size`, `dim` and `summary` tag, every
+ * `author` tag, and the name in the content. Says nothing about whether the event is signed: check that
+ * first (`checkStoredEvent`).
+ *
+ * @example
+ * ```ts
+ * readFileEvent(event).authors; // ['Ana Lima', 'Björn Ødegård']
+ * ```
+ */
+export function readFileEvent(event: Pick<EventTemplate, 'tags' | 'content'>): FileEventStatement {
+  // A stored event may have been altered into any JSON: only arrays of tags are read.
+  const tags = (Array.isArray(event.tags) ? event.tags : []).filter((tag) => Array.isArray(tag));
+  const first = (name: string) => {
+    const tag = tags.find((candidate) => candidate[0] === name);
+    return typeof tag?.[1] === 'string' ? tag[1] : undefined;
+  };
+  const authors = tags
+    .filter((tag) => tag[0] === 'author' && typeof tag[1] === 'string')
+    .map((tag) => tag[1] as string);
+  const suffix = `” by ${authors.join(', ')}`;
+  const { content } = event;
+  const name =
+    typeof content === 'string' &&
+    content.startsWith('“') &&
+    content.endsWith(suffix) &&
+    content.length >= 1 + suffix.length
+      ? content.slice(1, content.length - suffix.length)
+      : undefined;
+  return {
+    hash: first('x'),
+    url: first('url'),
+    mimeType: first('m'),
+    size: first('size'),
+    dim: first('dim'),
+    authors,
+    description: first('summary'),
+    name,
+  };
+}

@@ -1,8 +1,14 @@
 import { computeEventId, jsEngine, loadSigningEngine, type SigningEngine } from '@siegel/core/crypto';
 import { type NostrEvent, validateEvent } from 'nostr-tools/core';
+import { isoTime } from './describe-record.js';
+import { FILE_EVENT_KIND, readFileEvent } from './file-event.js';
+import { FILE_FORMATS } from './metadata/formats.js';
+import { documentKey } from './public-urls.js';
+import type { SignedFileRecord } from './storage/record-store.js';
+import type { StoredFileDigest } from './storage/stored-file-hashes.js';
 
 /** The checks run on a stored event each time it is verified. */
-export interface RecordChecks {
+export interface EventChecks {
   /** The event id is the SHA-256 of the event's serialization. */
   event_id: boolean;
   /** The Schnorr signature is valid for the id and the pubkey. */
@@ -12,11 +18,35 @@ export interface RecordChecks {
 }
 
 /** The outcome of {@link checkStoredEvent}: the checks, and why it failed (empty when it passed). */
+export interface EventVerdict {
+  verified: boolean;
+  checks: EventChecks;
+  reasons: string[];
+}
+
+/** The checks run on a stored record each time it is verified: its event's, and the record's own. */
+export interface RecordChecks extends EventChecks {
+  /** Every stored field of the record is what its signed event states (`created_at`: fits its time). */
+  fields: boolean;
+  /** The stored file is there and its bytes hash to the record's hash. */
+  file: boolean;
+}
+
+/** The outcome of {@link verifyRecord}: the checks, and what no longer matches (empty when it passed). */
 export interface RecordVerdict {
   verified: boolean;
   checks: RecordChecks;
   reasons: string[];
 }
+
+/**
+ * How long after its event was signed a record may have been written (seconds): the bunker signs first,
+ * then the file and its event pages are stored, then the record. Generous: a slow bunker or disk is not a
+ * forgery.
+ */
+export const RECORD_WRITE_WINDOW_SECONDS = 3600;
+/** How far the record's time may lie before its event's (seconds): the clock may be set back in between. */
+export const RECORD_CLOCK_SLACK_SECONDS = 600;
 
 const MEMO_LIMIT = 10_000;
 const verifiedEvents = new Map<string, true>();
@@ -34,7 +64,7 @@ let engine: SigningEngine = jsEngine;
  * sig) and the id is recomputed from the content first, so a verification that passed for the same triple is
  * remembered; any other triple is verified.
  */
-export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict {
+export function checkStoredEvent(event: NostrEvent, hash: string): EventVerdict {
   const reasons: string[] = [];
   let idOk = false;
   try {
@@ -58,7 +88,9 @@ export function checkStoredEvent(event: NostrEvent, hash: string): RecordVerdict
     }
   }
   if (!signatureOk) reasons.push('The Schnorr signature is not valid for this event and pubkey.');
-  const hashTagOk = event.tags.some((tag) => tag[0] === 'x' && tag[1] === hash);
+  const hashTagOk =
+    Array.isArray(event.tags) &&
+    event.tags.some((tag) => Array.isArray(tag) && tag[0] === 'x' && tag[1] === hash);
   if (!hashTagOk) reasons.push(`The event's \`x\` tag is not the file hash \`${hash}\`.`);
   return {
     verified: reasons.length === 0,
@@ -100,4 +132,145 @@ export async function prepareEventChecks(options: PrepareEventChecksOptions = {}
   if (!loaded.verifyEvent(event) || !jsEngine.verifyEvent(event))
     throw new Error('The Schnorr verifier does not work');
   engine = loaded;
+}
+
+/**
+ * The record as its signed event states it: event id, pubkey, MIME type (and so file type and storage key,
+ * `documents/{hash}.{extension}`), size, dimensions, authors, title (or, without one, the upload's name) and
+ * description all come from the event (see {@link readFileEvent}); only the hash (the record's key), the
+ * upload's name when the file has its own title, and the time the record was written come from the store.
+ * This is what every answer about a record reports; {@link verifyRecord} says whether the store agrees.
+ * Where the event states nothing (it is not a file event of this service), the stored value stands, and
+ * {@link verifyRecord} reports the mismatch.
+ */
+export function bindRecord(stored: SignedFileRecord): SignedFileRecord {
+  const { event } = stored;
+  const statement = readFileEvent(event);
+  const format = FILE_FORMATS.find((candidate) => candidate.mimeType === statement.mimeType);
+  const dimensions = /^(\d{1,9})x(\d{1,9})$/.exec(statement.dim ?? '');
+  const size = /^\d{1,15}$/.test(statement.size ?? '') ? Number(statement.size) : stored.sizeBytes;
+  const name = statement.name;
+  return {
+    hash: stored.hash,
+    eventId: typeof event.id === 'string' ? event.id : stored.eventId,
+    pubkey: typeof event.pubkey === 'string' ? event.pubkey : stored.pubkey,
+    fileType: format?.kind ?? stored.fileType,
+    mimeType: format?.mimeType ?? stored.mimeType,
+    sizeBytes: size,
+    width: dimensions === null ? undefined : Number(dimensions[1]),
+    height: dimensions === null ? undefined : Number(dimensions[2]),
+    authors: statement.authors,
+    title: name === undefined ? stored.title : stored.title === undefined ? undefined : name,
+    description: statement.description,
+    fileName: name === undefined || stored.title !== undefined ? stored.fileName : name,
+    fileKey: format === undefined ? stored.fileKey : documentKey(stored.hash, format.extension),
+    event,
+    createdAt: stored.createdAt,
+  };
+}
+
+/**
+ * Verify a stored record: its event ({@link checkStoredEvent}: id, Schnorr signature, `x` tag), every
+ * stored field against what the event states ({@link bindRecord}; `created_at`, which the event does not
+ * state, must fall between {@link RECORD_CLOCK_SLACK_SECONDS} before the event's time and
+ * {@link RECORD_WRITE_WINDOW_SECONDS} after it), and the stored file — `file` is the digest of the bytes
+ * under `bound.fileKey`, `undefined` when there are none (`fileError`: why they could not be read) — against
+ * the hash. Each mismatch is one reason, naming the column and quoting both values.
+ *
+ * @example
+ * ```ts
+ * const bound = bindRecord(stored);
+ * const { digest } = await hashes.hashOf(bound.fileKey);
+ * verifyRecord(stored, bound, digest).reasons; // ['`authors` does not match the signed event: …']
+ * ```
+ */
+export function verifyRecord(
+  stored: SignedFileRecord,
+  bound: SignedFileRecord,
+  file: StoredFileDigest | undefined,
+  fileError?: string,
+): RecordVerdict {
+  const event = checkStoredEvent(stored.event, stored.hash);
+  const fieldReasons = compareFields(stored, bound);
+  const fileReasons: string[] = [];
+  if (fileError !== undefined)
+    fileReasons.push(`The stored file \`${bound.fileKey}\` cannot be read: ${fileError}`);
+  else if (file === undefined) fileReasons.push(`The stored file \`${bound.fileKey}\` is missing.`);
+  else if (file.sha256 !== stored.hash)
+    fileReasons.push(
+      `The stored file's bytes do not match the hash: their SHA-256 is \`${file.sha256}\` (${file.size} bytes).`,
+    );
+  const reasons = [...event.reasons, ...fieldReasons, ...fileReasons];
+  return {
+    verified: reasons.length === 0,
+    checks: { ...event.checks, fields: fieldReasons.length === 0, file: fileReasons.length === 0 },
+    reasons,
+  };
+}
+
+/** The reasons why stored fields differ from what the event states (see {@link verifyRecord}). */
+function compareFields(stored: SignedFileRecord, bound: SignedFileRecord): string[] {
+  const reasons: string[] = [];
+  const statement = readFileEvent(stored.event);
+  const differs = (column: string, storedValue: unknown, signedValue: unknown, note = '') => {
+    reasons.push(
+      `\`${column}\` does not match the signed event: stored ${show(storedValue)}, signed ${show(signedValue)}${note}.`,
+    );
+  };
+  if (stored.event.kind !== FILE_EVENT_KIND) {
+    reasons.push(`The event is of kind ${show(stored.event.kind)}, not a file event (${FILE_EVENT_KIND}).`);
+  }
+  if (stored.eventId !== stored.event.id) differs('event_id', stored.eventId, stored.event.id);
+  if (stored.pubkey !== stored.event.pubkey) differs('pubkey', stored.pubkey, stored.event.pubkey);
+  if (stored.mimeType !== statement.mimeType) differs('mime_type', stored.mimeType, statement.mimeType);
+  const kind = FILE_FORMATS.find((format) => format.mimeType === statement.mimeType)?.kind;
+  if (stored.fileType !== kind) differs('file_type', stored.fileType, kind);
+  if (String(stored.sizeBytes) !== statement.size) differs('size_bytes', stored.sizeBytes, statement.size);
+  if (stored.width !== bound.width) differs('width', stored.width, bound.width);
+  if (stored.height !== bound.height) differs('height', stored.height, bound.height);
+  if (!sameList(stored.authors, statement.authors)) {
+    differs('authors', stored.authors.join(', '), statement.authors.join(', '));
+  }
+  if (statement.name === undefined) {
+    reasons.push("The event's content does not name the file as `“{title}” by {authors}`.");
+  } else if (stored.title !== undefined) {
+    if (stored.title !== statement.name) differs('title', stored.title, statement.name);
+  } else if (stored.fileName !== statement.name) {
+    differs(
+      'file_name',
+      stored.fileName,
+      statement.name,
+      ' (with no stored `title`, the name stands for it)',
+    );
+  }
+  if (stored.description !== statement.description) {
+    differs('description', stored.description, statement.description);
+  }
+  if (stored.fileKey !== bound.fileKey) differs('file_key', stored.fileKey, bound.fileKey);
+  const signedAt = stored.event.created_at;
+  if (
+    typeof signedAt === 'number' &&
+    !(
+      stored.createdAt >= signedAt - RECORD_CLOCK_SLACK_SECONDS &&
+      stored.createdAt <= signedAt + RECORD_WRITE_WINDOW_SECONDS
+    )
+  ) {
+    reasons.push(
+      `\`created_at\` does not match the signed event: the record says it was written at ${show(isoTime(stored.createdAt))}, ` +
+        `but its event was signed at ${show(isoTime(signedAt))}, and a record is written within ` +
+        `${RECORD_WRITE_WINDOW_SECONDS / 60} minutes after.`,
+    );
+  }
+  return reasons;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+/** A value for a reason: quoted in backticks (shortened past 100 characters), or `none`. */
+function show(value: unknown): string {
+  if (value === undefined || value === null) return 'none';
+  const text = String(value);
+  return `\`${text.length > 100 ? `${text.slice(0, 100)}…` : text}\``;
 }

@@ -1,11 +1,14 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FileStorage } from '../src/storage/file-storage.js';
 import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
 import { DuplicateRecordError } from '../src/storage/record-store.js';
 import { MIGRATIONS, SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
+import { hashBytes, StoredFileHashes } from '../src/storage/stored-file-hashes.js';
 import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 let dir: string;
@@ -118,5 +121,158 @@ describe('FileSigner.removeOrphans', () => {
     expect(await t.storage.get(`documents/${signed.hash}.gif`)).toBeDefined();
     expect(await t.storage.get(`events/${signed.hash}/index.html`)).toBeDefined();
     await t.close();
+  });
+});
+
+describe('FilesystemStorage.readVersion and stream', () => {
+  it('stamps a file by inode, size and times; undefined while missing or freshly written', async () => {
+    const fresh = new FilesystemStorage(join(dir, 'files'));
+    const storage = new FilesystemStorage(join(dir, 'files'), { racyVersionMs: 0 });
+    expect(storage.readVersion('documents/a.png')).toBeUndefined();
+    await storage.put('documents/a.png', Uint8Array.of(1, 2, 3));
+    // Written just now: its times cannot tell it from a write in the same clock tick.
+    expect(fresh.readVersion('documents/a.png')).toBeUndefined();
+    const first = storage.readVersion('documents/a.png');
+    expect(first).toMatch(/^\d+:\d+:3:[\d.]+:[\d.]+$/);
+    expect(storage.readVersion('documents/a.png')).toBe(first);
+    const path = join(dir, 'files', 'documents', 'a.png');
+    const stamps = new Set([first]);
+    await storage.put('documents/a.png', Uint8Array.of(1, 2, 4)); // replaced: another inode
+    stamps.add(storage.readVersion('documents/a.png'));
+    await writeFile(path, Uint8Array.of(1, 2, 3, 4)); // in place, another size
+    stamps.add(storage.readVersion('documents/a.png'));
+    await new Promise((resolve) => setTimeout(resolve, 30)); // past the kernel's timestamp tick
+    await writeFile(path, Uint8Array.of(9, 9, 9, 9)); // in place, same size: the change time moves
+    stamps.add(storage.readVersion('documents/a.png'));
+    expect(stamps.size).toBe(4);
+    expect(storage.readVersion('documents')).toBeUndefined(); // a directory
+    expect(storage.readVersion('../x')).toBeUndefined();
+  });
+
+  it('streams a file’s bytes, undefined when missing', async () => {
+    const storage = new FilesystemStorage(join(dir, 'files'));
+    const bytes = randomBytes(600_000);
+    await storage.put('documents/b.pdf', bytes);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of (await storage.stream('documents/b.pdf'))!) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    expect(await storage.stream('documents/none.pdf')).toBeUndefined();
+  });
+});
+
+/** The filesystem store, counting how often a file is read whole (instrumentation, not a stand-in). */
+class CountingStorage extends FilesystemStorage {
+  reads = 0;
+  override async stream(key: string) {
+    this.reads++;
+    return super.stream(key);
+  }
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe('StoredFileHashes', () => {
+  it('reads a file once while its stamp holds, again when it changes', async () => {
+    const storage = new CountingStorage(join(dir, 'files'), { racyVersionMs: 0 });
+    const hashes = new StoredFileHashes(storage);
+    const bytes = randomBytes(300_000);
+    await storage.put('documents/c.png', bytes);
+    const first = await hashes.hashOf('documents/c.png');
+    expect(first.digest).toEqual({ sha256: sha256(bytes), size: bytes.length });
+    expect(first.version).toBe(storage.readVersion('documents/c.png'));
+    expect((await hashes.hashOf('documents/c.png')).digest?.sha256).toBe(sha256(bytes));
+    expect(storage.reads).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const altered = Buffer.from(bytes);
+    altered[1000] = (altered[1000] ?? 0) ^ 0xff;
+    await writeFile(join(dir, 'files', 'documents', 'c.png'), altered);
+    expect((await hashes.hashOf('documents/c.png')).digest?.sha256).toBe(sha256(altered));
+    expect(storage.reads).toBe(2);
+  });
+
+  it('reads on every check while the stamp cannot be told, and shares one read between checks at once', async () => {
+    const fresh = new CountingStorage(join(dir, 'files'));
+    await fresh.put('documents/d.png', Uint8Array.of(1));
+    const hashes = new StoredFileHashes(fresh);
+    await hashes.hashOf('documents/d.png');
+    await hashes.hashOf('documents/d.png');
+    expect(fresh.reads).toBe(2);
+    // Many checks at once: one read runs, one more waits for all that came after it started.
+    const many = await Promise.all(Array.from({ length: 20 }, () => hashes.hashOf('documents/d.png')));
+    expect(many.every((result) => result.digest?.sha256 === sha256(Uint8Array.of(1)))).toBe(true);
+    expect(fresh.reads).toBe(4);
+    const settled = new CountingStorage(join(dir, 'files'), { racyVersionMs: 0 });
+    const shared = new StoredFileHashes(settled);
+    const all = await Promise.all(Array.from({ length: 10 }, () => shared.hashOf('documents/d.png')));
+    expect(new Set(all.map((result) => result.digest?.sha256))).toEqual(new Set([sha256(Uint8Array.of(1))]));
+    expect(settled.reads).toBe(1);
+  });
+
+  it('gives a check of a file without a stamp a read that started after it, never one already running', async () => {
+    /** Reads the bytes, then holds them until released, so a change can land while a read runs. */
+    class GatedStorage extends CountingStorage {
+      gates: Array<() => void> = [];
+      override async stream(key: string) {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of (await super.stream(key)) ?? []) chunks.push(chunk);
+        await new Promise<void>((resolve) => this.gates.push(resolve));
+        return (async function* () {
+          yield* chunks;
+        })();
+      }
+    }
+    const storage = new GatedStorage(join(dir, 'files'));
+    await storage.put('documents/h.png', Uint8Array.of(1));
+    const hashes = new StoredFileHashes(storage);
+    const before = hashes.hashOf('documents/h.png');
+    while (storage.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The first read has the old bytes and waits; the file changes; two more checks come.
+    await writeFile(join(dir, 'files', 'documents', 'h.png'), Uint8Array.of(2));
+    const after = [hashes.hashOf('documents/h.png'), hashes.hashOf('documents/h.png')];
+    storage.gates.shift()?.();
+    expect((await before).digest?.sha256).toBe(sha256(Uint8Array.of(1)));
+    while (storage.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    storage.gates.shift()?.();
+    const results = await Promise.all(after);
+    expect(results.map((result) => result.digest?.sha256)).toEqual([
+      sha256(Uint8Array.of(2)),
+      sha256(Uint8Array.of(2)),
+    ]);
+    expect(storage.reads).toBe(2);
+  });
+
+  it('tells a missing file from an unreadable one, and forgets past maxEntries', async () => {
+    const storage = new CountingStorage(join(dir, 'files'), { racyVersionMs: 0 });
+    const hashes = new StoredFileHashes(storage, { maxEntries: 1 });
+    expect(await hashes.hashOf('documents/none.png')).toEqual({ version: undefined, digest: undefined });
+    await mkdir(join(dir, 'files', 'documents', 'dir.png'), { recursive: true });
+    const unreadable = await hashes.hashOf('documents/dir.png');
+    expect(unreadable.digest).toBeUndefined();
+    expect(unreadable.error).toMatch(/EISDIR/);
+    await storage.put('documents/e.png', Uint8Array.of(1));
+    await storage.put('documents/f.png', Uint8Array.of(2));
+    storage.reads = 0;
+    for (const key of ['documents/e.png', 'documents/f.png', 'documents/e.png', 'documents/e.png']) {
+      await hashes.hashOf(key);
+    }
+    expect(storage.reads).toBe(3); // e, f (drops e), e again (drops f), then e remembered
+  });
+
+  it('hashes through get() in slices when a store cannot stream', async () => {
+    const bytes = randomBytes(2_500_000);
+    const memory: FileStorage = {
+      put: async () => {},
+      get: async (key) => (key === 'documents/g.png' ? new Uint8Array(bytes) : undefined),
+      delete: async () => {},
+      list: async function* () {},
+    };
+    const hashes = new StoredFileHashes(memory);
+    expect(await hashes.hashOf('documents/g.png')).toEqual({
+      version: undefined,
+      digest: { sha256: sha256(bytes), size: bytes.length },
+    });
+    expect(await hashBytes(bytes)).toBe(sha256(bytes));
+    expect(await hashBytes(new Uint8Array(0))).toBe(sha256(new Uint8Array(0)));
   });
 });

@@ -1,8 +1,14 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { npubEncode } from 'nostr-tools/nip19';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('GET /api/verify and /api/badge', () => {
   let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -36,7 +42,7 @@ describe('GET /api/verify and /api/badge', () => {
       metadata: { author: 'Zoë Ångström, 山田 太郎', title: 'Bericht über Ökologie – 2026' },
       signer: { pubkey: signed.event.pubkey, npub: npubEncode(signed.event.pubkey) },
       signed_at: new Date(signed.event.created_at * 1000).toISOString(),
-      checks: { event_id: true, signature: true, hash_tag: true },
+      checks: { event_id: true, signature: true, hash_tag: true, fields: true, file: true },
       reasons: [],
       urls: { file: `${BASE_URL}/documents/${signed.hash}.pdf` },
     });
@@ -124,7 +130,13 @@ describe('GET /api/verify and /api/badge', () => {
       );
       const body = await (await t.app.request(url)).json();
       expect(body.verified).toBe(false);
-      expect(body.checks).toEqual({ event_id: true, signature: false, hash_tag: true });
+      expect(body.checks).toEqual({
+        event_id: true,
+        signature: false,
+        hash_tag: true,
+        fields: true,
+        file: true,
+      });
       expect(body.reasons.join(' ')).toContain('signature');
     } finally {
       update.run(original, signed.hash);
@@ -140,5 +152,183 @@ describe('GET /api/verify and /api/badge', () => {
     expect(svg).toContain('✓ verified');
     expect(svg).toContain(`${BASE_URL}/verify/${signed.event.id}`);
     expect(await (await t.app.request('/api/badge?hash=nothing')).text()).toContain('not verified');
+  });
+
+  it('reports what the signed event states, not a changed column, and names the column', async () => {
+    const update = t.records.db.prepare('UPDATE signed_files SET authors = ?, title = ? WHERE hash = ?');
+    const url = `/api/verify?hash=${signed.hash}`;
+    expect((await (await t.app.request(url)).json()).verified).toBe(true); // an answer to reuse
+    try {
+      update.run(JSON.stringify(['Mallory Forger']), 'Forged', signed.hash);
+      const body = await (await t.app.request(url)).json();
+      expect(body).toMatchObject({
+        verified: false,
+        checks: { event_id: true, signature: true, hash_tag: true, fields: false, file: true },
+        metadata: { author: 'Zoë Ångström, 山田 太郎', title: 'Bericht über Ökologie – 2026' },
+      });
+      expect(body.reasons).toEqual([
+        '`authors` does not match the signed event: stored `Mallory Forger`, signed `Zoë Ångström, 山田 太郎`.',
+        '`title` does not match the signed event: stored `Forged`, signed `Bericht über Ökologie – 2026`.',
+      ]);
+      expect(body.message).toMatch(/^Not verified: `authors` does not match/);
+      // The forged author is only quoted in the reasons.
+      expect(JSON.stringify({ ...body, reasons: [], message: '' })).not.toContain('Mallory');
+      const page = await (await t.app.request(`/verify?hash=${signed.hash}`)).text();
+      expect(page).toContain('data-verified="false"');
+      expect(page).toContain('`authors` does not match the signed event');
+      expect(page).toContain('<dd id="result-author">Zoë Ångström, 山田 太郎</dd>');
+      expect(await (await t.app.request(`/api/badge?hash=${signed.hash}`)).text()).toContain('not verified');
+      // The event pages are rendered from the signed event: the forged author is on none of them.
+      const eventPage = await t.app.request(`/events/${signed.hash}/`);
+      expect(eventPage.status).toBe(200);
+      expect(await eventPage.text()).not.toContain('Mallory');
+      expect(await (await t.app.request(`/events/${signed.hash}/index.json`)).text()).not.toContain(
+        'Mallory',
+      );
+    } finally {
+      update.run(JSON.stringify(['Zoë Ångström', '山田 太郎']), 'Bericht über Ökologie – 2026', signed.hash);
+    }
+    expect((await (await t.app.request(url)).json()).verified).toBe(true);
+  });
+
+  it('reads columns altered into anything as not verified, never a 500', async () => {
+    const row = t.records.db
+      .prepare('SELECT authors, event_json, pubkey FROM signed_files WHERE hash = ?')
+      .get(signed.hash) as { authors: string; event_json: string; pubkey: string };
+    const update = (column: string, value: string) =>
+      t.records.db.prepare(`UPDATE signed_files SET ${column} = ? WHERE hash = ?`).run(value, signed.hash);
+    try {
+      for (const [column, value] of [
+        ['authors', '{not json'],
+        ['authors', '[1, 2]'],
+        ['event_json', 'null'],
+        ['event_json', '[]'],
+        ['event_json', '{"tags": 5, "created_at": 1e300, "pubkey": "zz"}'],
+        ['pubkey', 'not hex'],
+      ] as const) {
+        update(column, value);
+        for (const path of [
+          `/api/verify?hash=${signed.hash}`,
+          `/verify?hash=${signed.hash}`,
+          `/api/badge?hash=${signed.hash}`,
+          `/events/${signed.hash}/`,
+          `/${signed.hash}`,
+        ]) {
+          const response = await t.app.request(path);
+          expect(response.status, `${column}=${value} ${path}`).toBeLessThan(500);
+        }
+        const body = await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json();
+        expect(body.verified, `${column}=${value}`).toBe(false);
+        expect(body.reasons.length).toBeGreaterThan(0);
+        update('authors', row.authors);
+        update('event_json', row.event_json);
+        update('pubkey', row.pubkey);
+      }
+    } finally {
+      update('authors', row.authors);
+      update('event_json', row.event_json);
+      update('pubkey', row.pubkey);
+    }
+    expect(t.errors).toEqual([]);
+    expect((await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json()).verified).toBe(true);
+  });
+
+  it('never serves bytes whose SHA-256 is not the hash: 410 FILE_ALTERED, and verify says why', async () => {
+    const path = join(t.dir, 'files', 'documents', `${signed.hash}.pdf`);
+    const original = await readFile(path);
+    const altered = Buffer.from(original);
+    altered[100] = (altered[100] ?? 0) ^ 0x01;
+    try {
+      await writeFile(path, altered);
+      for (const url of [`/${signed.hash}`, `/${signed.hash}.pdf`, `/documents/${signed.hash}.pdf`]) {
+        const response = await t.app.request(url);
+        expect(response.status, url).toBe(410);
+        expect(response.headers.get('Content-Type'), url).toContain('application/json');
+        expect(response.headers.get('Cache-Control'), url).toBe('no-store');
+        const body = await response.json();
+        expect(body).toMatchObject({ success: false, error: 'FILE_ALTERED', hash: signed.hash });
+        expect(body.message).toContain(`\`${signed.hash}\``);
+      }
+      const body = await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json();
+      expect(body.verified).toBe(false);
+      expect(body.checks).toMatchObject({ fields: true, file: false });
+      expect(body.reasons).toEqual([
+        `The stored file's bytes do not match the hash: their SHA-256 is \`${sha256(altered)}\` (${altered.length} bytes).`,
+      ]);
+      await rm(path);
+      expect((await t.app.request(`/${signed.hash}`)).status).toBe(410);
+      expect((await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json()).reasons).toEqual([
+        `The stored file \`documents/${signed.hash}.pdf\` is missing.`,
+      ]);
+    } finally {
+      await writeFile(path, original);
+    }
+    const served = await t.app.request(`/${signed.hash}`);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(original)).toBe(true);
+    expect((await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json()).verified).toBe(true);
+  });
+
+  it('refuses the event pages of a record whose stored event no longer verifies (410 RECORD_ALTERED)', async () => {
+    const { event_json: original } = t.records.db
+      .prepare('SELECT event_json FROM signed_files WHERE hash = ?')
+      .get(signed.hash) as { event_json: string };
+    const event = JSON.parse(original);
+    const update = t.records.db.prepare('UPDATE signed_files SET event_json = ? WHERE hash = ?');
+    try {
+      update.run(JSON.stringify({ ...event, content: '“Forged” by Mallory Forger' }), signed.hash);
+      for (const url of [`/events/${signed.hash}/`, `/events/${signed.hash}/index.json`]) {
+        const response = await t.app.request(url);
+        expect(response.status, url).toBe(410);
+        const body = await response.json();
+        expect(body).toMatchObject({ success: false, error: 'RECORD_ALTERED', hash: signed.hash });
+        expect(body.message).toContain('event id does not match');
+      }
+    } finally {
+      update.run(original, signed.hash);
+    }
+    expect((await t.app.request(`/events/${signed.hash}/`)).status).toBe(200);
+  });
+});
+
+/** The filesystem store, counting how often a file is read whole (instrumentation, not a stand-in). */
+class CountingStorage extends FilesystemStorage {
+  reads = 0;
+  override async stream(key: string) {
+    this.reads++;
+    return super.stream(key);
+  }
+}
+
+describe('GET /api/verify on a settled file', () => {
+  it('reuses its check while the stored file’s stamp holds, and sees a change to the file alone', async () => {
+    const filesDir = await mkdtemp(join(tmpdir(), 'siegel-verify-files-'));
+    // Times count as settled at once here (the service waits 2 s), so answers are reused from the start.
+    const storage = new CountingStorage(filesDir, { racyVersionMs: 0 });
+    const t = await makeTestApp({ storage });
+    try {
+      const signed = await (
+        await signRequest(t.app, uploadForm('a.gif', await readFixture('gif-author.gif')))
+      ).json();
+      const url = `/api/verify?hash=${signed.hash}`;
+      for (let i = 0; i < 3; i++) expect((await (await t.app.request(url)).json()).verified).toBe(true);
+      expect(storage.reads).toBe(1);
+      // Same size, changed in place, no database write: only the file's stamp tells.
+      const path = join(filesDir, 'documents', `${signed.hash}.gif`);
+      const original = await readFile(path);
+      const altered = Buffer.from(original);
+      altered[20] = (altered[20] ?? 0) ^ 0x01;
+      await new Promise((resolve) => setTimeout(resolve, 30)); // past the kernel's timestamp tick
+      await writeFile(path, altered);
+      const body = await (await t.app.request(url)).json();
+      expect(body.verified).toBe(false);
+      expect(body.checks.file).toBe(false);
+      expect(storage.reads).toBe(2);
+      await writeFile(path, original);
+      expect((await (await t.app.request(url)).json()).verified).toBe(true);
+    } finally {
+      await t.close();
+      await rm(filesDir, { recursive: true, force: true });
+    }
   });
 });

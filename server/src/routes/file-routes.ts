@@ -1,45 +1,111 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { ApiError } from '../api-error.js';
-import { PAGE_STYLE } from '../event-page.js';
-import { CONTENT_TYPES } from '../metadata/formats.js';
+import type { CheckedRecord, RecordChecker } from '../checked-records.js';
+import { describeRecord } from '../describe-record.js';
+import { PAGE_STYLE, renderEventPage } from '../event-page.js';
+import { CONTENT_TYPES, FILE_FORMATS } from '../metadata/formats.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
-import { eventPageKey } from '../public-urls.js';
-import type { FileStorage } from '../storage/file-storage.js';
-import type { RecordStore } from '../storage/record-store.js';
+import { fileUrls } from '../public-urls.js';
+import { type FileStorage, isStorageKey } from '../storage/file-storage.js';
+import { hashBytes } from '../storage/stored-file-hashes.js';
 
 const EVENT_PAGE_CSP = inlineStyleCsp(PAGE_STYLE);
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Options of {@link createFileRoutes}. */
+export interface FileRoutesOptions {
+  storage: FileStorage;
+  /** Reads and checks records (their event, their fields, their stored file). */
+  checker: RecordChecker;
+  /** Public address of the service, no trailing slash (the event pages' links). */
+  baseUrl: string;
+  /** Where files and event pages are served from, no trailing slash. */
+  cdnUrl: string;
+}
 
 /**
  * Serves what the service stores, for when `CDN_URL` is the service itself (the default):
  * `/documents/{hash}.{ext}`, `/{hash}` and `/{hash}.{ext}` (Blossom BUD-01), and the event pages
  * `/events/{hash}/` (`index.html`) and `/events/{hash}/index.json`. Uploads are served with a sandboxing CSP.
+ *
+ * Nothing is served that its hash or its signed event does not back: a file's bytes are hashed as they are
+ * about to be sent (the very bytes in memory), and bytes whose SHA-256 is not the hash are refused with 410
+ * `FILE_ALTERED` — none of them sent. `/{hash}` reads the file the signed event names
+ * (`documents/{hash}.{extension of its m tag}`), never the stored `file_key` as such. Event pages are
+ * rendered from the record as its signed event states it, with the text of a text file only when its bytes
+ * match the hash; a record whose event no longer verifies (id, signature, `x` tag) gets 410 `RECORD_ALTERED`.
  */
-export function createFileRoutes(options: { storage: FileStorage; records: RecordStore }): Hono {
-  const { storage, records } = options;
+export function createFileRoutes(options: FileRoutesOptions): Hono {
+  const { storage, checker, baseUrl, cdnUrl } = options;
   const app = new Hono();
   const notFound = () => new ApiError(404, 'NOT_FOUND', 'No such file');
+  // 410 answers are not to be kept by caches: an operator who restores the file fixes them at once.
+  const gone = (c: Context, error: ApiError) => c.json(error.toJSON(), 410, { 'Cache-Control': 'no-store' });
+  const fileAltered = (c: Context, hash: string, why: string) =>
+    gone(
+      c,
+      new ApiError(410, 'FILE_ALTERED', `The stored file of \`${hash}\` ${why}; it is not served`, {
+        hash,
+        verify: `${baseUrl}/api/verify?hash=${hash}`,
+      }),
+    );
 
-  app.get('/documents/:name{[0-9a-f]{64}\\.[a-z]{2,4}}', async (c) => {
-    const name = c.req.param('name') ?? '';
-    const data = await storage.get(`documents/${name}`);
-    const type = CONTENT_TYPES[name.split('.')[1] ?? ''];
-    if (data === undefined || type === undefined) throw notFound();
+  /** Send `data` if its SHA-256 is `hash`, else 410 with nothing of it. */
+  const serveFile = async (c: Context, hash: string, data: Uint8Array<ArrayBuffer>, type: string) => {
+    const actual = await hashBytes(data);
+    if (actual !== hash) {
+      return fileAltered(c, hash, `no longer matches its hash (its bytes hash to \`${actual}\`)`);
+    }
     return c.body(data, 200, {
       'Content-Type': type,
+      // Explicit, so a HEAD (which Hono answers from this GET route, body dropped) still tells the size.
       'Content-Length': String(data.byteLength),
       'Content-Security-Policy': UPLOAD_CSP,
       'Cache-Control': IMMUTABLE,
       'Access-Control-Allow-Origin': '*',
     });
+  };
+
+  app.get('/documents/:name{[0-9a-f]{64}\\.[a-z]{2,4}}', async (c) => {
+    const name = c.req.param('name') ?? '';
+    const type = CONTENT_TYPES[name.split('.')[1] ?? ''];
+    const data = type === undefined ? undefined : await storage.get(`documents/${name}`);
+    if (data === undefined || type === undefined) throw notFound();
+    return serveFile(c, name.slice(0, 64), data, type);
   });
+
+  /** The checked record of `hash` whose event still verifies, or the answer refusing it. */
+  const readEventRecord = async (
+    c: Context,
+    hash: string,
+  ): Promise<{ checked: CheckedRecord } | { refusal: Response }> => {
+    const checked = await checker.findByHash(hash);
+    if (checked === undefined) throw notFound();
+    const { checks, reasons } = checked.verdict;
+    if (checks.event_id && checks.signature && checks.hash_tag) return { checked };
+    const error = new ApiError(
+      410,
+      'RECORD_ALTERED',
+      `The stored event of \`${hash}\` no longer verifies: ${reasons.join(' ')}`,
+      { hash, reasons, verify: `${baseUrl}/api/verify?hash=${hash}` },
+    );
+    return { refusal: gone(c, error) };
+  };
 
   app.get('/events/:hash{[0-9a-f]{64}}', (c) => c.redirect(`/events/${c.req.param('hash')}/`, 301));
   for (const path of ['/events/:hash{[0-9a-f]{64}}/', '/events/:hash{[0-9a-f]{64}}/index.html']) {
     app.get(path, async (c) => {
-      const data = await storage.get(eventPageKey(c.req.param('hash') ?? '', 'index.html'));
-      if (data === undefined) throw notFound();
-      return c.body(data, 200, {
+      const hash = c.req.param('hash') ?? '';
+      const read = await readEventRecord(c, hash);
+      if ('refusal' in read) return read.refusal;
+      const { record } = read.checked;
+      let text: string | undefined;
+      if (record.fileType === 'text') {
+        const bytes = await storage.get(record.fileKey);
+        if (bytes !== undefined && (await hashBytes(bytes)) === hash) text = new TextDecoder().decode(bytes);
+      }
+      const html = await renderEventPage(record, fileUrls(record, baseUrl, cdnUrl), baseUrl, text);
+      return c.body(html, 200, {
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Security-Policy': EVENT_PAGE_CSP,
         'Cache-Control': 'public, max-age=300',
@@ -47,9 +113,11 @@ export function createFileRoutes(options: { storage: FileStorage; records: Recor
     });
   }
   app.get('/events/:hash{[0-9a-f]{64}}/index.json', async (c) => {
-    const data = await storage.get(eventPageKey(c.req.param('hash') ?? '', 'index.json'));
-    if (data === undefined) throw notFound();
-    return c.body(data, 200, {
+    const hash = c.req.param('hash') ?? '';
+    const read = await readEventRecord(c, hash);
+    if ('refusal' in read) return read.refusal;
+    const { record } = read.checked;
+    return c.body(JSON.stringify(describeRecord(record, fileUrls(record, baseUrl, cdnUrl)), null, 2), 200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Cache-Control': 'public, max-age=300',
       'Access-Control-Allow-Origin': '*',
@@ -58,19 +126,15 @@ export function createFileRoutes(options: { storage: FileStorage; records: Recor
 
   app.get('/:blob{[0-9a-f]{64}(\\.[a-z0-9]{1,10})?}', async (c) => {
     const hash = (c.req.param('blob') ?? '').slice(0, 64);
-    const record = await records.findByHash(hash);
-    const data = record === undefined ? undefined : await storage.get(record.fileKey);
-    if (record === undefined || data === undefined) throw notFound();
-    return c.body(data, 200, {
-      'Content-Type': record.mimeType.startsWith('text/')
-        ? `${record.mimeType}; charset=utf-8`
-        : record.mimeType,
-      // Explicit, so a HEAD (which Hono answers from this GET route, body dropped) still tells the size.
-      'Content-Length': String(data.byteLength),
-      'Content-Security-Policy': UPLOAD_CSP,
-      'Cache-Control': IMMUTABLE,
-      'Access-Control-Allow-Origin': '*',
-    });
+    const checked = await checker.findByHash(hash);
+    if (checked === undefined) throw notFound();
+    const { record } = checked;
+    // A key the event does not determine (its `m` tag is no format of this service) is the stored one.
+    const data = isStorageKey(record.fileKey) ? await storage.get(record.fileKey) : undefined;
+    if (data === undefined) return fileAltered(c, hash, 'is missing');
+    const format = FILE_FORMATS.find((candidate) => candidate.mimeType === record.mimeType);
+    const type = format === undefined ? 'application/octet-stream' : CONTENT_TYPES[format.extension];
+    return serveFile(c, hash, data, type ?? 'application/octet-stream');
   });
   return app;
 }

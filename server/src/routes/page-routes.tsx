@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
+import type { RecordChecker } from '../checked-records.js';
 import { fileUrls } from '../public-urls.js';
-import type { RecordStore } from '../storage/record-store.js';
-import { checkStoredEvent } from '../verify-record.js';
 import { readBrowserScript } from '../web/browser-scripts.js';
 import { Layout } from '../web/layout.js';
 import { SignPage } from '../web/sign-page.js';
@@ -12,7 +11,8 @@ import { readHashParam } from './verify-routes.js';
 
 /** Options of {@link createPageRoutes}. */
 export interface PageRoutesOptions {
-  records: RecordStore;
+  /** Reads and checks records (their event, their fields, their stored file). */
+  checker: RecordChecker;
   baseUrl: string;
   cdnUrl: string;
   maxUploadBytes: number;
@@ -24,7 +24,7 @@ export interface PageRoutesOptions {
  * @throws {Error} when the pages' bundled scripts are missing (see {@link readBrowserScript}).
  */
 export function createPageRoutes(options: PageRoutesOptions): Hono {
-  const { records, baseUrl, cdnUrl } = options;
+  const { checker, baseUrl, cdnUrl } = options;
   const app = new Hono();
   const asset = (body: string, type: string) => () =>
     new Response(body, { headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=300' } });
@@ -45,8 +45,8 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
         400,
       );
     }
-    const record = await records.findByHash(hash);
-    if (record === undefined) {
+    const checked = await checker.findByHash(hash);
+    if (checked === undefined) {
       return c.html(
         <VerifyPage hash={hash}>
           <NotFoundResult hash={hash} />
@@ -54,20 +54,17 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
         404,
       );
     }
+    const { record, verdict } = checked;
     return c.html(
       <VerifyPage hash={hash}>
-        <VerifyResult
-          record={record}
-          verdict={checkStoredEvent(record.event, hash)}
-          urls={fileUrls(record, baseUrl, cdnUrl)}
-        />
+        <VerifyResult record={record} verdict={verdict} urls={fileUrls(record, baseUrl, cdnUrl)} />
       </VerifyPage>,
     );
   });
 
   app.get('/verify/:eventId{[0-9a-f]{64}}', async (c) => {
-    const record = await records.findByEventId(c.req.param('eventId') ?? '');
-    if (record === undefined) {
+    const checked = await checker.findByEventId(c.req.param('eventId') ?? '');
+    if (checked === undefined) {
       return c.html(
         <Layout title="Unknown event">
           <h1>Unknown event</h1>
@@ -76,14 +73,11 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
         404,
       );
     }
+    const { record, verdict } = checked;
     return c.html(
       <Layout title={`Verify “${record.title ?? record.fileName}”`}>
         <h1>{`“${record.title ?? record.fileName}”`}</h1>
-        <VerifyResult
-          record={record}
-          verdict={checkStoredEvent(record.event, record.hash)}
-          urls={fileUrls(record, baseUrl, cdnUrl)}
-        />
+        <VerifyResult record={record} verdict={verdict} urls={fileUrls(record, baseUrl, cdnUrl)} />
       </Layout>,
     );
   });

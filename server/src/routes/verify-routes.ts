@@ -1,16 +1,15 @@
 import { type Context, Hono } from 'hono';
-import { npubEncode } from 'nostr-tools/nip19';
 import { ApiError } from '../api-error.js';
 import { renderBadge } from '../badge.js';
-import { describeRecord } from '../describe-record.js';
+import type { RecordChecker } from '../checked-records.js';
+import { describeRecord, npubOf } from '../describe-record.js';
 import { createSecurityHeaders } from '../middleware/security-headers.js';
 import { fileUrls } from '../public-urls.js';
-import type { RecordStore } from '../storage/record-store.js';
-import { checkStoredEvent } from '../verify-record.js';
 
 /** Options of {@link createVerifyRoutes}. */
 export interface VerifyRoutesOptions {
-  records: RecordStore;
+  /** Reads and checks records (their event, their fields, their stored file). */
+  checker: RecordChecker;
   baseUrl: string;
   cdnUrl: string;
   /** Whether the service is served over HTTPS (adds HSTS). */
@@ -20,11 +19,17 @@ export interface VerifyRoutesOptions {
 /** How many serialized verify answers are kept for reuse (each a few KiB). */
 const MAX_CACHED_ANSWERS = 5000;
 
-/** A verify answer as sent, and the record store's change stamp it was built under. */
+/**
+ * A verify answer as sent, and what it was built under: the record store's change stamp and, for a record,
+ * its stored file's key and stamp.
+ */
 interface CachedAnswer {
   stamp: string;
+  fileKey: string | undefined;
+  fileVersion: string | undefined;
   status: 200 | 404;
-  body: string;
+  /** The JSON, UTF-8 encoded once (the adapter then writes it without encoding or measuring it again). */
+  body: Uint8Array<ArrayBuffer>;
 }
 
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
@@ -40,14 +45,18 @@ export function readHashParam(value: string | undefined): string | undefined {
  * The open verify API, CORS open to every origin:
  * `GET /api/verify?hash=` → 200 `{ verified, hash, event: { id, pubkey, npub, created_at, … }, metadata,
  * signer, signed_at, urls, checks, reasons }`; 404 `{ verified: false, hash, message, sign_url }` when unknown,
- * 400 for a malformed hash. Each answer reflects the stored record at the time of the call: the record is
- * read and its event's id, signature and `x` tag checked whenever the store may have changed since the
- * answer was last built (see {@link RecordStore.readChangeStamp}, asked on every call).
- * `GET /api/badge?hash=` → an SVG badge linking to the verify page.
+ * 400 for a malformed hash. Each answer reflects the stored record and file at the time of the call: the
+ * record is read and checked ({@link RecordChecker}: event id, signature, `x` tag, every stored field
+ * against the event, the stored file against the hash) whenever the store may have changed since the answer
+ * was last built (`RecordStore.readChangeStamp`) or the stored file may have (`FileStorage.readVersion`),
+ * both asked on every call. What it reports (author, title, type, size, URLs) is what the signed event
+ * states, never a stored field as such.
+ * `GET /api/badge?hash=` → an SVG badge linking to the verify page, "verified" by the same checks.
  */
 export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   const app = new Hono();
-  const { records, baseUrl, cdnUrl } = options;
+  const { checker, baseUrl, cdnUrl } = options;
+  const { records } = checker;
   const answers = new Map<string, CachedAnswer>();
   // This is the hot path: answers are built as `new Response(body, { headers })` with one plain header object
   // (security headers, open CORS), which @hono/node-server writes as it is (Hono's `c.body()` would first copy
@@ -61,7 +70,9 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     'Access-Control-Allow-Origin': '*',
     'Content-Type': 'application/json; charset=UTF-8',
   };
-  const answer = (body: string, status: number) => new Response(body, { status, headers: jsonHeaders });
+  const answer = (body: string | Uint8Array<ArrayBuffer>, status: number) =>
+    new Response(body, { status, headers: jsonHeaders });
+  const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
   const preflight = (c: Context) =>
     c.body(null, 204, {
       ...security,
@@ -70,32 +81,38 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       'Access-Control-Max-Age': '86400',
     });
 
-  /** Read the record and check its event: the full answer, built from what is stored now. */
+  /** Read the record and check it: the full answer, built from what is stored now. */
   const buildAnswer = async (hash: string): Promise<Omit<CachedAnswer, 'stamp'>> => {
-    const record = await records.findByHash(hash);
-    if (record === undefined) {
+    const checked = await checker.findByHash(hash);
+    if (checked === undefined) {
       const unknown = {
         verified: false,
         hash,
         message: 'No file with this SHA-256 hash was signed here.',
         sign_url: `${baseUrl}/tools/sign`,
       };
-      return { status: 404, body: JSON.stringify(unknown) };
+      return { fileKey: undefined, fileVersion: undefined, status: 404, body: encode(unknown) };
     }
-    const verdict = checkStoredEvent(record.event, hash);
+    const { record, verdict } = checked;
     const description = describeRecord(record, fileUrls(record, baseUrl, cdnUrl));
-    const body = JSON.stringify({
+    const body = encode({
       verified: verdict.verified,
       ...description,
-      event: { ...record.event, npub: npubEncode(record.event.pubkey) },
+      event: { ...record.event, npub: npubOf(record.event.pubkey) },
       checks: verdict.checks,
       message: verdict.verified
         ? `Signed by ${record.authors.join(', ')} with ${description.signer.npub}.`
         : `Not verified: ${verdict.reasons.join(' ')}`,
       reasons: verdict.reasons,
     });
-    return { status: 200, body };
+    return { fileKey: record.fileKey, fileVersion: checked.fileVersion, status: 200, body };
   };
+
+  /** Whether a built answer still holds: same store stamp, and (for a record) the same file stamp. */
+  const stillHolds = (cached: CachedAnswer | undefined, stamp: string): cached is CachedAnswer =>
+    cached !== undefined &&
+    cached.stamp === stamp &&
+    (cached.fileKey === undefined || checker.hashes.readVersion(cached.fileKey) === cached.fileVersion);
 
   app.options('/verify', preflight);
   app.get('/verify', (c): Response | Promise<Response> => {
@@ -110,15 +127,16 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       );
       return answer(JSON.stringify(error.toJSON()), 400);
     }
-    // The stamp is read before the record: a change after it shows as a new stamp on the next call.
+    // The stamps are read before the record and the file: a change after that shows as a new stamp on the
+    // next call. An answer about a file whose stamp cannot be told is not reused.
     const stamp = records.readChangeStamp?.();
     const cached = answers.get(hash);
-    if (stamp !== undefined && cached?.stamp === stamp) return answer(cached.body, cached.status);
+    if (stamp !== undefined && stillHolds(cached, stamp)) return answer(cached.body, cached.status);
     return buildAnswer(hash).then((built) => {
-      if (stamp !== undefined) {
+      if (stamp !== undefined && (built.fileKey === undefined || built.fileVersion !== undefined)) {
         if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
         answers.set(hash, { stamp, ...built });
-      }
+      } else answers.delete(hash);
       return answer(built.body, built.status);
     });
   });
@@ -126,10 +144,14 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   app.options('/badge', preflight);
   app.get('/badge', async (c) => {
     const hash = readHashParam(c.req.query('hash'));
-    const record = hash === undefined ? undefined : await records.findByHash(hash);
-    const verified =
-      record !== undefined && hash !== undefined && checkStoredEvent(record.event, hash).verified;
-    const href = record === undefined ? `${baseUrl}/verify` : `${baseUrl}/verify/${record.eventId}`;
+    const checked = hash === undefined ? undefined : await checker.findByHash(hash);
+    const verified = checked?.verdict.verified === true;
+    const href =
+      checked === undefined
+        ? `${baseUrl}/verify`
+        : verified
+          ? `${baseUrl}/verify/${checked.record.eventId}`
+          : `${baseUrl}/verify?hash=${checked.record.hash}`;
     return c.body(renderBadge(verified, href), 200, {
       ...security,
       'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",

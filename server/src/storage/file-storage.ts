@@ -13,6 +13,19 @@ export interface FileStorage {
   list(prefix: string): AsyncIterable<string>;
   /** Delete what a crash left mid-write, if the store can leave anything; returns what it deleted. */
   removeLeftovers?(): Promise<string[]>;
+  /**
+   * The bytes under `key` as a stream of chunks, or `undefined` when there are none. Optional: it lets a
+   * stored file be hashed without holding all of it in memory; without it, `get` is used.
+   */
+  stream?(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /**
+   * A cheap, synchronous stamp of the bytes under `key`: it differs whenever they may have changed (the
+   * filesystem: device, inode, size, modification and change time). `undefined` when the store cannot tell
+   * — the key is missing, or was written too recently for its times to tell two writes apart — and the bytes
+   * must be read. A stored file's hash check is reused only while its stamp is the one it was made under.
+   * Optional: a store that cannot tell leaves it out, and every check reads the bytes.
+   */
+  readVersion?(key: string): string | undefined;
 }
 
 /** Whether `key` is a safe storage key: lowercase path segments, no `..`, no leading slash. */

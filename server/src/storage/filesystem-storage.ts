@@ -1,8 +1,22 @@
-import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { type Dirent, statSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { isStaleTempName, writeFileDurable } from '@siegel/core/fs';
 import { type FileStorage, isStorageKey } from './file-storage.js';
+
+/**
+ * How recent (ms) a file's modification or change time may be for {@link FilesystemStorage.readVersion} to
+ * still answer `undefined`. The kernel stamps those times at its clock tick (a few ms on Linux; FAT keeps
+ * 2 s), so two writes close together can leave them equal: a file changed this recently is read again on
+ * every check, as git does with "racily clean" index entries.
+ */
+export const RACY_VERSION_MS = 2000;
+
+/** How many key → path resolutions {@link FilesystemStorage.readVersion} keeps (then starts over). */
+const MAX_VERSION_PATHS = 10_000;
+
+/** Chunk size of {@link FilesystemStorage.stream}. */
+const STREAM_CHUNK_BYTES = 256 * 1024;
 
 /**
  * {@link FileStorage} on the local filesystem under `root` (the default: `{SIEGEL_DATA_DIR}/files`).
@@ -16,7 +30,20 @@ import { type FileStorage, isStorageKey } from './file-storage.js';
  * ```
  */
 export class FilesystemStorage implements FileStorage {
-  constructor(readonly root: string) {}
+  readonly #racyVersionMs: number;
+  /** Paths of the keys {@link readVersion} was asked about (it runs on every verify call; ~1 µs saved). */
+  readonly #versionPaths = new Map<string, string>();
+
+  /**
+   * @param root the directory keys are paths under.
+   * @param options `racyVersionMs`: see {@link RACY_VERSION_MS} (the default); tests set 0.
+   */
+  constructor(
+    readonly root: string,
+    options: { racyVersionMs?: number } = {},
+  ) {
+    this.#racyVersionMs = options.racyVersionMs ?? RACY_VERSION_MS;
+  }
 
   private pathOf(key: string): string {
     if (!isStorageKey(key)) throw new Error(`Invalid storage key \`${key}\``);
@@ -37,6 +64,43 @@ export class FilesystemStorage implements FileStorage {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+  }
+
+  async stream(key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    // The stream owns the handle: it closes it at the end, on an error, or when the reader stops early.
+    return handle.createReadStream({ highWaterMark: STREAM_CHUNK_BYTES });
+  }
+
+  /**
+   * `{dev}:{ino}:{size}:{mtimeMs}:{ctimeMs}` of the file (one `stat`, about 2 µs), or `undefined` when it is
+   * missing, cannot be read, or changed within the last {@link RACY_VERSION_MS} (or `racyVersionMs`). Any write changes the change
+   * time (which, unlike the modification time, cannot be set back), and a file replaced by another gets
+   * another inode.
+   */
+  readVersion(key: string): string | undefined {
+    let stats: ReturnType<typeof statSync>;
+    try {
+      let path = this.#versionPaths.get(key);
+      if (path === undefined) {
+        path = this.pathOf(key);
+        if (this.#versionPaths.size >= MAX_VERSION_PATHS) this.#versionPaths.clear();
+        this.#versionPaths.set(key, path);
+      }
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    if (stats === undefined || !stats.isFile()) return undefined;
+    const settled = Date.now() - this.#racyVersionMs;
+    if (stats.ctimeMs > settled || stats.mtimeMs > settled) return undefined;
+    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
   }
 
   async delete(key: string): Promise<void> {

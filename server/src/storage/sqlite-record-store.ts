@@ -158,12 +158,36 @@ function toRecord(row: Row): SignedFileRecord {
     sizeBytes: row.size_bytes,
     width: row.width ?? undefined,
     height: row.height ?? undefined,
-    authors: JSON.parse(row.authors) as string[],
+    authors: readAuthors(row.authors),
     title: row.title ?? undefined,
     description: row.description ?? undefined,
     fileName: row.file_name,
     fileKey: row.file_key,
-    event: JSON.parse(row.event_json) as NostrEvent,
+    event: readEvent(row.event_json),
     createdAt: row.created_at,
   };
+}
+
+/**
+ * The `authors` column: a JSON array of strings. Anything else (the column was altered) is kept as one
+ * author, its text, so that the verdict quotes it instead of failing to read the record.
+ */
+function readAuthors(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+  } catch {}
+  return [text];
+}
+
+/**
+ * The `event_json` column. Text that is not a JSON object (the column was altered) reads as an event with
+ * nothing in it, which fails every check of the verdict instead of failing to read the record.
+ */
+function readEvent(text: string): NostrEvent {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as NostrEvent;
+  } catch {}
+  return {} as NostrEvent;
 }

@@ -1,10 +1,13 @@
-import { npubEncode } from 'nostr-tools/nip19';
+import { isoTime, npubOf } from '../describe-record.js';
 import { describeSigning } from '../event-page.js';
 import type { FileUrls } from '../public-urls.js';
 import type { SignedFileRecord } from '../storage/record-store.js';
 import type { RecordVerdict } from '../verify-record.js';
 
-/** The verdict on a signed file, as the verify pages show it (all text escaped by JSX). */
+/**
+ * The verdict on a signed file, as the verify pages show it (all text escaped by JSX). `record` is the record
+ * as its signed event states it (`bindRecord`); the reasons name any stored field or file that disagrees.
+ */
 export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordVerdict; urls: FileUrls }) {
   const { record, verdict, urls } = props;
   return (
@@ -12,7 +15,7 @@ export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordV
       {verdict.verified ? (
         <p class="verdict ok">✓ Verified: this exact file was signed.</p>
       ) : (
-        <p class="verdict bad">✗ Not verified: the stored signature does not hold.</p>
+        <p class="verdict bad">✗ Not verified: the stored record no longer matches its signature.</p>
       )}
       <p class="statement">{describeSigning(record)}</p>
       {verdict.reasons.length === 0 ? (
@@ -31,17 +34,25 @@ export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordV
         <dd id="result-title">{record.title ?? record.fileName}</dd>
         <dt>Signer</dt>
         <dd>
-          <code>{npubEncode(record.pubkey)}</code>
+          <code>{npubOf(record.pubkey)}</code>
         </dd>
         <dt>Signed at</dt>
-        <dd>{new Date(record.event.created_at * 1000).toISOString()}</dd>
+        <dd>{isoTime(record.event.created_at)}</dd>
         <dt>SHA-256</dt>
         <dd>
           <code id="result-hash">{record.hash}</code>
         </dd>
         <dt>Checks</dt>
         <dd>
-          {`event id ${verdict.checks.event_id ? '✓' : '✗'} · signature ${verdict.checks.signature ? '✓' : '✗'} · hash tag ${verdict.checks.hash_tag ? '✓' : '✗'}`}
+          {[
+            ['event id', verdict.checks.event_id],
+            ['signature', verdict.checks.signature],
+            ['hash tag', verdict.checks.hash_tag],
+            ['stored fields', verdict.checks.fields],
+            ['file bytes', verdict.checks.file],
+          ]
+            .map(([name, ok]) => `${name} ${ok ? '✓' : '✗'}`)
+            .join(' · ')}
         </dd>
       </dl>
       <ul>
