@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,35 @@ describe.each(implementations)('%s', (name, make) => {
     ]);
     expect(await readFile(join(dir, 'same-1.txt'), 'utf8')).toBe('a'.repeat(8_192));
     expect(await readFile(join(dir, 'same-2.txt'), 'utf8')).toBe('a'.repeat(8_192));
+  });
+
+  it("keeps the replaced file's mode (regression: a 0600 page became 0644); a new file gets the default", async () => {
+    const probe = join(dir, 'probe.txt');
+    await writeFile(probe, 'x');
+    const defaultMode = (await stat(probe)).mode & 0o7777; // 0666 less this process's umask
+    const modes = [0o600, 0o644, 0o640, 0o755, 0o400];
+    await Promise.all(
+      modes.map(async (mode) => {
+        await writeFile(join(dir, `mode-${mode.toString(8)}.html`), 'old');
+        await chmod(join(dir, `mode-${mode.toString(8)}.html`), mode);
+      }),
+    );
+    await io.run([
+      ...modes.map((mode) => ({
+        op: 'replace' as const,
+        path: join(dir, `mode-${mode.toString(8)}.html`),
+        data: Buffer.from('new'),
+      })),
+      { op: 'replace', path: join(dir, 'mode-new.html'), data: 'fresh' },
+    ]);
+    for (const mode of modes) {
+      const path = join(dir, `mode-${mode.toString(8)}.html`);
+      expect(await readFile(path, 'utf8')).toBe('new');
+      expect(((await stat(path)).mode & 0o7777).toString(8)).toBe(mode.toString(8));
+    }
+    expect(((await stat(join(dir, 'mode-new.html'))).mode & 0o7777).toString(8)).toBe(
+      defaultMode.toString(8),
+    );
   });
 
   it('writes a Uint8Array that is a view into a larger buffer exactly (only the view)', async () => {
