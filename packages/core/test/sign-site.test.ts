@@ -261,6 +261,38 @@ describe('signSite', () => {
     expect(batches).toEqual([1]);
   });
 
+  it('a page over maxPageBytes fails unread with the limit named (issue 10: a 54 MB page took 1.86 GB); the others are signed', async () => {
+    const { dist, cacheFile } = await createProject();
+    const big = `<!doctype html><title>Big</title><main><p>${'Text '.repeat(480_000)}</p></main>`;
+    await writeFile(join(dist, 'big.html'), big);
+    const log = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger: log.logger,
+      progress: false,
+      env: { SIEGEL_MAX_PAGE_BYTES: '2MiB' },
+    });
+    expect(summary).toMatchObject({ signed: 4, failed: 1 });
+    expect(summary.pages.find((page) => page.path === 'big.html')?.error).toBe(
+      `page too large: 2.3 MiB (\`${big.length}\` bytes), more than the limit of 2 MiB (\`2097152\` bytes); it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
+    );
+    expect(log.info.at(-1)).toMatch(/\n {2}failed {3}big\.html: page too large: 2\.3 MiB/);
+    expect(await readFile(join(dist, 'big.html'), 'utf8')).toBe(big);
+    // Under the limit, the same page is signed (read into its own buffer: over 1 MiB).
+    const raised = await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger: log.logger,
+      progress: false,
+      maxPageBytes: 3 * 1024 * 1024,
+    });
+    expect(raised).toMatchObject({ signed: 1, unchanged: 4, failed: 0 });
+    expect(readSignatureBlock(await readFile(join(dist, 'big.html'), 'utf8'))?.hash).toBe(hashPage(big));
+  }, 30_000); // a 2.4 MB page parsed twice: ≈ 1.5 s alone, more on a loaded machine
+
   it('a signer error that is not a refusal still stops the run with its message (a key locked mid-run)', async () => {
     const { dist, cacheFile } = await createProject();
     const lockedMidRun: Signer = {

@@ -124,7 +124,11 @@ export class SigningSession {
   processPage(
     path: string,
     input: Buffer,
-    options: { analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }> } = {},
+    options: {
+      analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
+      /** `input` is the page's own buffer (a large page read alone), not a view into a reused one: no copy. */
+      owned?: boolean;
+    } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
     const failed = (error: unknown): PageResult => ({
@@ -133,7 +137,9 @@ export class SigningSession {
       error: (error as Error)?.message ?? String(error),
     });
     try {
-      return Promise.resolve(this.#prepare(path, input, options.analyze)).catch(failed);
+      return Promise.resolve(this.#prepare(path, input, options.analyze, options.owned ?? false)).catch(
+        failed,
+      );
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -162,6 +168,7 @@ export class SigningSession {
     path: string,
     input: Buffer,
     analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
+    ownsInput: boolean,
   ): PageResult | Promise<PageResult> {
     const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
@@ -178,7 +185,7 @@ export class SigningSession {
       return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
     // From here on the page is parsed and maybe queued for signing: it must own its bytes.
-    const owned = Buffer.from(input);
+    const owned = ownsInput ? input : Buffer.from(input);
     if (analyze) {
       // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
       const stage = analyze(owned).then(({ parsed, bytes }) => ({
