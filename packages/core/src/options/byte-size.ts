@@ -57,3 +57,16 @@ export function formatByteSize(bytes: number): string {
   }
   return `${value >= 100 ? Math.round(value) : Number(value.toFixed(1))} ${units[unit]}`;
 }
+
+/**
+ * A size for people with the exact count for a message that quotes it: `` `800` bytes `` or
+ * ``52.6 MiB (`55123952` bytes)``.
+ *
+ * @example
+ * ```ts
+ * describeByteSize(55_123_952); // '52.6 MiB (`55123952` bytes)'
+ * ```
+ */
+export function describeByteSize(bytes: number): string {
+  return bytes < 1024 ? `\`${bytes}\` bytes` : `${formatByteSize(bytes)} (\`${bytes}\` bytes)`;
+}

@@ -2,7 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
-import { formatByteSize } from '../options/byte-size.js';
+import { describeByteSize } from '../options/byte-size.js';
 
 /**
  * One file operation of a signing run: `replace` writes atomically (temp file + rename: the pages),
@@ -24,7 +24,7 @@ export class PageTooLargeError extends Error {
     readonly limit: number,
   ) {
     super(
-      `page too large: ${formatByteSize(size)} (\`${size}\` bytes), more than the limit of ${formatByteSize(limit)} (\`${limit}\` bytes); it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
+      `page too large: ${describeByteSize(size)}, more than the limit of ${describeByteSize(limit)}; it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
     );
     this.name = 'PageTooLargeError';
   }

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
 import type { Signer } from './signer.js';
 
@@ -269,7 +270,7 @@ export class HttpBunkerSigner implements Signer {
         ? events.keys()
         : this.#pickSample(events.length, this.#verifySignatures);
     for (const i of sample) {
-      if (!crypto.verifyEvent(events[i] as NostrEvent)) {
+      if (!verifyEventSignature(crypto, events[i] as NostrEvent)) {
         throw this.#badAnswer(
           'sign',
           `event ${i} has an invalid id or signature: its Schnorr signature does not verify`,
