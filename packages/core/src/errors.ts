@@ -1,6 +1,8 @@
 /**
  * Stable error codes of `@siegel/core`. The first four carry a German first line (three of them exactly
- * the messages of DESIGN.md "Signers"); the rest carry a clear English message.
+ * the messages of DESIGN.md "Signers"); the rest carry a clear English message. `event_refused`: the
+ * signer refused what it was asked to sign (an event too large for the bunker, say) while it signs other
+ * events — a failure of those events, not of the signer; `signSite` then fails those pages only.
  */
 export type SiegelErrorCode =
   | 'token_missing'
@@ -11,7 +13,8 @@ export type SiegelErrorCode =
   | 'bunker_error'
   | 'invalid_options'
   | 'io_error'
-  | 'verification_failed';
+  | 'verification_failed'
+  | 'event_refused';
 
 /**
  * The exact German first line of the user-facing signer errors (stable; tests pin them): the three of

@@ -37,7 +37,41 @@ describe('siegel CLI (built dist/cli.js)', () => {
     });
     expect(missingDir.code).toBe(2);
     expect(missingDir.stderr).toMatch(/does not exist/);
-  });
+  }, 60_000); // eight CLI processes: a few seconds alone, more on a loaded machine
+
+  it('checks the limits and network options: usage errors (exit 2) quoting the bad value', async () => {
+    const { root, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const cases: Array<[string[], string]> = [
+      [
+        ['verify', 'https://example.com/', '--request-timeout', 'soon'],
+        '`--request-timeout` must be a number of seconds greater than 0, got `soon`',
+      ],
+      [
+        ['verify', 'https://example.com/', '--total-timeout', '0'],
+        '`--total-timeout` must be a number of seconds greater than 0, got `0`',
+      ],
+      [
+        ['verify', 'dist', '--max-page-bytes', 'lots'],
+        '`--max-page-bytes` must be a size in bytes such as `33554432` or `32MiB`, got `lots`',
+      ],
+      [
+        ['verify', 'https://example.com/', '--allow-redirects-to', 'www.example.com'],
+        '`--allow-redirects-to` takes an origin such as `https://www.example.com`, got `www.example.com`',
+      ],
+      [
+        ['verify', 'dist', '--allow-redirects-to', 'https://www.example.com'],
+        '`--allow-redirects-to` is for verify <url>',
+      ],
+      [['sign', 'dist', '--request-timeout', '3'], '`--request-timeout` is for verify'],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runCli(args, root);
+      expect(`${args.join(' ')} → ${run.code} ${run.stderr.split('\n')[0]}`).toBe(
+        `${args.join(' ')} → 2 ${message}`,
+      );
+    }
+  }, 60_000);
 
   it('signs offline with a local key from .env, verifies (0), and fails verification on a change (1)', async () => {
     const { root, dist, cleanup } = await createFixtureProject();
@@ -59,5 +93,16 @@ describe('siegel CLI (built dist/cli.js)', () => {
     const failed = await runCli(['verify', 'dist'], root);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('INVALID  about.html');
-  });
+    // A page over --max-page-bytes: not read, invalid with the limit named; signing refuses it the same way.
+    const small = await runCli(['verify', 'dist', '--max-page-bytes', '100'], root);
+    expect(small.code).toBe(1);
+    expect(small.stdout).toMatch(
+      /INVALID {2}index\.html\n {2}- page too large: `\d{3,4}` bytes, more than the limit of `100` bytes; not checked — raise it with `--max-page-bytes`\n/,
+    );
+    const refused = await runCli(['sign', '--max-page-bytes', '100'], root);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(
+      /^Siegel: 0 signed, 0 unchanged, 0 skipped \(no <main>\), 5 failed\n {2}failed {3}about\.html: page too large/,
+    );
+  }, 60_000);
 });

@@ -1,8 +1,14 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChunkReader, type FileIo, FileWorker, inProcessFileIo } from '../src/pipeline/file-io.js';
+import {
+  ChunkReader,
+  type FileIo,
+  FileWorker,
+  inProcessFileIo,
+  PageTooLargeError,
+} from '../src/pipeline/file-io.js';
 
 let root: string;
 beforeAll(async () => {
@@ -91,6 +97,35 @@ describe.each(implementations)('%s', (name, make) => {
     expect(await readFile(join(dir, 'same-2.txt'), 'utf8')).toBe('a'.repeat(8_192));
   });
 
+  it("keeps the replaced file's mode (regression: a 0600 page became 0644); a new file gets the default", async () => {
+    const probe = join(dir, 'probe.txt');
+    await writeFile(probe, 'x');
+    const defaultMode = (await stat(probe)).mode & 0o7777; // 0666 less this process's umask
+    const modes = [0o600, 0o644, 0o640, 0o755, 0o400];
+    await Promise.all(
+      modes.map(async (mode) => {
+        await writeFile(join(dir, `mode-${mode.toString(8)}.html`), 'old');
+        await chmod(join(dir, `mode-${mode.toString(8)}.html`), mode);
+      }),
+    );
+    await io.run([
+      ...modes.map((mode) => ({
+        op: 'replace' as const,
+        path: join(dir, `mode-${mode.toString(8)}.html`),
+        data: Buffer.from('new'),
+      })),
+      { op: 'replace', path: join(dir, 'mode-new.html'), data: 'fresh' },
+    ]);
+    for (const mode of modes) {
+      const path = join(dir, `mode-${mode.toString(8)}.html`);
+      expect(await readFile(path, 'utf8')).toBe('new');
+      expect(((await stat(path)).mode & 0o7777).toString(8)).toBe(mode.toString(8));
+    }
+    expect(((await stat(join(dir, 'mode-new.html'))).mode & 0o7777).toString(8)).toBe(
+      defaultMode.toString(8),
+    );
+  });
+
   it('writes a Uint8Array that is a view into a larger buffer exactly (only the view)', async () => {
     const shared = Buffer.from('xxxxHELLOyyyy');
     await io.run([{ op: 'write', path: join(dir, 'view.txt'), data: shared.subarray(4, 9) }]);
@@ -126,5 +161,28 @@ describe('ChunkReader', () => {
     // The next chunk reuses the memory: views of the previous one are no longer valid, new ones are right.
     const [again] = reader.read([paths[1] as string]) as Buffer[];
     expect(again?.toString()).toBe('bbbbb');
+  });
+
+  it('gives a file over 1 MiB a buffer of its own (kept, not copied), and refuses one over the limit unread', async () => {
+    const small = join(root, 'own-small.html');
+    const large = join(root, 'own-large.html');
+    const huge = join(root, 'own-huge.html');
+    await writeFile(small, 'small');
+    await writeFile(large, Buffer.alloc(1_500_000, 0x62));
+    await writeFile(huge, Buffer.alloc(3_000_001, 0x63));
+    const reader = new ChunkReader({ maxBytes: 3_000_000 });
+    const [a, b, c] = reader.read([small, large, huge]);
+    expect(reader.owns(a as Buffer)).toBe(false);
+    expect(reader.owns(b as Buffer)).toBe(true);
+    expect((b as Buffer).length).toBe(1_500_000);
+    // Its own memory, exactly: a parse worker takes it over without a copy.
+    expect((b as Buffer).buffer.byteLength).toBe(1_500_000);
+    expect(c).toBeInstanceOf(PageTooLargeError);
+    expect((c as Error).message).toBe(
+      'page too large: 2.9 MiB (`3000001` bytes), more than the limit of 2.9 MiB (`3000000` bytes); it was not read — raise the limit with `maxPageBytes`, `--max-page-bytes` or SIEGEL_MAX_PAGE_BYTES',
+    );
+    // The next chunk does not take the large page's memory back.
+    reader.read([small]);
+    expect((b as Buffer).every((byte) => byte === 0x62)).toBe(true);
   });
 });

@@ -29,6 +29,26 @@ describe('the one options schema', () => {
     expect(resolveSignSiteOptions({ site: SITE, env, batchSize: 7 }).batchSize).toBe(7);
   });
 
+  it('takes the largest page from `maxPageBytes` or SIEGEL_MAX_PAGE_BYTES (a size with a unit), 32 MiB by default', () => {
+    expect(resolveSignSiteOptions({ site: SITE }).maxPageBytes).toBe(32 * 1024 * 1024);
+    expect(resolveSignSiteOptions({ site: SITE, env: { SIEGEL_MAX_PAGE_BYTES: '64MiB' } }).maxPageBytes).toBe(
+      64 * 1024 * 1024,
+    );
+    expect(resolveSignSiteOptions({ site: SITE, env: { SIEGEL_MAX_PAGE_BYTES: '1000' } }).maxPageBytes).toBe(
+      1000,
+    );
+    expect(
+      resolveSignSiteOptions({ site: SITE, maxPageBytes: 5, env: { SIEGEL_MAX_PAGE_BYTES: 'x' } })
+        .maxPageBytes,
+    ).toBe(5);
+    expect(() => resolveSignSiteOptions({ site: SITE, env: { SIEGEL_MAX_PAGE_BYTES: 'lots' } })).toThrow(
+      '`SIEGEL_MAX_PAGE_BYTES` must be a size in bytes such as `33554432` or `32MiB`, got `lots`',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, maxPageBytes: 0 })).toThrow(
+      '`maxPageBytes` must be a positive integer, got `0`',
+    );
+  });
+
   it('gives the integrations a strict subset of it plus onError, and their own fields on top', () => {
     const shared = Object.keys(integrationOptionsSchema.shape).filter((key) => key !== 'onError');
     const signSiteKeys = Object.keys(signSiteOptionsSchema.shape);

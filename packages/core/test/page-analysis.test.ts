@@ -34,6 +34,22 @@ describe('hashPage', () => {
     expect(hashPage(html)).toBe(sha256('<p class="a">Café &amp; b&nbsp;c <br>x</p>'));
   });
 
+  it('hashes a large element part by part to the hash of its whole innerHTML (no copy of it in memory)', () => {
+    // Over 64 Ki characters, with entities, line ends, attributes and text that the tokenizer cuts into runs.
+    const body = Array.from(
+      { length: 3_000 },
+      (_, i) => `<p class="p${i}" title="a &amp; b">Grüße ${i} &lt;x&gt;\r\nnext&nbsp;line <b>bold</b></p>`,
+    ).join('\n');
+    const html = `<!doctype html><title>Big</title><main>${body}</main>`;
+    const content = readPageContent(html) as string;
+    expect(content.length).toBeGreaterThan(3 * 65_536);
+    expect(content).toContain(
+      '<p class="p2999" title="a &amp; b">Grüße 2999 &lt;x&gt;\nnext&nbsp;line <b>bold</b></p>',
+    );
+    expect(hashPage(html)).toBe(sha256(content));
+    expect(analyzePage(html).hash).toBe(sha256(content));
+  });
+
   it('uses the first match in tree order (the outer of nested <main>s)', () => {
     expect(readPageContent('<main>a<main>b</main></main><main>c</main>')).toBe('a<main>b</main>');
   });

@@ -103,5 +103,5 @@ describe('block placement over 400 generated page shapes', () => {
         );
       }
     }
-  });
+  }, 30_000); // 800 parses: about 1 s alone, several times that while the whole suite runs on 2 cores
 });

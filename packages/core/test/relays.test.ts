@@ -153,5 +153,5 @@ describe('relay hints: CLI', () => {
     const badEnv = await runCli(['sign'], root, { ...env, SIEGEL_RELAYS: 'nope' });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('Relay `nope` (SIEGEL_RELAYS) is not a URL');
-  });
+  }, 60_000); // five CLI processes: about 2 s alone, several times that while the whole suite runs on 2 cores
 });

@@ -4,7 +4,14 @@ import type { NostrEvent } from 'nostr-tools/core';
 import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
-import { formatSummary, SiegelError, type Signer, type SignSiteOptions, signSite } from '../src/index.js';
+import {
+  formatSummary,
+  LocalKeySigner,
+  SiegelError,
+  type Signer,
+  type SignSiteOptions,
+  signSite,
+} from '../src/index.js';
 import { analyzePage, hashPage } from '../src/page/analyze.js';
 import { applySignatureBlock, renderSignatureBlock } from '../src/page/signature-block.js';
 import { readSignatureBlock } from '../src/page/signature-block-read.js';
@@ -211,6 +218,93 @@ describe('signSite', () => {
     ).rejects.toThrow(/^Key ist gesperrt/);
     expect(await readPages(dist, Object.keys(FIXTURE_PAGES))).toEqual(FIXTURE_PAGES);
     expect(await readFile(cacheFile, 'utf8')).toBe('not json at all');
+  });
+
+  it('a page whose event the signer refuses fails alone (issue 10): listed with the reason, the other pages signed and cached', async () => {
+    const big = `<!doctype html><title>${'Lang '.repeat(2_000)}</title><main><p>big</p></main>`;
+    const { dist, cacheFile } = await createProject({ ...FIXTURE_PAGES, 'big.html': big });
+    // A real local key behind a bunker-like limit: a batch holding an event over 5 000 bytes is refused.
+    const inner = new CountingSigner(KEY_A);
+    const batches: number[] = [];
+    const refusing: Signer = {
+      getPublicKey: () => inner.getPublicKey(),
+      async signEvents(templates) {
+        batches.push(templates.length);
+        if (templates.some((template) => JSON.stringify(template).length > 5_000))
+          throw new SiegelError('event_refused', 'the bunker refused to sign it: HTTP 413 `event_too_large`');
+        return inner.signEvents(templates);
+      },
+    };
+    const log = collectingLogger();
+    const options = { site: SITE, signer: refusing, cacheFile, logger: log.logger, progress: false };
+    const summary = await signSite(dist, options);
+    expect(summary).toMatchObject({ signed: 4, failed: 1, skipped: 1 });
+    // One batch of five (about, big, blog/first, blog/second, index), then halves until the refused event
+    // is alone: [5] → [3] → [2] → [1: about] [1: big, refused], then [1: blog/first] and [2: the rest].
+    expect(batches).toEqual([5, 3, 2, 1, 1, 1, 2]);
+    const error = summary.pages.find((page) => page.path === 'big.html')?.error;
+    expect(error).toMatch(
+      /^its event \(\d+(\.\d)? KiB\) was not signed: the bunker refused to sign it: HTTP 413/,
+    );
+    expect(log.info.at(-1)).toBe(
+      `Siegel: 4 signed, 0 unchanged, 1 skipped (no <main>), 1 failed\n  failed   big.html: ${error}`,
+    );
+    expect(await readFile(join(dist, 'big.html'), 'utf8')).toBe(big);
+    for (const path of SIGNED)
+      expect(readSignatureBlock(await readFile(join(dist, path), 'utf8'))).toBeDefined();
+    const cache = JSON.parse(await readFile(cacheFile, 'utf8')) as { pages: Record<string, unknown> };
+    expect(Object.keys(cache.pages).sort()).toEqual([...SIGNED].sort());
+    // The next run: the four from the cache, the refused page tried (alone) and failed again.
+    batches.length = 0;
+    const again = await signSite(dist, options);
+    expect(again).toMatchObject({ signed: 0, unchanged: 4, failed: 1 });
+    expect(batches).toEqual([1]);
+  });
+
+  it('a page over maxPageBytes fails unread with the limit named (issue 10: a 54 MB page took 1.86 GB); the others are signed', async () => {
+    const { dist, cacheFile } = await createProject();
+    const big = `<!doctype html><title>Big</title><main><p>${'Text '.repeat(480_000)}</p></main>`;
+    await writeFile(join(dist, 'big.html'), big);
+    const log = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger: log.logger,
+      progress: false,
+      env: { SIEGEL_MAX_PAGE_BYTES: '2MiB' },
+    });
+    expect(summary).toMatchObject({ signed: 4, failed: 1 });
+    expect(summary.pages.find((page) => page.path === 'big.html')?.error).toBe(
+      `page too large: 2.3 MiB (\`${big.length}\` bytes), more than the limit of 2 MiB (\`2097152\` bytes); it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
+    );
+    expect(log.info.at(-1)).toMatch(/\n {2}failed {3}big\.html: page too large: 2\.3 MiB/);
+    expect(await readFile(join(dist, 'big.html'), 'utf8')).toBe(big);
+    // Under the limit, the same page is signed (read into its own buffer: over 1 MiB).
+    const raised = await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger: log.logger,
+      progress: false,
+      maxPageBytes: 3 * 1024 * 1024,
+    });
+    expect(raised).toMatchObject({ signed: 1, unchanged: 4, failed: 0 });
+    expect(readSignatureBlock(await readFile(join(dist, 'big.html'), 'utf8'))?.hash).toBe(hashPage(big));
+  }, 30_000); // a 2.4 MB page parsed twice: ≈ 1.5 s alone, more on a loaded machine
+
+  it('a signer error that is not a refusal still stops the run with its message (a key locked mid-run)', async () => {
+    const { dist, cacheFile } = await createProject();
+    const lockedMidRun: Signer = {
+      getPublicKey: async () => new LocalKeySigner(KEY_A).getPublicKey(),
+      signEvents: async () => {
+        throw new SiegelError('key_locked', 'Key ist gesperrt\nThe key `default` is locked.');
+      },
+    };
+    await expect(
+      signSite(dist, { site: SITE, signer: lockedMidRun, cacheFile, logger: collectingLogger().logger }),
+    ).rejects.toThrow(/^Key ist gesperrt/);
+    expect(await readPages(dist, Object.keys(FIXTURE_PAGES))).toEqual(FIXTURE_PAGES);
   });
 
   it('rejects unknown options and a missing site', async () => {

@@ -13,6 +13,7 @@ import {
   readSignerConfig,
   SiegelError,
 } from '../src/index.js';
+import { loadSigningEngine } from '../src/nostr/crypto.js';
 import { pickSample } from '../src/signer/http-bunker-signer.js';
 import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';
 
@@ -180,11 +181,77 @@ describe('HttpBunkerSigner', () => {
     });
     bunker.state.failNext = 2;
     expect(await signer.signEvents(templates(2))).toHaveLength(2);
-    bunker.state.failNext = 3;
+    // A bunker that fails everything: the request (3 attempts), then the probe that asks whether it signs
+    // anything at all (3 attempts) — a failure of the run, not of the page.
+    bunker.state.failNext = 100;
+    bunker.requests.length = 0;
     const error = await rejection(signer.signEvents(templates(1)));
     expect(error.code).toBe('bunker_error');
     expect(error.message).toContain(`BUNKER_URL \`${bunker.url}\``);
     expect(error.message).toContain('503');
+    expect(bunker.requests).toHaveLength(6);
+  });
+
+  const large = (size: number): EventTemplate => ({
+    kind: 1063,
+    created_at: 1_700_000_000,
+    tags: [['alt', 'x'.repeat(size)]],
+    content: 'x'.repeat(size),
+  });
+
+  it('a refused event is `event_refused` (per event), once the bunker shows it signs others: 413 at once, a 5xx after its retries', async () => {
+    bunker = await startTinyBunker();
+    const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, retryDelayMs: 5 });
+    bunker.state.refuseLarge = { bytes: 10_000, status: 413 };
+    // Nothing signed yet: one tiny probe event shows that the bunker signs, so the refusal is the event's.
+    const first = await rejection(signer.signEvents([large(20_000)]));
+    expect(first.code).toBe('event_refused');
+    expect(first.message).toBe(
+      `the bunker at \`${bunker.url}\` refused to sign it: HTTP 413 \`event_too_large\` The event is too large`,
+    );
+    expect(bunker.requests).toEqual(['POST /api/keys/default/sign', 'POST /api/keys/default/sign']);
+    // A batch holding it: refused as a batch (signSite then halves it); no probe once the bunker has signed.
+    bunker.requests.length = 0;
+    const batch = await rejection(signer.signEvents([...templates(2), large(20_000)]));
+    expect(batch.code).toBe('event_refused');
+    expect(batch.message).toContain('refused to sign a batch of 3 events: HTTP 413');
+    expect(bunker.requests).toHaveLength(1);
+    expect(await signer.signEvents(templates(3))).toHaveLength(3);
+    // The bunker of issue 10 answered 500 for such an event: retried, then a fresh probe decides.
+    bunker.state.refuseLarge = { bytes: 10_000, status: 500 };
+    bunker.requests.length = 0;
+    const server = await rejection(signer.signEvents([large(20_000)]));
+    expect(server.code).toBe('event_refused');
+    expect(server.message).toContain(
+      'HTTP 500 `internal_error` Internal error (it signs other events: this one alone fails)',
+    );
+    expect(bunker.requests).toHaveLength(4); // 3 attempts and the probe
+  });
+
+  it('a bunker that refuses even the probe fails the run, not a page (413 and 500 alike); token and lock errors stay global', async () => {
+    bunker = await startTinyBunker();
+    const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, retryDelayMs: 5 });
+    for (const status of [413, 500]) {
+      bunker.state.refuseLarge = { bytes: 0, status };
+      const error = await rejection(signer.signEvents([large(10)]));
+      expect(error.code).toBe('bunker_error');
+      expect(error.message).toContain(`HTTP ${status}`);
+    }
+    bunker.state.refuseLarge = undefined;
+    expect(await signer.signEvents(templates(1))).toHaveLength(1);
+    bunker.state.locked = true;
+    const locked = await rejection(signer.signEvents(templates(1)));
+    expect(locked.code).toBe('key_locked');
+    expect(locked.message.split('\n')[0]).toBe('Key ist gesperrt');
+  });
+
+  it('a local key refuses an event its engine cannot sign as `event_refused` (the WebAssembly heap ends near 1 MB)', async () => {
+    expect((await loadSigningEngine()).name).toBe('wasm');
+    const signer = new LocalKeySigner(generateSecretKey());
+    const error = await rejection(signer.signEvents([large(600_000)]));
+    expect(error.code).toBe('event_refused');
+    expect(error.message).toMatch(/^the local key could not sign it: /);
+    expect(await signer.signEvents([large(1_000)])).toHaveLength(1);
   });
 
   it('halves the batch on 413 and rejects tampered signatures', async () => {

@@ -1,10 +1,22 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { neventEncode, npubEncode } from 'nostr-tools/nip19';
+import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
-import { formatVerifyReport, readSignatureBlock, signSite, verifySite } from '../src/index.js';
+import {
+  analyzePage,
+  applySignatureBlock,
+  createPageEvent,
+  formatVerifyReport,
+  hashPage,
+  readSignatureBlock,
+  renderSignatureBlock,
+  signSite,
+  verifySite,
+} from '../src/index.js';
+import { loadSigningEngine } from '../src/nostr/crypto.js';
 import {
   CountingSigner,
   collectingLogger,
@@ -172,5 +184,35 @@ describe('verifySite', () => {
       `${url}blog/first/`,
     ]);
     expect(report).toMatchObject({ ok: true, valid: 3 });
+  });
+
+  it('checks an event too large for the WebAssembly engine with the JS one (regression: a valid 960 KB event was reported forged)', async () => {
+    const { dist } = await createProject({ 'index.html': '' });
+    const html = '<!doctype html><title>T</title><main><p>large event</p></main>';
+    // 960 000 characters of title: content and `alt` tag, past the fixed WebAssembly heap (~945 000 bytes).
+    const template = createPageEvent({
+      hash: hashPage(html) as string,
+      url: `${SITE}/`,
+      title: 'T'.repeat(480_000),
+    });
+    const event = finalizeEvent(template, generateSecretKey());
+    const page = applySignatureBlock(
+      html,
+      analyzePage(html),
+      renderSignatureBlock(event, { verifyUrl: `${SITE}/verify/${event.id}` }),
+    );
+    await writeFile(join(dist, 'index.html'), page);
+    await mkdir(join(dist, 'verify'));
+    await writeFile(join(dist, 'verify', `${event.id}.json`), JSON.stringify(event));
+    expect((await loadSigningEngine()).name).toBe('wasm');
+    const report = await verifySite(dist);
+    expect(report.pages[0]?.problems).toEqual([]);
+    expect(report).toMatchObject({ ok: true, valid: 1 });
+    // And a forged one is still caught.
+    await writeFile(
+      join(dist, 'verify', `${event.id}.json`),
+      JSON.stringify({ ...event, sig: event.sig.replace(/^./, event.sig[0] === 'a' ? 'b' : 'a') }),
+    );
+    expect((await verifySite(dist)).pages[0]?.problems).toEqual(['the event signature is invalid']);
   });
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
+import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
 import { signSite } from '../pipeline/sign-site.js';
 import { formatVerifyReport, verifySite } from '../verify/verify-site.js';
@@ -24,12 +25,21 @@ Options for sign:
   --cache FILE      cache file (default: .sign-cache.json in the current directory)
   --relay URL       relay hint (wss://) for the block's nevent link; repeatable (default: SIEGEL_RELAYS)
   --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
+  --max-page-bytes N  largest page to sign, e.g. 64MiB (default: 32MiB or SIEGEL_MAX_PAGE_BYTES)
   --verbose         list every page and its outcome
 
 Options for verify:
   --pubkey P        expected signer, hex or npub
   --selector CSS    signed element (default: main)
+  --max-page-bytes N  largest page to check, as sent and unpacked (default: 32MiB)
   --verbose         list every page
+
+Options for verify <url> (the site is not trusted: responses and time are bounded, and no request goes to
+a loopback, link-local or private address unless the site itself is on one — then only to its own):
+  --allow-redirects-to ORIGIN  follow redirects to this origin too, e.g. https://www.example.com
+                               (repeatable; default: only within the site's origin)
+  --request-timeout S  seconds for one request, from connecting to the last byte (default: 30)
+  --total-timeout S    seconds for the whole check (default: 600)
 
   -h, --help        show this help
   -v, --version     show the version
@@ -75,8 +85,12 @@ async function main(argv: string[]): Promise<number> {
     warn: (message: string) => process.stderr.write(`${message}\n`),
     error: (message: string) => process.stderr.write(`${message}\n`),
   };
+  const maxPageBytes =
+    values['max-page-bytes'] === undefined
+      ? undefined
+      : parseByteSize(values['max-page-bytes'], '--max-page-bytes');
   if (command === 'sign') {
-    for (const name of ['pubkey'] as const)
+    for (const name of ['pubkey', 'allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
     const summary = await signSite(target ?? 'dist', {
       env,
@@ -87,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values.selector !== undefined ? { selector: values.selector } : {}),
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
     });
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
   }
@@ -94,9 +109,25 @@ async function main(argv: string[]): Promise<number> {
     for (const name of ['site', 'cache', 'dry-run', 'relay'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
+    if (!/^https?:\/\//i.test(target ?? '')) {
+      for (const name of ['allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
+        if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
+    }
+    const requestTimeout = values['request-timeout'];
+    const totalTimeout = values['total-timeout'];
     const report = await verifySite(target ?? 'dist', {
       ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
       ...(values.selector !== undefined ? { selector: values.selector } : {}),
+      ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
+      ...(values['allow-redirects-to'] !== undefined
+        ? { allowRedirectsTo: values['allow-redirects-to'] }
+        : {}),
+      ...(requestTimeout !== undefined
+        ? { requestTimeoutMs: parseSeconds(requestTimeout, '--request-timeout') }
+        : {}),
+      ...(totalTimeout !== undefined
+        ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') }
+        : {}),
     });
     logger.info(formatVerifyReport(report, { verbose: values.verbose ?? false }));
     if (report.valid === 0 && report.invalid === 0 && report.unsigned === 0)
@@ -104,6 +135,14 @@ async function main(argv: string[]): Promise<number> {
     return report.ok ? EXIT.ok : EXIT.failure;
   }
   throw new UsageError(`Unknown command \`${command}\` (use sign or verify)`);
+}
+
+/** Seconds from an option, in milliseconds. */
+function parseSeconds(text: string, name: string): number {
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds > 0))
+    throw new UsageError(`\`${name}\` must be a number of seconds greater than 0, got \`${text}\``);
+  return Math.round(seconds * 1000);
 }
 
 function parse(argv: string[]) {
@@ -119,6 +158,10 @@ function parse(argv: string[]) {
       cache: { type: 'string' },
       relay: { type: 'string', multiple: true },
       pubkey: { type: 'string' },
+      'max-page-bytes': { type: 'string' },
+      'allow-redirects-to': { type: 'string', multiple: true },
+      'request-timeout': { type: 'string' },
+      'total-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

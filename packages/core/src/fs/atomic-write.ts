@@ -2,11 +2,24 @@
 // - writeFileAtomic / writeFileAtomicSync: temp file + rename, no fsync. A reader or a killed process sees
 //   the old or the new content, never a torn file; a power cut may lose the newest write. For build output
 //   (pages, the cache), which a rebuild restores, and where an fsync per file would cost most of a run.
+//   The replacement keeps the permission bits of the file it replaces (a 0600 page stays 0600).
 // - writeFileDurable: the same, plus fsync of the file and its directory before it returns. For state that
 //   cannot be rebuilt (the bunker's key files).
 // The bunker and the file server import this file as `@siegel/core/fs`.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, renameSync, rm, rmSync, writeFile, writeFileSync } from 'node:fs';
+import {
+  chmod,
+  chmodSync,
+  mkdir,
+  rename,
+  renameSync,
+  rm,
+  rmSync,
+  stat,
+  statSync,
+  writeFile,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -46,11 +59,16 @@ export function isStaleTempName(name: string, target?: string): boolean {
   return /^\..+\.[0-9a-f]{12}\.tmp$/.test(name) && (target === undefined || name.startsWith(`.${target}.`));
 }
 
+/** Permission bits (and setuid/setgid/sticky) of a file's mode. */
+const MODE_BITS = 0o7777;
+
 /**
  * Write a file atomically, not durably: to a temp file in the same directory, then rename over the target,
  * so a reader or a crash of this process sees either the old or the new content, never a torn file. No
  * fsync: after a power cut the newest content may be missing. The new content is a new file: hard links to
- * the old one keep the old bytes.
+ * the old one keep the old bytes. It keeps the old file's permission bits (a `0600` page stays `0600`); a
+ * new file gets the process's default (`0666` less the umask), as any file the build writes. The temp file
+ * is created with those bits, never wider, so the content is not readable by more users while it is written.
  *
  * @example
  * ```ts
@@ -59,9 +77,21 @@ export function isStaleTempName(name: string, target?: string): boolean {
  * @throws the `fs` error of the write or the rename (the temp file is removed first).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const mode = await new Promise<number | undefined>((resolve) =>
+    stat(path, (error, stats) => resolve(error ? undefined : stats.mode & MODE_BITS)),
+  );
   const temp = tempPathFor(path);
   try {
-    await writeFileFast(temp, data);
+    await new Promise<void>((resolve, reject) =>
+      writeFile(temp, data, { flag: 'wx', ...(mode === undefined ? {} : { mode }) }, (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    // The umask may have narrowed `mode` at creation: set it exactly.
+    if (mode !== undefined)
+      await new Promise<void>((resolve, reject) =>
+        chmod(temp, mode, (error) => (error ? reject(error) : resolve())),
+      );
     await new Promise<void>((resolve, reject) =>
       rename(temp, path, (error) => (error ? reject(error) : resolve())),
     );
@@ -73,9 +103,12 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 
 /** {@link writeFileAtomic} with synchronous calls, for the I/O thread (see pipeline/file-io-worker.ts). */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const found = statSync(path, { throwIfNoEntry: false });
+  const mode = found === undefined ? undefined : found.mode & MODE_BITS;
   const temp = tempPathFor(path);
   try {
-    writeFileSync(temp, data);
+    writeFileSync(temp, data, { flag: 'wx', ...(mode === undefined ? {} : { mode }) });
+    if (mode !== undefined) chmodSync(temp, mode);
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });

@@ -9,6 +9,7 @@ import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import type { Signer } from '../signer/signer.js';
+import { parseByteSize } from './byte-size.js';
 
 /**
  * Every default of `@siegel/core`, once: `signSite`, the integrations, `createSigner` and
@@ -41,6 +42,12 @@ export const DEFAULTS = {
   compatConcurrency: 4,
   /** Schnorr signatures verified per batch a bunker returns (at random positions). */
   verifySignatures: 16,
+  /**
+   * Largest page `signSite` reads and `verifySite` fetches, in bytes: 32 MiB (`SIEGEL_MAX_PAGE_BYTES`). A
+   * page takes about 14× its size in memory while it is parsed (the tree of every element and text), so
+   * a larger one is refused, as a failed page, before it is read. See the README, "Performance".
+   */
+  maxPageBytes: 32 * 1024 * 1024,
 } as const;
 
 /**
@@ -149,6 +156,8 @@ export const signSiteOptionsSchema = z
     relays: z.array(z.string(must(RELAY)).refine(isRelayHint, must(RELAY)), must('an array of wss:// URLs')),
     /** Worker threads that parse pages in `signSite` (default: CPUs − 1, at most 4; `SIEGEL_PARSE_WORKERS`; 0 = none). */
     parseWorkers: z.int(must(WHOLE)).min(0, must(WHOLE)),
+    /** Largest page to sign, in bytes (default 32 MiB; `SIEGEL_MAX_PAGE_BYTES`): a larger one fails, unread. */
+    maxPageBytes: z.int(must(POSITIVE)).min(1, must(POSITIVE)),
   })
   .partial();
 
@@ -174,6 +183,7 @@ export interface ResolvedSignSiteOptions {
   progress: boolean;
   relays: string[];
   parseWorkers: number;
+  maxPageBytes: number;
 }
 
 const consoleLogger: SiegelLogger = {
@@ -196,7 +206,7 @@ function check(schema: z.ZodType, input: unknown, describe: (issue: z.core.$ZodI
 
 /**
  * Validate options with {@link signSiteOptionsSchema} and apply the defaults and the environment
- * (`SITE_URL`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`). A blank `selector` means
+ * (`SITE_URL`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`, `SIEGEL_MAX_PAGE_BYTES`). A blank `selector` means
  * the default, as `--selector ''` always did.
  *
  * @example
@@ -253,6 +263,11 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
     progress: options.progress ?? process.stderr.isTTY === true,
     relays: relays ?? readRelaysFromEnv(env.SIEGEL_RELAYS),
     parseWorkers: options.parseWorkers ?? fromEnv.parseWorkers ?? defaultParseWorkers(),
+    maxPageBytes:
+      options.maxPageBytes ??
+      (env.SIEGEL_MAX_PAGE_BYTES?.trim()
+        ? parseByteSize(env.SIEGEL_MAX_PAGE_BYTES, 'SIEGEL_MAX_PAGE_BYTES')
+        : DEFAULTS.maxPageBytes),
   };
 }
 

@@ -17,6 +17,7 @@ import {
   parseDocument,
   readAttribute,
   serializeContent,
+  serializeContentTo,
 } from './parse.js';
 import { compileCachedSelector, DEFAULT_SELECTOR, selectAll, selectFirst } from './selector.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from './signature-block-read.js';
@@ -119,7 +120,7 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
   const matches = selectAll(document, selector, 2);
   const element = matches[0];
   return {
-    hash: element === undefined ? undefined : hashContent(serializeContent(element, spec)),
+    hash: element === undefined ? undefined : hashElement(element, spec),
     spec,
     refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
     title: title || undefined,
@@ -140,8 +141,17 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
  * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
  */
 export function hashPage(html: string, options: AnalyzePageOptions = {}): string | undefined {
-  const content = readPageContent(html, options.selector, options.spec);
-  return content === undefined ? undefined : hashContent(content);
+  const spec = options.spec ?? CURRENT_SPEC;
+  const selector = compileCachedSelector(options.selector ?? DEFAULT_SELECTOR);
+  const element = selectFirst(parseDocument(html, { spec }).document, selector);
+  return element === undefined ? undefined : hashElement(element, spec);
+}
+
+/** SHA-256 hex of the element's `innerHTML` under `spec`, hashed part by part as it is serialized. */
+function hashElement(element: Element, spec: PageSpec): string {
+  const hash = createHash('sha256');
+  serializeContentTo(element, spec, (part) => hash.update(part, 'utf8'));
+  return hash.digest('hex');
 }
 
 /**

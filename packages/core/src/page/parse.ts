@@ -1,6 +1,6 @@
 import { type DefaultTreeAdapterTypes, serialize } from 'parse5';
 import { type PageSpec, type ParsedHtml, parseHtml } from './html-parser.js';
-import { serializeChildren } from './serialize.js';
+import { serializeChildren, serializeChildrenTo } from './serialize.js';
 
 export type { IgnoredStartTag, PageSpec } from './html-parser.js';
 
@@ -59,6 +59,15 @@ export function parseDocument(html: string, options: ParsePageOptions = {}): Par
  */
 export function serializeContent(element: Element, spec: PageSpec = CURRENT_SPEC): string {
   return spec === 'siegel-page/1' ? serialize(element) : serializeChildren(element);
+}
+
+/**
+ * {@link serializeContent} handed to `write` in parts, in order (see `serializeChildrenTo`): for
+ * `siegel-page/2` the whole string never exists at once; `siegel-page/1` (only ever verified) comes whole.
+ */
+export function serializeContentTo(element: Element, spec: PageSpec, write: (part: string) => void): void {
+  if (spec === 'siegel-page/1') write(serialize(element));
+  else serializeChildrenTo(element, write);
 }
 
 /** The HTML namespace of parse5's elements. */

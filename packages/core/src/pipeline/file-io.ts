@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
+import { describeByteSize } from '../options/byte-size.js';
 
 /**
  * One file operation of a signing run: `replace` writes atomically (temp file + rename: the pages),
@@ -12,18 +13,49 @@ export type FileOp =
   | { op: 'write'; path: string; data: string | Uint8Array }
   | { op: 'mkdir'; path: string };
 
+/** Files larger than this are read into a buffer of their own (see {@link ChunkReader.owns}). */
+const OWN_BUFFER_AT = 1 << 20;
+
+/** The error in place of a page larger than the reader's limit (it is not read). */
+export class PageTooLargeError extends Error {
+  readonly code = 'page_too_large';
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(
+      `page too large: ${describeByteSize(size)}, more than the limit of ${describeByteSize(limit)}; it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
+    );
+    this.name = 'PageTooLargeError';
+  }
+}
+
 /**
  * Reads pages in chunks, synchronously, into one reused buffer. A signing run reads the pages a build has
  * just written (in the page cache): a plain system call per step costs a fraction of a round trip through
  * libuv's thread pool for each open, stat, read and close, and blocks the thread for well under a
  * millisecond per chunk. Reusing the memory spares the garbage collector a page-sized buffer per page.
+ * A file over 1 MiB gets a buffer of its own instead, which the caller may keep ({@link owns}): no copy of a
+ * large page, and the shared buffer never grows to the largest page of a run. A file over `maxBytes` is not
+ * read: a {@link PageTooLargeError} stands in its place.
  */
 export class ChunkReader {
   #slab = Buffer.allocUnsafeSlow(1 << 20);
+  readonly #owned = new WeakSet<Buffer>();
+  readonly #maxBytes: number;
+
+  constructor(options: { maxBytes?: number } = {}) {
+    this.#maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** True for a buffer {@link read} gave that is the file's own (valid after the next call, not reused). */
+  owns(bytes: Buffer): boolean {
+    return this.#owned.has(bytes);
+  }
 
   /**
-   * Whole files, as views that are valid **until the next call** (copy what must live longer); a file that
-   * cannot be read gives its `Error` in its place.
+   * Whole files, as views that are valid **until the next call** (copy what must live longer, unless
+   * {@link owns}); a file that cannot be read gives its `Error` in its place.
    */
   read(paths: string[]): Array<Buffer | Error> {
     const results: Array<Buffer | Error> = [];
@@ -32,9 +64,20 @@ export class ChunkReader {
       let fd: number | undefined;
       try {
         fd = openSync(path, 'r');
+        const size = fstatSync(fd).size;
+        if (size > this.#maxBytes) {
+          results.push(new PageTooLargeError(size, this.#maxBytes));
+          continue;
+        }
+        if (size > OWN_BUFFER_AT) {
+          const own = this.#readOwn(fd, size);
+          if (own instanceof Buffer) this.#owned.add(own);
+          results.push(own);
+          continue;
+        }
         let start = used;
         // One byte more than the size, so that a single read also sees the end of the file.
-        let room = fstatSync(fd).size + 1;
+        let room = size + 1;
         for (;;) {
           if (this.#slab.length - used < room) {
             // Views handed out earlier in this chunk keep the old buffer alive; this page moves to a new one.
@@ -49,7 +92,8 @@ export class ChunkReader {
           used += read;
           room = 64 * 1024;
         }
-        results.push(this.#slab.subarray(start, used));
+        if (used - start > this.#maxBytes) results.push(new PageTooLargeError(used - start, this.#maxBytes));
+        else results.push(this.#slab.subarray(start, used));
       } catch (error) {
         results.push(error as Error);
       } finally {
@@ -57,6 +101,27 @@ export class ChunkReader {
       }
     }
     return results;
+  }
+
+  /** A file of `size` bytes (by fstat) into a buffer of its own; one that grew meanwhile is read whole. */
+  #readOwn(fd: number, size: number): Buffer | PageTooLargeError {
+    let buffer = Buffer.allocUnsafeSlow(size);
+    let used = 0;
+    for (;;) {
+      if (used === buffer.length) {
+        // Read on: the file may have grown since fstat.
+        const more = Buffer.allocUnsafeSlow(64 * 1024);
+        const read = readSync(fd, more, 0, more.length, null);
+        if (read === 0) return buffer;
+        if (used + read > this.#maxBytes) return new PageTooLargeError(used + read, this.#maxBytes);
+        buffer = Buffer.concat([buffer, more.subarray(0, read)]);
+        used += read;
+        continue;
+      }
+      const read = readSync(fd, buffer, used, buffer.length - used, null);
+      if (read === 0) return buffer.subarray(0, used); // it shrank
+      used += read;
+    }
   }
 }
 

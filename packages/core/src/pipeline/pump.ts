@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { VerifyOutput } from '../verify/verify-output.js';
-import { ChunkReader, type FileIo, FileWorker, inProcessFileIo } from './file-io.js';
+import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from './file-io.js';
 import { ParsePool } from './parse-pool.js';
 import { createProgressLine, type ProgressLine } from './progress-line.js';
 import type { PageResult, SigningSession } from './session.js';
@@ -55,13 +55,17 @@ export class PagePump {
     const session = this.#session;
     const pool = this.#pool;
     const analyze = pool ? (bytes: Buffer) => pool.analyze(bytes) : undefined;
-    const reader = new ChunkReader();
+    const reader = new ChunkReader({ maxBytes: this.#options.maxPageBytes });
     for (let start = 0; start < paths.length; start += READ_CHUNK) {
       // Views into one reused buffer, valid until the next chunk is read: processPage copies what it keeps.
       const chunk = reader.read(paths.slice(start, start + READ_CHUNK).map((path) => join(this.#root, path)));
       for (const [offset, bytes] of chunk.entries()) {
         const path = paths[start + offset] as string;
         if (session.fatal) return;
+        if (bytes instanceof PageTooLargeError) {
+          this.#record(path, { outcome: 'failed', error: bytes.message });
+          continue;
+        }
         if (bytes instanceof Error) {
           this.#record(path, { outcome: 'failed', error: `cannot read: ${bytes.message}` });
           continue;
@@ -75,7 +79,10 @@ export class PagePump {
         // memory, and a long queue also makes V8 grow its young generation — peak RSS then wanders.
         await this.#writes.waitForRoom(WRITE_CONCURRENCY);
         if (pool) await pool.waitForRoom(PARSE_AHEAD);
-        const result = session.processPage(path, bytes, analyze ? { analyze } : {});
+        const result = session.processPage(path, bytes, {
+          ...(analyze ? { analyze } : {}),
+          owned: reader.owns(bytes),
+        });
         this.#pending.push(result.then((final) => this.#write(path, final)).catch(() => {}));
       }
     }

@@ -10,6 +10,8 @@ import {
   type SignCacheEntry,
   writeSignCache,
 } from '../cache/sign-cache.js';
+import { isSiegelError } from '../errors.js';
+import { formatByteSize } from '../options/byte-size.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { createPageEvent, pageUrl } from '../page/page-event.js';
@@ -122,7 +124,11 @@ export class SigningSession {
   processPage(
     path: string,
     input: Buffer,
-    options: { analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }> } = {},
+    options: {
+      analyze?: (bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>;
+      /** `input` is the page's own buffer (a large page read alone), not a view into a reused one: no copy. */
+      owned?: boolean;
+    } = {},
   ): Promise<PageResult> {
     if (this.#fatal) return Promise.reject(this.#fatal);
     const failed = (error: unknown): PageResult => ({
@@ -131,7 +137,9 @@ export class SigningSession {
       error: (error as Error)?.message ?? String(error),
     });
     try {
-      return Promise.resolve(this.#prepare(path, input, options.analyze)).catch(failed);
+      return Promise.resolve(this.#prepare(path, input, options.analyze, options.owned ?? false)).catch(
+        failed,
+      );
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -160,6 +168,7 @@ export class SigningSession {
     path: string,
     input: Buffer,
     analyze: ((bytes: Buffer) => Promise<{ parsed: ParsedPage; bytes: Buffer }>) | undefined,
+    ownsInput: boolean,
   ): PageResult | Promise<PageResult> {
     const fingerprint = fingerprintFile(input);
     const entry = this.cache.pages.get(path);
@@ -176,7 +185,7 @@ export class SigningSession {
       return { outcome: 'unchanged', output, event: entry.event, url: this.urlOf(path) };
     }
     // From here on the page is parsed and maybe queued for signing: it must own its bytes.
-    const owned = Buffer.from(input);
+    const owned = ownsInput ? input : Buffer.from(input);
     if (analyze) {
       // Wrapped, so that `stage` settles when the page is parsed and queued, not when it is signed.
       const stage = analyze(owned).then(({ parsed, bytes }) => ({
@@ -298,11 +307,21 @@ export class SigningSession {
   async #signBatch(items: Pending[]): Promise<void> {
     try {
       if (this.#fatal) throw this.#fatal;
-      const events = await (this.signer as Signer).signEvents(items.map((item) => item.template));
+      const events = await this.#signSettled(items.map((item) => item.template));
       const results: PageResult[] = [];
       const journal: Array<[string, SignCacheEntry]> = [];
       for (const [index, item] of items.entries()) {
-        const event = events[index] as NostrEvent;
+        const event = events[index] as NostrEvent | Error;
+        if (event instanceof Error) {
+          // Refused by the signer: this page fails and stays as the build wrote it; the others go on.
+          const size = formatByteSize(Buffer.byteLength(JSON.stringify(item.template), 'utf8'));
+          results.push({
+            outcome: 'failed',
+            output: undefined,
+            error: `its event (${size}) was not signed: ${event.message}`,
+          });
+          continue;
+        }
         const output = this.#apply(item.input, item.place, item.bytePlace, event);
         const entry: SignCacheEntry = {
           hash: item.hash,
@@ -317,11 +336,28 @@ export class SigningSession {
         results.push({ outcome: 'signed', output, event, url: item.url });
       }
       // The signatures reach the cache's journal before the pages reach the disk.
-      await this.#appendJournal(journal);
+      if (journal.length > 0) await this.#appendJournal(journal);
       for (const [index, item] of items.entries()) item.resolve(results[index] as PageResult);
     } catch (error) {
       this.#fatal ??= error;
       for (const item of items) item.reject(error);
+    }
+  }
+
+  /**
+   * Sign `templates`; where the signer refuses some of them (`event_refused`, see `Signer.signEvents`),
+   * sign the two halves apart, down to the refused templates alone, which get their error in their place.
+   * Any other error (token, key, lock, a bunker that is down) rejects: the run stops.
+   */
+  async #signSettled(templates: EventTemplate[]): Promise<Array<NostrEvent | Error>> {
+    try {
+      return await (this.signer as Signer).signEvents(templates);
+    } catch (error) {
+      if (!isSiegelError(error, 'event_refused')) throw error;
+      if (templates.length === 1) return [error];
+      const half = Math.ceil(templates.length / 2);
+      const first = await this.#signSettled(templates.slice(0, half));
+      return [...first, ...(await this.#signSettled(templates.slice(half)))];
     }
   }
 

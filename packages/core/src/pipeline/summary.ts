@@ -27,7 +27,7 @@ export interface SignSummary {
   skipped: number;
   /** Pages not signed because a signature would not cover what readers see (see `pages` for why). */
   refused: number;
-  /** Pages that could not be read, parsed or written. */
+  /** Pages that could not be read, parsed, signed (their event refused by the signer) or written. */
   failed: number;
   /** Every page, sorted by path. */
   pages: PageReport[];
@@ -44,7 +44,8 @@ export interface FormatSummaryOptions {
 }
 
 /**
- * One line for people (plus one line per page when `verbose`).
+ * One line for people, then one line per failed or refused page with the reason (one line per page when
+ * `verbose`).
  *
  * @example
  * ```ts
@@ -58,10 +59,11 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
     ? `Siegel (dry run, nothing written): ${summary.signed} would be signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`
     : `Siegel: ${summary.signed} signed, ${summary.unchanged} unchanged, ${summary.skipped} skipped (no ${element}), ${summary.failed} failed`;
   const refused = summary.refused > 0 ? `, ${summary.refused} refused` : '';
-  const refusals = summary.pages
-    .filter((page) => page.outcome === 'refused')
-    .map((page) => `  refused  ${page.path}: ${page.error}`);
-  if (!options.verbose) return [`${head}${refused}`, ...refusals].join('\n');
+  // Pages that were not signed for a reason the user must act on are always listed, with the reason.
+  const problems = summary.pages
+    .filter((page) => page.outcome === 'refused' || page.outcome === 'failed')
+    .map((page) => `  ${page.outcome.padEnd(7)}  ${page.path}: ${page.error}`);
+  if (!options.verbose) return [`${head}${refused}`, ...problems].join('\n');
   const width = Math.max(0, ...summary.pages.map((page) => page.outcome.length));
   const lines = summary.pages.map((page) => {
     const detail = page.error ?? page.eventId ?? '';

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
 import type { Signer } from './signer.js';
 
@@ -66,6 +67,11 @@ export class HttpBunkerSigner implements Signer {
   readonly #pickSample: (length: number, count: number) => Iterable<number>;
   #batchSize: number;
   #pubkey: string | undefined;
+  /**
+   * The bunker has signed for this signer (a batch, or the probe of {@link #signsOthers}): from then on a
+   * refusal or a server error for some events is theirs, not the bunker's.
+   */
+  #hasSigned = false;
   /** `batch` until the bunker shows it lacks the batch route, then `compat`. */
   #mode: 'batch' | 'compat' = 'batch';
 
@@ -136,6 +142,7 @@ export class HttpBunkerSigner implements Signer {
       const events = this.#mode === 'batch' ? await this.#signBatch(chunk) : await this.#signCompat(chunk);
       if (events === 'too_large') continue; // batch size was halved; retry the same range
       await this.#checkEvents(chunk, events);
+      this.#hasSigned = true;
       signed.push(...events);
       start += chunk.length;
     }
@@ -160,9 +167,9 @@ export class HttpBunkerSigner implements Signer {
     return { pubkey: key.pubkey, locked: key.locked === true };
   }
 
-  /** Old bunkers list no pubkeys: sign a short-lived NIP-98 style event for the bunker itself to learn it. */
-  async #probe(): Promise<string> {
-    const template: EventTemplate = {
+  /** A short-lived NIP-98 style event for the bunker itself: what a probe signs. */
+  #probeTemplate(): EventTemplate {
+    return {
       kind: 27235,
       created_at: Math.floor(Date.now() / 1000),
       tags: [
@@ -171,7 +178,11 @@ export class HttpBunkerSigner implements Signer {
       ],
       content: '',
     };
-    const [event] = await this.signEvents([template]);
+  }
+
+  /** Old bunkers list no pubkeys: sign a probe event to learn it. */
+  async #probe(): Promise<string> {
+    const [event] = await this.signEvents([this.#probeTemplate()]);
     if (!event) throw new SiegelError('bunker_error', `Bunker at BUNKER_URL \`${this.url}\` signed nothing`);
     this.#pubkey = event.pubkey;
     return event.pubkey;
@@ -192,11 +203,12 @@ export class HttpBunkerSigner implements Signer {
       this.#mode = 'compat';
       return this.#signCompat(chunk);
     }
-    if (response.status === 413 && this.#batchSize > 1) {
-      this.#batchSize = Math.max(1, Math.floor(this.#batchSize / 2));
+    // Too many events in one request: the bunker's batch limit, learnt for the rest of the run.
+    if (response.status === 413 && errorCode(response.body) === 'batch_too_large' && chunk.length > 1) {
+      this.#batchSize = Math.max(1, Math.floor(Math.min(this.#batchSize, chunk.length) / 2));
       return 'too_large';
     }
-    throw this.#statusError(response, `POST ${path}`);
+    throw await this.#failure(response, `POST ${path}`, chunk.length);
   }
 
   async #signCompat(chunk: EventTemplate[]): Promise<NostrEvent[]> {
@@ -214,7 +226,7 @@ export class HttpBunkerSigner implements Signer {
           results[index] = body.event;
           continue;
         }
-        throw this.#statusError(response, 'POST /api/sign');
+        throw await this.#failure(response, 'POST /api/sign', 1);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#compatConcurrency, chunk.length) }, worker));
@@ -258,7 +270,7 @@ export class HttpBunkerSigner implements Signer {
         ? events.keys()
         : this.#pickSample(events.length, this.#verifySignatures);
     for (const i of sample) {
-      if (!crypto.verifyEvent(events[i] as NostrEvent)) {
+      if (!verifyEventSignature(crypto, events[i] as NostrEvent)) {
         throw this.#badAnswer(
           'sign',
           `event ${i} has an invalid id or signature: its Schnorr signature does not verify`,
@@ -267,11 +279,57 @@ export class HttpBunkerSigner implements Signer {
     }
   }
 
-  /** One HTTP request with timeout and bounded retry (network errors, timeouts, 5xx, 429). */
+  /**
+   * The error for a sign request the bunker did not answer with 200. Token, key and lock problems stop the
+   * run (`token_rejected`, `key_not_found`, `key_locked`), and so does anything else while the bunker does
+   * not show that it signs other events. A refusal of what was sent — 413 (too large: the body, or one
+   * event), 400 or 422 (an event it will not take) — is `event_refused` once the bunker has signed for this
+   * signer (else one probe, a tiny event, is signed to find out). A 5xx that persisted through the retries
+   * is `event_refused` only if the bunker signs a probe event right then: a bunker that went down fails
+   * the probe too, and the run stops at once instead of failing page after page. `signSite` halves a
+   * refused batch until the refused event is alone, and fails that page only.
+   */
+  async #failure(response: BunkerResponse, what: string, count: number): Promise<SiegelError> {
+    const error = this.#statusError(response, what);
+    const serverError = response.status >= 500;
+    const refusal = [400, 413, 422].includes(response.status) || serverError;
+    if (error.code !== 'bunker_error' || !refusal || !(await this.#signsOthers(serverError))) return error;
+    const code = errorCode(response.body);
+    const detail = errorMessage(response.body);
+    const alone =
+      response.status >= 500 && count === 1 ? ' (it signs other events: this one alone fails)' : '';
+    return new SiegelError(
+      'event_refused',
+      `the bunker at \`${this.url}\` refused to sign ${count === 1 ? 'it' : `a batch of ${count} events`}: HTTP ${response.status}${code ? ` \`${code}\`` : ''}${detail ? ` ${detail}` : ''}${alone}`,
+    );
+  }
+
+  /** Whether the bunker signs other events: it did for this signer (unless `now`), or it signs a probe now. */
+  async #signsOthers(now: boolean): Promise<boolean> {
+    if (this.#hasSigned && !now) return true;
+    const probe = this.#probeTemplate();
+    const response =
+      this.#mode === 'batch'
+        ? await this.#request('POST', `/api/keys/${encodeURIComponent(this.keyName)}/sign`, {
+            events: [probe],
+          })
+        : await this.#request('POST', '/api/sign', { keyName: this.keyName, event: probe });
+    const body = response.body as { events?: unknown; event?: unknown } | undefined;
+    const signed =
+      response.status === 200 && (Array.isArray(body?.events) ? body.events.length === 1 : !!body?.event);
+    this.#hasSigned ||= signed;
+    return signed;
+  }
+
+  /**
+   * One HTTP request with timeout and bounded retry (network errors, timeouts, 5xx, 429). Resolves with the
+   * last answer once the retries are spent; rejects with `bunker_unreachable` when none came.
+   */
   async #request(method: string, path: string, body?: unknown): Promise<BunkerResponse> {
     let attempt = 0;
     for (;;) {
-      let failure: SiegelError;
+      // The last attempt's outcome: an answer (a 5xx or 429 one, when retried) or a network error.
+      let outcome: BunkerResponse | SiegelError;
       try {
         const response = await this.#fetch(`${this.url}${path}`, {
           method,
@@ -288,13 +346,15 @@ export class HttpBunkerSigner implements Signer {
         try {
           parsed = text ? JSON.parse(text) : undefined;
         } catch {}
-        const result = { status: response.status, body: parsed };
-        if (response.status < 500 && response.status !== 429) return result;
-        failure = this.#statusError(result, `${method} ${path}`);
+        outcome = { status: response.status, body: parsed };
+        if (response.status < 500 && response.status !== 429) return outcome;
       } catch (error) {
-        failure = this.#networkError(error);
+        outcome = this.#networkError(error);
       }
-      if (attempt >= this.#retries) throw failure;
+      if (attempt >= this.#retries) {
+        if (outcome instanceof SiegelError) throw outcome;
+        return outcome;
+      }
       const delay = this.#retryDelayMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
       attempt++;
       await new Promise((resolve) => setTimeout(resolve, delay));

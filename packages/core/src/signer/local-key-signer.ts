@@ -25,9 +25,23 @@ export class LocalKeySigner implements Signer {
     return (await loadSigningEngine()).getPublicKey(this.#secretKey);
   }
 
+  /**
+   * @throws {SiegelError} `event_refused` when the engine cannot sign one of the templates (the WebAssembly
+   * engine's fixed heap fails on an event of about 1 MB).
+   */
   async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
     const engine = await loadSigningEngine();
-    return templates.map((template) => engine.signEvent(template, this.#secretKey));
+    return templates.map((template) => {
+      try {
+        return engine.signEvent(template, this.#secretKey);
+      } catch (cause) {
+        throw new SiegelError(
+          'event_refused',
+          `the local key could not sign ${templates.length === 1 ? 'it' : `a batch of ${templates.length} events`}: ${(cause as Error)?.message ?? String(cause)}`,
+          { cause },
+        );
+      }
+    });
   }
 
   /** A local key can always sign. */

@@ -11,7 +11,12 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 export interface Signer {
   /** Hex public key of the key this signer signs with. */
   getPublicKey(): Promise<string>;
-  /** Sign a batch of templates; resolves to the signed events in the same order. */
+  /**
+   * Sign a batch of templates; resolves to the signed events in the same order. Rejects with a
+   * `SiegelError` of code `event_refused` when the signer refuses (some of) these templates but signs others
+   * — `signSite` then signs the batch in halves to find the refused ones and fails only their pages; any
+   * other error stops the run.
+   */
   signEvents(templates: EventTemplate[]): Promise<NostrEvent[]>;
   /** Optional pre-flight check (the key exists and can sign) without signing anything. */
   check?(): Promise<void>;

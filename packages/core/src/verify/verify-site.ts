@@ -2,15 +2,25 @@
 // (verify-output.ts writes `verify/{id}/index.html` and `verify/{id}.json`, verify-page.ts renders them),
 // the browser script they run (script/main.ts, bundled with esbuild from the same page/ code the signer
 // uses), and `verifySite` here, which checks a directory or a live site from Node (`siegel verify`).
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { verifyEventSignature } from '../nostr/verify-signature.js';
+import { describeByteSize, formatByteSize } from '../options/byte-size.js';
+import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
 import { readEventSpec } from '../page/parse.js';
 import { findPages } from '../pipeline/find-pages.js';
+
+/**
+ * Largest event file (`verify/{id}.json`) read, in bytes: 1 MiB. A page event holds a title, a description,
+ * a URL and hashes; the bunker signs none over 768 KiB.
+ */
+const MAX_EVENT_BYTES = 1024 * 1024;
 
 /** Options of {@link verifySite}; every field optional. */
 export interface VerifySiteOptions {
@@ -20,8 +30,19 @@ export interface VerifySiteOptions {
   selector?: string;
   /** Most pages to visit when crawling a URL (default 1000). */
   maxPages?: number;
-  /** `fetch` for URLs (default: the global one). */
-  fetch?: typeof fetch;
+  /**
+   * Largest page, in bytes (default 32 MiB, as for signing): a larger file is not read, a larger response
+   * — as sent, or unpacked — is cut off; the page counts as invalid (the start page of a URL: an error).
+   */
+  maxPageBytes?: number;
+  /** URL only: origins redirects may lead to besides the site's own (default none). */
+  allowRedirectsTo?: string[];
+  /** URL only: redirects followed per request (default 5). */
+  maxRedirects?: number;
+  /** URL only: time for one request, connect to last byte, in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** URL only: time for the whole check, in ms (default 600 000). */
+  totalTimeoutMs?: number;
 }
 
 /** `valid`: block, event and page agree. `invalid`: something does not. `unsigned`: a page with the element but no block. `skipped`: no element, no block. */
@@ -56,24 +77,32 @@ export interface VerifyReport {
  * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
  * every page, recompute the hash, read the signature block (also the `sha256:`/`nevent`/`npub` variants),
  * load the event (`verify/{id}.json`), and check the event id, the Schnorr signature, the `x` tag, the
- * pubkey, and the expected signer when given.
+ * pubkey, and the expected signer when given. A URL is fetched by a careful client (`net/`): bounded
+ * responses and time, redirects only within the site's origin, no private addresses but the site's own.
  *
  * @example
  * ```ts
  * const report = await verifySite('dist', { pubkey: 'npub1…' });
  * if (!report.ok) process.exitCode = 1;
  * ```
- * @throws {SiegelError} `invalid_options` for a bad `pubkey`; `io_error` when the directory or URL cannot be read.
+ * @throws {SiegelError} `invalid_options` for a bad `pubkey` or option; `io_error` when the directory or the
+ * start URL cannot be read (refused, too large, too slow), or when the whole check runs out of time.
  */
 export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
   const expectedPubkey = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
   const selector = options.selector ?? 'main';
+  const maxPageBytes = options.maxPageBytes ?? DEFAULTS.maxPageBytes;
   const source = /^https?:\/\//i.test(dirOrUrl)
-    ? urlSource(dirOrUrl, options.fetch ?? globalThis.fetch, options.maxPages ?? 1000)
-    : dirSource(resolve(dirOrUrl));
+    ? urlSource(dirOrUrl, options, maxPageBytes)
+    : dirSource(resolve(dirOrUrl), maxPageBytes);
   const crypto = await loadSigningEngine();
   const pages: PageVerification[] = [];
   for await (const page of source.pages()) {
+    if ('problem' in page) {
+      // Not read (too large, refused, too slow): not verified.
+      pages.push({ page: page.name, verdict: 'invalid', problems: [page.problem], found: {}, expected: {} });
+      continue;
+    }
     let analysis = analyzePage(page.html, { selector });
     const block = analysis.signatureBlock;
     const result: PageVerification = {
@@ -103,6 +132,8 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       event = await source
         .loadEvent(block.eventId, block.verifyUrl, page.name)
         .catch((error: Error) => error);
+      const expired = source.expired?.();
+      if (expired) throw expired;
       if (event instanceof Error) problems.push(event.message);
     }
     // The page is read by the rules its event was signed under: the signed `spec` tag, never the block's word.
@@ -132,7 +163,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       if (event.id !== block.eventId)
         problems.push(`event id \`${event.id}\` differs from the block's \`${block.eventId}\``);
       if (event.id !== safeEventHash(event)) problems.push('the event id does not match its content');
-      else if (!crypto.verifyEvent(event)) problems.push('the event signature is invalid');
+      else if (!verifyEventSignature(crypto, event)) problems.push('the event signature is invalid');
       if (eventHash !== analysis.hash)
         problems.push(`event \`x\` tag \`${eventHash}\` differs from the page's hash \`${analysis.hash}\``);
       if (block.pubkey !== undefined && block.pubkey !== event.pubkey) {
@@ -171,7 +202,8 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
   for (const page of report.pages) {
     if (!options.verbose && (page.verdict === 'valid' || page.verdict === 'skipped')) continue;
     lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}${page.spec ? `  (${page.spec})` : ''}`);
-    if (page.verdict === 'valid' || page.verdict === 'invalid') {
+    const read = Object.keys(page.found).length + Object.keys(page.expected).length > 0;
+    if ((page.verdict === 'valid' || page.verdict === 'invalid') && read) {
       // The block's hash (what was signed) against the hash recomputed from the page now, aligned.
       lines.push(
         `  signed hash   ${page.found.hash ?? '-'}  event ${page.found.eventId ?? '-'}  pubkey ${page.found.pubkey ?? '-'}`,
@@ -224,24 +256,41 @@ function checkEventShape(value: unknown, where: string): NostrEvent {
   return event;
 }
 
+/** A page of a source: its HTML, or why it could not be read. */
+type SourcePage = { name: string; html: string } | { name: string; problem: string };
+
 interface Source {
-  pages(): AsyncIterable<{ name: string; html: string }>;
+  pages(): AsyncIterable<SourcePage>;
   loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<NostrEvent>;
+  /** The error that ends the whole check (its time ran out), once there is one. */
+  expired?(): Error | undefined;
 }
 
-function dirSource(dir: string): Source {
+function tooLarge(size: number, limit: number): string {
+  return `page too large: ${describeByteSize(size)}, more than the limit of ${describeByteSize(limit)}; not checked — raise it with \`--max-page-bytes\``;
+}
+
+function dirSource(dir: string, maxPageBytes: number): Source {
   return {
     async *pages() {
-      for (const path of await findPages(dir))
-        yield { name: path, html: await readFile(join(dir, path), 'utf8') };
+      for (const path of await findPages(dir)) {
+        const size = (await stat(join(dir, path))).size;
+        if (size > maxPageBytes) yield { name: path, problem: tooLarge(size, maxPageBytes) };
+        else yield { name: path, html: await readFile(join(dir, path), 'utf8') };
+      }
     },
     async loadEvent(id) {
       if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
       const file = join(dir, 'verify', `${id}.json`);
       let text: string;
       try {
+        if ((await stat(file)).size > MAX_EVENT_BYTES)
+          throw new Error(
+            `event file \`verify/${id}.json\` is larger than ${formatByteSize(MAX_EVENT_BYTES)}`,
+          );
         text = await readFile(file, 'utf8');
-      } catch {
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === undefined) throw error;
         throw new Error(`event file \`verify/${id}.json\` is missing`);
       }
       try {
@@ -253,16 +302,18 @@ function dirSource(dir: string): Source {
   };
 }
 
-function urlSource(start: string, fetcher: typeof fetch, maxPages: number): Source {
+function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: number): Source {
   const root = new URL(start);
   const scope = root.pathname.endsWith('/') ? root.pathname : root.pathname.replace(/[^/]*$/, '');
-  const get = async (url: URL): Promise<Response> => {
-    try {
-      return await fetcher(url, { redirect: 'follow', signal: AbortSignal.timeout(30_000) });
-    } catch (cause) {
-      throw new SiegelError('io_error', `Cannot fetch \`${url.href}\``, { cause });
-    }
-  };
+  const maxPages = options.maxPages ?? 1000;
+  const client = new SiteClient({
+    site: root,
+    allowRedirectsTo: options.allowRedirectsTo ?? [],
+    maxRedirects: options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects,
+    requestTimeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs,
+  });
+  const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
   return {
     async *pages() {
       const queue: URL[] = [root];
@@ -270,20 +321,33 @@ function urlSource(start: string, fetcher: typeof fetch, maxPages: number): Sour
       let visited = 0;
       while (queue.length > 0 && visited < maxPages) {
         const url = queue.shift() as URL;
-        const response = await get(url);
-        if (!response.ok) {
+        let response: Awaited<ReturnType<SiteClient['get']>>;
+        try {
+          response = await client.get(url, {
+            maxBytes: maxPageBytes,
+            accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+            wantBody: (headers) => isHtml(headers['content-type']),
+          });
+        } catch (error) {
+          // The start page and the check's time are the run's; any other page fails alone.
+          if (visited === 0 || client.expired) throw client.expired ?? error;
+          visited++;
+          yield { name: url.href, problem: (error as Error).message };
+          continue;
+        }
+        if (response.status < 200 || response.status >= 300) {
           if (visited === 0)
             throw new SiegelError('io_error', `\`${url.href}\` answered HTTP ${response.status}`);
           continue;
         }
-        if (!(response.headers.get('content-type') ?? '').includes('text/html')) continue;
+        if (!response.body) continue; // not HTML
         visited++;
-        const html = await response.text();
-        yield { name: url.href, html };
+        const html = response.body.toString('utf8');
+        yield { name: response.url.href, html };
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {
-            link = new URL((match[1] as string).replace(/&amp;/g, '&'), url);
+            link = new URL((match[1] as string).replace(/&amp;/g, '&'), response.url);
           } catch {
             continue;
           }
@@ -307,13 +371,15 @@ function urlSource(start: string, fetcher: typeof fetch, maxPages: number): Sour
         if (linked.endsWith(`/verify/${id}`)) path = linked;
       } catch {}
       const url = new URL(`${path}.json`, new URL(page));
-      const response = await get(url);
-      if (!response.ok) throw new Error(`event \`${url.href}\` answered HTTP ${response.status}`);
+      const response = await client.get(url, { maxBytes: MAX_EVENT_BYTES, accept: 'application/json' });
+      if (response.status < 200 || response.status >= 300 || !response.body)
+        throw new Error(`event \`${url.href}\` answered HTTP ${response.status}`);
       try {
-        return checkEventShape(await response.json(), url.href);
+        return checkEventShape(JSON.parse(response.body.toString('utf8')), url.href);
       } catch (error) {
         throw new Error(`event \`${url.href}\` is not valid: ${(error as Error).message}`);
       }
     },
+    expired: () => client.expired,
   };
 }

@@ -26,6 +26,11 @@ export interface TinyBunker {
     tamper: boolean;
     /** Corrupt only the signature at this position of each batch (id, pubkey and the others stay valid). */
     tamperAt: number | undefined;
+    /**
+     * Refuse every request that holds an event whose JSON is longer than `bytes`, with `status` (413: the
+     * real bunker's answer; 500: what it answered before it checked the size).
+     */
+    refuseLarge: { bytes: number; status: number } | undefined;
   };
   close(): Promise<void>;
 }
@@ -45,6 +50,7 @@ export async function startTinyBunker(
     hang: false,
     tamper: false,
     tamperAt: undefined,
+    refuseLarge: undefined,
   };
   const sign = (template: EventTemplate, index = 0) => {
     const event = finalizeEvent(template, secretKey);
@@ -68,6 +74,15 @@ export async function startTinyBunker(
     if (req.headers.authorization !== `Bearer ${token}`)
       return send(res, 401, { error: { code: 'unauthorized', message: 'no' } });
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    const events: unknown[] = body?.events ?? (body?.event ? [body.event] : []);
+    const large = state.refuseLarge;
+    if (large && events.some((event) => JSON.stringify(event).length > large.bytes)) {
+      const [code, message] =
+        large.status === 413
+          ? ['event_too_large', 'The event is too large']
+          : ['internal_error', 'Internal error'];
+      return send(res, large.status, { error: { code, message } });
+    }
     if (options.compatOnly) {
       if (req.method === 'POST' && path === '/api/sign') {
         if (body.keyName !== keyName) return send(res, 404, { success: false, error: 'Key not found' });

@@ -1,0 +1,106 @@
+// Which IP addresses a client that fetches what a stranger's site points it at may connect to. Everything
+// that is not the public internet is named here: the machine itself, its local networks, link-local (where
+// cloud metadata services live: 169.254.169.254, fe80::), and the ranges that are reserved or only
+// tunnel another address (IPv4 inside IPv6 is judged by the IPv4 address it carries).
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** IPv4 ranges that are not the public internet: [first address, prefix length, what it is]. */
+const IPV4_RANGES: Array<[string, number, string]> = [
+  ['0.0.0.0', 8, 'an unspecified ("this network") address'],
+  ['10.0.0.0', 8, 'a private address'],
+  ['100.64.0.0', 10, 'a shared (carrier-grade NAT) address'],
+  ['127.0.0.0', 8, 'a loopback address'],
+  ['169.254.0.0', 16, 'a link-local address'],
+  ['172.16.0.0', 12, 'a private address'],
+  ['192.0.0.0', 24, 'a reserved (IETF protocol) address'],
+  ['192.0.2.0', 24, 'a documentation address'],
+  ['192.88.99.0', 24, 'a reserved (6to4 relay) address'],
+  ['192.168.0.0', 16, 'a private address'],
+  ['198.18.0.0', 15, 'a benchmarking address'],
+  ['198.51.100.0', 24, 'a documentation address'],
+  ['203.0.113.0', 24, 'a documentation address'],
+  ['224.0.0.0', 4, 'a multicast address'],
+  ['240.0.0.0', 4, 'a reserved address'],
+];
+
+function ipv4ToNumber(address: string): number {
+  return address.split('.').reduce((value, part) => value * 256 + Number(part), 0);
+}
+
+const IPV4_TABLE = IPV4_RANGES.map(([first, prefix, what]) => ({
+  start: ipv4ToNumber(first),
+  size: 2 ** (32 - prefix),
+  what,
+}));
+
+function classifyIpv4(address: string): string | undefined {
+  const value = ipv4ToNumber(address);
+  return IPV4_TABLE.find((range) => value >= range.start && value < range.start + range.size)?.what;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part counts as two). */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    const value = ipv4ToNumber(dotted[1]);
+    text = `${text.slice(0, dotted.index)}${(value >>> 16).toString(16)}:${(value & 0xffff).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) =>
+    part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16));
+  const first = parse(head);
+  const last = tail === undefined ? [] : parse(tail);
+  return [...first, ...new Array(8 - first.length - last.length).fill(0), ...last];
+}
+
+function ipv4From(high: number, low: number): string {
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+function classifyIpv6(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  const zeros = (from: number, to: number) => g.slice(from, to).every((group) => group === 0);
+  const carried = (label: string, v4: string) => {
+    const what = classifyIpv4(v4);
+    return what === undefined ? undefined : `${what} (${v4}, as ${label})`;
+  };
+  if (zeros(0, 8)) return 'an unspecified address';
+  if (zeros(0, 7) && g[7] === 1) return 'a loopback address';
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d): the IPv4 address counts.
+  if (zeros(0, 5) && g[5] === 0xffff) return carried('IPv4-mapped IPv6', ipv4From(g[6] ?? 0, g[7] ?? 0));
+  if (zeros(0, 6))
+    return carried('IPv4-compatible IPv6', ipv4From(g[6] ?? 0, g[7] ?? 0)) ?? 'a reserved address';
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6))
+    return carried('NAT64 IPv6', ipv4From(g[6] ?? 0, g[7] ?? 0));
+  const first = g[0] ?? 0;
+  if (first === 0x2002) return carried('6to4 IPv6', ipv4From(g[1] ?? 0, g[2] ?? 0));
+  if (first === 0x2001 && g[1] === 0) return 'a Teredo tunnel address';
+  if (first === 0x2001 && g[1] === 0xdb8) return 'a documentation address';
+  if ((first & 0xfe00) === 0xfc00) return 'a unique-local (private) address';
+  if ((first & 0xffc0) === 0xfe80) return 'a link-local address';
+  if ((first & 0xffc0) === 0xfec0) return 'a site-local (private) address';
+  if ((first & 0xff00) === 0xff00) return 'a multicast address';
+  if (first === 0x0100 && zeros(1, 4)) return 'a discard-only address';
+  return undefined;
+}
+
+/**
+ * What kind of address `address` is when it is not a public internet address — loopback, link-local,
+ * private, unique-local, unspecified, multicast, reserved, documentation, or an IPv6 form carrying such an
+ * IPv4 address (`::ffff:127.0.0.1`, NAT64, 6to4) — as a phrase for a message; `undefined` for a public one.
+ * Not an IP address at all: `'not an IP address'`.
+ *
+ * @example
+ * ```ts
+ * classifyAddress('169.254.169.254'); // 'a link-local address'
+ * classifyAddress('::ffff:7f00:1');   // 'a loopback address (127.0.0.1, as IPv4-mapped IPv6)'
+ * classifyAddress('93.184.215.14');   // undefined
+ * ```
+ */
+export function classifyAddress(address: string): string | undefined {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (isIPv4(bare)) return classifyIpv4(bare);
+  if (isIPv6(bare)) return classifyIpv6(bare);
+  return 'not an IP address';
+}

@@ -1,0 +1,412 @@
+// net/ owns how Siegel talks to a site it does not control (`siegel verify https://…`): a careful HTTP
+// client that assumes the site may be hostile. Every response is bounded in size, compressed and
+// unpacked; every request and the whole check are bounded in time (a server that drips a byte every few
+// seconds is cut off too); redirects are followed only within the site's origin (or to origins the user
+// allows) and only a few times; and no request reaches loopback, link-local or private addresses
+// (address-policy.ts) unless the site itself is there — then only the site's own addresses. Names are
+// resolved once and the connection goes to the address that was checked, so a name that resolves
+// differently a second time (DNS rebinding) gains nothing.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { SiegelError } from '../errors.js';
+import { formatByteSize } from '../options/byte-size.js';
+import { classifyAddress } from './address-policy.js';
+
+/** An address a name resolved to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Options of {@link SiteClient}; every field but `site` optional. */
+export interface SiteClientOptions {
+  /** The site: its origin is where requests and redirects go; its host may be on a private address. */
+  site: URL;
+  /** Further origins redirects may lead to (e.g. `https://www.example.com`); default none. */
+  allowRedirectsTo?: string[];
+  /** Redirects followed per request, at most (default 5). */
+  maxRedirects?: number;
+  /** Time for one request, from connecting to the last byte of the body, in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** Time for everything this client does, in ms (default 600 000): the whole check. */
+  totalTimeoutMs?: number;
+  /** Resolves a host name to its addresses (default: the system's resolver, `dns.lookup`). For tests. */
+  resolve?: (host: string) => Promise<ResolvedAddress[]>;
+  /** `User-Agent` header (default `siegel-verify`). */
+  userAgent?: string;
+}
+
+/** What one GET gave: the final URL (after redirects), the status, the headers, and the body if read. */
+export interface SiteResponse {
+  url: URL;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The unpacked body; `undefined` when the status was not 2xx or `wantBody` said no. */
+  body: Buffer | undefined;
+}
+
+/** Options of one {@link SiteClient.get}. */
+export interface SiteGetOptions {
+  /** Largest body, in bytes, compressed as sent and unpacked alike. */
+  maxBytes: number;
+  /** `Accept` header. */
+  accept: string;
+  /** Read the body of a 2xx response with these headers? (Default: yes.) Not read: the connection is closed. */
+  wantBody?: (headers: IncomingHttpHeaders) => boolean;
+}
+
+export const SITE_CLIENT_DEFAULTS = {
+  maxRedirects: 5,
+  requestTimeoutMs: 30_000,
+  totalTimeoutMs: 600_000,
+} as const;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function fail(message: string, cause?: unknown): SiegelError {
+  return new SiegelError('io_error', message, cause === undefined ? undefined : { cause });
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+async function systemResolve(host: string): Promise<ResolvedAddress[]> {
+  const found = await dnsLookup(host, { all: true, verbatim: true });
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/**
+ * A careful HTTP(S) client for one site (see the top of this file). One instance per check: it remembers
+ * the addresses it resolved, and its total time runs from its creation.
+ *
+ * @example
+ * ```ts
+ * const client = new SiteClient({ site: new URL('https://example.com/') });
+ * const page = await client.get(new URL('https://example.com/about/'), { maxBytes: 32 << 20, accept: 'text/html' });
+ * ```
+ * @throws {SiegelError} `invalid_options` for an origin in `allowRedirectsTo` that is not an http(s) URL.
+ */
+export class SiteClient {
+  readonly #site: URL;
+  readonly #allowedOrigins: Set<string>;
+  readonly #maxRedirects: number;
+  readonly #requestTimeoutMs: number;
+  readonly #totalTimeoutMs: number;
+  readonly #deadline: AbortSignal;
+  readonly #resolve: (host: string) => Promise<ResolvedAddress[]>;
+  readonly #userAgent: string;
+  /** Host name → its checked addresses (resolved once: what was checked is what is connected to). */
+  readonly #addresses = new Map<string, Promise<ResolvedAddress[]>>();
+  #siteAddresses: Promise<Set<string>> | undefined;
+
+  constructor(options: SiteClientOptions) {
+    this.#site = options.site;
+    this.#allowedOrigins = new Set([options.site.origin]);
+    for (const origin of options.allowRedirectsTo ?? []) this.#allowedOrigins.add(parseOrigin(origin));
+    this.#maxRedirects = options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs;
+    this.#totalTimeoutMs = options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs;
+    this.#deadline = AbortSignal.timeout(this.#totalTimeoutMs);
+    this.#resolve = options.resolve ?? systemResolve;
+    this.#userAgent = options.userAgent ?? 'siegel-verify';
+  }
+
+  /** The error once the whole check ran out of time (`undefined` before). */
+  get expired(): SiegelError | undefined {
+    return this.#deadline.aborted ? this.#deadlineError() : undefined;
+  }
+
+  /**
+   * GET `url`, following redirects within the allowed origins.
+   * @throws {SiegelError} `io_error` naming the URL: refused (another origin, a private address, a loop or too
+   * many redirects), too large, too slow, or the network failed.
+   */
+  async get(url: URL, options: SiteGetOptions): Promise<SiteResponse> {
+    if (!this.#allowedOrigins.has(url.origin))
+      throw fail(`\`${url.href}\` is outside the site \`${this.#site.origin}\`: not fetched`);
+    const chain: string[] = [url.href];
+    let current = url;
+    for (;;) {
+      if (this.#deadline.aborted) throw this.#deadlineError();
+      const response = await this.#getOnce(current, options);
+      const location = response.headers.location;
+      if (!REDIRECTS.has(response.status) || typeof location !== 'string') return response;
+      let next: URL;
+      try {
+        next = new URL(location, current);
+      } catch {
+        throw fail(`\`${current.href}\` redirects to \`${location}\`, which is not a URL`);
+      }
+      next.hash = '';
+      if (next.protocol !== 'http:' && next.protocol !== 'https:')
+        throw fail(
+          `\`${current.href}\` redirects to \`${next.href}\`, which is not an http(s) URL: not followed`,
+        );
+      if (!this.#allowedOrigins.has(next.origin)) {
+        throw fail(
+          `\`${current.href}\` redirects to \`${next.href}\`, outside the site \`${this.#site.origin}\`: not followed (allow that origin with \`--allow-redirects-to ${next.origin}\`)`,
+        );
+      }
+      if (chain.includes(next.href))
+        throw fail(
+          `\`${url.href}\` redirects in a loop: ${[...chain, next.href].map((u) => `\`${u}\``).join(' → ')}`,
+        );
+      if (chain.length > this.#maxRedirects)
+        throw fail(`\`${url.href}\` redirects more than ${this.#maxRedirects} times: not followed further`);
+      chain.push(next.href);
+      current = next;
+    }
+  }
+
+  #deadlineError(): SiegelError {
+    return fail(
+      `siegel verify stopped: the check took longer than ${seconds(this.#totalTimeoutMs)} in all (the total timeout, \`--total-timeout\`)`,
+    );
+  }
+
+  /** The addresses the site's own host resolved to: the only non-public ones any request may reach. */
+  #ownAddresses(): Promise<Set<string>> {
+    this.#siteAddresses ??= this.#lookup(this.#site.hostname).then(
+      (addresses) => new Set(addresses.map(({ address }) => address)),
+      () => new Set<string>(),
+    );
+    return this.#siteAddresses;
+  }
+
+  #lookup(hostname: string): Promise<ResolvedAddress[]> {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    let found = this.#addresses.get(host);
+    if (!found) {
+      found =
+        classifyAddress(host) === 'not an IP address'
+          ? this.#resolve(host).catch((cause: unknown) => {
+              const code = (cause as { code?: string })?.code ?? (cause as Error)?.message;
+              throw fail(`Cannot resolve \`${host}\`${code ? ` (${code})` : ''}`, cause);
+            })
+          : Promise.resolve([{ address: host, family: host.includes(':') ? 6 : 4 }]);
+      this.#addresses.set(host, found);
+    }
+    return found;
+  }
+
+  /** The checked addresses to connect to for `url`'s host. */
+  async #addressesFor(url: URL): Promise<ResolvedAddress[]> {
+    const found = await this.#lookup(url.hostname);
+    if (url.hostname === this.#site.hostname) return found;
+    const own = await this.#ownAddresses();
+    const allowed = found.filter(({ address }) => own.has(address) || classifyAddress(address) === undefined);
+    if (allowed.length > 0) return allowed;
+    const [first] = found;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const what = first ? classifyAddress(first.address) : undefined;
+    throw fail(
+      `Refused to connect to \`${host}\`${first && first.address !== host ? ` (\`${first.address}\`)` : ''}: ${what ?? 'no address'} — siegel verify reaches loopback, link-local and private addresses only for the site's own host`,
+    );
+  }
+
+  async #getOnce(url: URL, options: SiteGetOptions): Promise<SiteResponse> {
+    const addresses = await this.#addressesFor(url);
+    const timeout = AbortSignal.timeout(this.#requestTimeoutMs);
+    const signal = AbortSignal.any([timeout, this.#deadline]);
+    const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
+      if (lookupOptions.all) callback(null, addresses);
+      else callback(null, addresses[0]?.address ?? '', addresses[0]?.family ?? 4);
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const timedOut = (cause?: unknown): SiegelError =>
+      this.#deadline.aborted
+        ? this.#deadlineError()
+        : fail(
+            `\`${url.href}\` did not answer in full within ${seconds(this.#requestTimeoutMs)} (the request timeout, \`--request-timeout\`)`,
+            cause,
+          );
+    return new Promise<SiteResponse>((resolve, reject) => {
+      let settled = false;
+      const settle = (error: SiegelError | undefined, value?: SiteResponse) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (error) {
+          request.destroy();
+          reject(error);
+        } else resolve(value as SiteResponse);
+      };
+      const onAbort = () => settle(timedOut(signal.reason));
+      const request = send(url, {
+        method: 'GET',
+        lookup,
+        agent: false,
+        headers: {
+          accept: options.accept,
+          'accept-encoding': 'gzip, deflate, br',
+          'user-agent': this.#userAgent,
+        },
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) onAbort();
+      request.on('error', (error: NodeJS.ErrnoException) =>
+        settle(fail(`Cannot fetch \`${url.href}\` (${error.code ?? error.message})`, error)),
+      );
+      request.on('response', (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        const base = { url, status, headers: response.headers };
+        const ok = status >= 200 && status < 300;
+        if (!ok || options.wantBody?.(response.headers) === false) {
+          response.destroy(); // the body is not wanted: close the connection instead of reading it
+          settle(undefined, { ...base, body: undefined });
+          return;
+        }
+        readBody(url, response, options.maxBytes).then(
+          (body) => settle(undefined, { ...base, body }),
+          (error: SiegelError) => settle(error),
+        );
+      });
+      request.end();
+    });
+  }
+}
+
+/** `text` as an origin for `allowRedirectsTo`. */
+function parseOrigin(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new SiegelError(
+      'invalid_options',
+      `\`--allow-redirects-to\` takes an origin such as \`https://www.example.com\`, got \`${text}\``,
+    );
+  return url.origin;
+}
+
+/** The decoder for a `Content-Encoding` (none for identity). */
+function decoderFor(url: URL, header: string | undefined) {
+  const codings = (header ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return undefined;
+  const [coding] = codings;
+  if (codings.length === 1 && (coding === 'gzip' || coding === 'x-gzip'))
+    return { name: coding, make: () => createGunzip() };
+  if (codings.length === 1 && coding === 'br') return { name: coding, make: () => createBrotliDecompress() };
+  if (codings.length === 1 && coding === 'deflate')
+    // HTTP's deflate is zlib-wrapped; some servers send it raw: the first two bytes tell.
+    return {
+      name: coding,
+      make: (first: Buffer) =>
+        first.length >= 2 &&
+        (first[0] as number) % 16 === 8 &&
+        (((first[0] as number) << 8) | (first[1] as number)) % 31 === 0
+          ? createInflate()
+          : createInflateRaw(),
+    };
+  throw fail(
+    `\`${url.href}\` sent Content-Encoding \`${header}\`, which siegel verify does not take (it asks for gzip, deflate or br)`,
+  );
+}
+
+/**
+ * The body of `response`, unpacked, or a rejection as soon as it passes `maxBytes` — counted as sent
+ * (compressed) and as unpacked, so neither an endless body nor a decompression bomb is ever held in memory
+ * past the limit.
+ */
+function readBody(url: URL, response: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const limit = `${formatByteSize(maxBytes)} (the page limit, \`--max-page-bytes\`)`;
+    let decoding: ReturnType<typeof decoderFor>;
+    try {
+      decoding = decoderFor(url, response.headers['content-encoding']);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const announced = Number(response.headers['content-length']);
+    if (Number.isFinite(announced) && announced > maxBytes) {
+      reject(
+        fail(
+          `\`${url.href}\` announces ${formatByteSize(announced)} (Content-Length), more than ${limit}: not read`,
+        ),
+      );
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let unpacked = 0;
+    let done = false;
+    let decoder: ReturnType<NonNullable<typeof decoding>['make']> | undefined;
+    const stop = (error: SiegelError) => {
+      if (done) return;
+      done = true;
+      decoder?.destroy();
+      response.destroy();
+      reject(error);
+    };
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, unpacked));
+    };
+    const take = (chunk: Buffer) => {
+      if (done) return;
+      unpacked += chunk.length;
+      if (unpacked > maxBytes) {
+        stop(
+          fail(
+            decoding
+              ? `\`${url.href}\` unpacks (${decoding.name}) to more than ${limit}: stopped reading`
+              : `\`${url.href}\` sent more than ${limit}: stopped reading`,
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    };
+    response.on('data', (chunk: Buffer) => {
+      if (done) return;
+      received += chunk.length;
+      if (received > maxBytes) {
+        stop(fail(`\`${url.href}\` sent more than ${limit}: stopped reading`));
+        return;
+      }
+      if (!decoding) {
+        take(chunk);
+        return;
+      }
+      if (!decoder) {
+        decoder = decoding.make(chunk);
+        decoder.on('data', take);
+        decoder.on('end', finish);
+        decoder.on('error', (error: Error) =>
+          stop(
+            fail(
+              `\`${url.href}\` sent a body that does not unpack (${decoding?.name}): ${error.message}`,
+              error,
+            ),
+          ),
+        );
+      }
+      // Read on only as fast as it unpacks: a bomb is caught by what it unpacks to, not by its size as sent.
+      if (!decoder.write(chunk)) {
+        response.pause();
+        decoder.once('drain', () => response.resume());
+      }
+    });
+    let ended = false;
+    response.on('end', () => {
+      ended = true;
+      if (!decoding) finish();
+      else if (decoder) decoder.end();
+      else finish(); // an empty compressed body
+    });
+    response.on('error', (error) => stop(fail(`Cannot read \`${url.href}\` (${error.message})`, error)));
+    response.on('close', () => {
+      if (!ended) stop(fail(`\`${url.href}\` closed the connection before the body was complete`));
+    });
+  });
+}
