@@ -1,7 +1,10 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
-/** Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged). */
+/**
+ * Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged, and
+ * `SERVER_BUSY`, the admission control's 503).
+ */
 export type ApiErrorCode =
   | 'NO_FILE'
   | 'FILE_TOO_LARGE'
@@ -13,6 +16,7 @@ export type ApiErrorCode =
   | 'INVALID_HASH'
   | 'NOT_FOUND'
   | 'BUNKER_UNAVAILABLE'
+  | 'SERVER_BUSY'
   | 'INTERNAL_ERROR';
 
 /**

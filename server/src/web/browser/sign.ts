@@ -1,5 +1,6 @@
 // The sign page's script, served at `/assets/sign.js`: shows what `POST /api/inspect` finds in a dropped
-// file, then signs it with `POST /api/sign-image-v2` and the token (kept for the tab in sessionStorage).
+// file, then signs it with `POST /api/sign-image-v2`. Both take the token (kept for the tab in
+// sessionStorage): the server reads uploads for token holders only.
 // Text from the server is only ever set with `textContent`.
 import { byId, wireFileDrop } from './file-drop.js';
 
@@ -68,10 +69,21 @@ async function inspect(file: File): Promise<void> {
   chosen = file;
   button.disabled = true;
   byId('result').hidden = true;
+  const token = tokenInput.value.trim();
+  if (!token) {
+    byId('inspect').hidden = true;
+    say('Enter the sign token first: the server reads files for token holders only.', false);
+    tokenInput.focus();
+    return;
+  }
   say(`Reading ${file.name}…`, true);
   const body = new FormData();
   body.append('file', file, file.name);
-  const response = await fetch('/api/inspect', { method: 'POST', body });
+  const response = await fetch('/api/inspect', {
+    method: 'POST',
+    body,
+    headers: { Authorization: `Bearer ${token}` },
+  });
   const data = await readAnswer(response);
   if (!response.ok) {
     byId('inspect').hidden = true;
@@ -113,6 +125,10 @@ function showLinks(urls: FileUrls, title: string): void {
 }
 
 wireFileDrop(fileInput, drop, inspect);
+// A file chosen before the token was entered is read once the token is there.
+tokenInput.addEventListener('change', () => {
+  if (chosen) void inspect(chosen);
+});
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   if (!chosen) return;
