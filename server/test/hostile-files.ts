@@ -342,3 +342,22 @@ export function pdfManyObjects(objects: number): HostileFile {
     symptom: `PDF with ${objects} objects`,
   };
 }
+
+/**
+ * A PDF whose `/Prev` chain visits 32 cross-reference sections nested inside one another's trailers: each
+ * trailer holds a string that runs to the end of the file, so following the chain would walk the file 32
+ * times (caught by `pdf_parse_factor`).
+ */
+export function pdfTrailerChainOverString(fillerBytes = 1024 * 1024): HostileFile {
+  const hops = 32;
+  const head = '%PDF-1.7\n';
+  const section = (prev: number) => `xref\ntrailer\n<< /Prev ${String(prev).padStart(10, '0')} /K (`;
+  const offset = (i: number) => head.length + (i % hops) * section(0).length;
+  const sections = Array.from({ length: hops }, (_, i) => section(offset(i + 1))).join('');
+  const text = `${head}${sections}${'a'.repeat(fillerBytes)}${')>>'.repeat(hops)}\nstartxref\n${offset(0)}\n%%EOF\n`;
+  return {
+    name: 'trailer-chain.pdf',
+    bytes: Buffer.from(text, 'latin1'),
+    symptom: `PDF whose ${hops} trailers each hold a ${fillerBytes >> 20} MiB string`,
+  };
+}

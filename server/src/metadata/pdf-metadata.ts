@@ -95,7 +95,7 @@ class PdfDocument {
     if (this.walked > PARSE_FACTOR * (this.bytes.length + this.inflated) + 1024 * 1024) {
       throw pastLimit(
         'pdf_parse_factor',
-        `This PDF makes its reader walk over more than ${PARSE_FACTOR}× its own bytes (objects referenced over and over); it is not read`,
+        `This PDF makes its reader walk over more than ${PARSE_FACTOR}× its own bytes (the same bytes read over and over); it is not read`,
       );
     }
     return parsed;
@@ -216,7 +216,8 @@ class PdfDocument {
     if (this.unopenedStreams === undefined) {
       this.unopenedStreams = [];
       for (const [streamNum, offset] of this.indexObjects()) {
-        if (/^\s*<<[\s\S]{0,200}\/Type\s*\/ObjStm/.test(this.text.slice(offset, offset + 256)))
+        const head = this.text.slice(offset, offset + 256);
+        if (head.includes('/ObjStm') && /^\s*<<[\s\S]{0,200}?\/Type\s*\/ObjStm/.test(head))
           this.unopenedStreams.push(streamNum);
       }
     }
