@@ -39,7 +39,7 @@ export interface AppDeps {
   uploadWaitMs?: number;
   /** Worker threads that read uploads (default: the CPUs, at most 4; 0: on the event loop, tests only). */
   analysisWorkers?: number;
-  /** Time one upload may take to read, in ms (default 5000). */
+  /** Processor time one upload may take to read, in ms (default 5000; ten times that on the clock). */
   analysisTimeoutMs?: number;
   /** Where unexpected errors are reported (default `console.error`). */
   logError?: (error: unknown) => void;

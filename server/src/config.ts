@@ -28,7 +28,7 @@ export interface ServerConfig {
   uploadWaitMs: number;
   /** `ANALYSIS_WORKERS`: worker threads reading uploads, default the CPUs (at most 4). */
   analysisWorkers: number;
-  /** `ANALYSIS_TIMEOUT_MS`: time one upload may take to read, default 5000. */
+  /** `ANALYSIS_TIMEOUT_MS`: processor time one upload may take to read (10× that on the clock), default 5000. */
   analysisTimeoutMs: number;
 }
 

@@ -90,7 +90,7 @@ describe('hostile input: the reproductions of issue 10, each read in linear time
     expect(error).toMatchObject({ status: 422, code: 'INVALID_FORMAT' });
     expect(error.extra.limit).toBe('pdf_object_streams');
     expect(error.message).toBe(
-      `This PDF has more than ${ANALYSIS_LIMITS.pdf_object_streams} object streams to look through; it is not read`,
+      `This PDF has more than ${ANALYSIS_LIMITS.pdf_object_streams} object streams; it is not read`,
     );
   });
 

@@ -4,7 +4,14 @@ import { WorkerCrashError, WorkerPool, WorkerTimeoutError } from '../src/analysi
 const TEST_WORKER = new URL('./support/test-worker.mjs', import.meta.url);
 const BROKEN_WORKER = new URL('./support/broken-worker.mjs', import.meta.url);
 
-type Task = { sleep?: number; spin?: boolean; throw?: string; grow?: boolean; echo?: ArrayBuffer };
+type Task = {
+  sleep?: number;
+  burn?: number;
+  spin?: boolean;
+  throw?: string;
+  grow?: boolean;
+  echo?: ArrayBuffer;
+};
 // biome-ignore lint/suspicious/noExplicitAny: the test worker answers a different shape per task
 type Result = any;
 
@@ -33,15 +40,18 @@ describe('WorkerPool: tasks off the event loop, each under a time budget', () =>
     expect([...new Uint8Array(result.buffer)]).toEqual([1, 2, 3, 4, 5]); // … and back
   });
 
-  it('terminates a worker that overruns its budget, fails that task, and replaces the worker', async () => {
-    // 300 ms budget, a task that never ends: it fails once the budget is over (the event loop stays free).
+  it('terminates a worker that overruns its CPU budget, fails that task, and replaces the worker', async () => {
+    // 300 ms of CPU, a task that never ends: it fails once it has used that (the event loop stays free).
     const pool = makePool({ timeoutMs: 300 });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);
     const started = Date.now();
-    await expect(pool.run({ spin: true })).rejects.toBeInstanceOf(WorkerTimeoutError);
+    const failure = await pool.run({ spin: true }).catch((error: unknown) => error);
     clearInterval(ticker);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(failure).toBeInstanceOf(WorkerTimeoutError);
+    expect((failure as WorkerTimeoutError).clock).toBe('cpu');
+    // CPU time never runs ahead of wall-clock time: at least 300 ms passed.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     // The main thread kept running while the worker spun (timers fired all along, not once at the end).
     expect(ticks).toBeGreaterThan(3);
     // A fresh worker answers the next task.
@@ -50,10 +60,18 @@ describe('WorkerPool: tasks off the event loop, each under a time budget', () =>
   });
 
   it('gives each task its own budget, counted from when a worker takes it', async () => {
-    // One worker, four tasks of 300 ms under a 1 s budget each: together they take 1.2 s and all succeed.
-    const pool = makePool({ timeoutMs: 1000 });
-    const results = await Promise.all([1, 2, 3, 4].map(() => pool.run({ sleep: 300 })));
-    expect(results).toEqual([{ slept: 300 }, { slept: 300 }, { slept: 300 }, { slept: 300 }]);
+    // One worker, four tasks of 200 ms of CPU each under a 500 ms budget: together 800 ms, all succeed.
+    const pool = makePool({ timeoutMs: 500 });
+    const results = await Promise.all([1, 2, 3, 4].map(() => pool.run({ burn: 200 })));
+    expect(results).toEqual([{ burnt: 200 }, { burnt: 200 }, { burnt: 200 }, { burnt: 200 }]);
+  });
+
+  it('caps the wall-clock time of a task that uses no CPU (wallTimeoutMs)', async () => {
+    const pool = makePool({ timeoutMs: 100, wallTimeoutMs: 300 });
+    const failure = await pool.run({ sleep: 5000 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WorkerTimeoutError);
+    expect((failure as WorkerTimeoutError).clock).toBe('wall');
+    await expect(pool.run({ sleep: 1 })).resolves.toEqual({ slept: 1 });
   });
 
   it('fails the task of a worker that throws, and carries on with a new one', async () => {

@@ -18,7 +18,7 @@ export interface FileAnalyzer {
    * `upload.bytes` is the view to use (the same contents; empty when the worker had to be stopped).
    *
    * @throws {ApiError} `NO_FILE`, `INVALID_FORMAT` (with `limit` past a bound, `analysis_time` when reading
-   *   took longer than the budget, `analysis_memory` when it needed more than a worker's heap).
+   *   took more than the time budget, `analysis_memory` when it needed more than a worker's heap).
    */
   analyze(upload: AnalyzedUpload): Promise<FileAnalysis>;
   /** Start the workers ahead of the first upload (they otherwise start on first use). */
@@ -34,7 +34,10 @@ export interface FileAnalyzerOptions {
    * thread: no time budget, and a slow file blocks the event loop (for tests and embedding only).
    */
   workers?: number;
-  /** Time one file may take to read, in ms (default 5000); past it its worker is terminated and replaced. */
+  /**
+   * Processor time one file may take to read, in ms (default 5000; and ten times that in wall-clock time);
+   * past it its worker is terminated and replaced.
+   */
   timeoutMs?: number;
 }
 
@@ -74,9 +77,10 @@ function workerScript(): URL {
 }
 
 /**
- * The analyzer of the service: uploads are read in a small pool of worker threads, each file under a time
- * budget, so that no file — however it was crafted — can stop the event loop from answering other requests.
- * The upload's buffer is moved to the worker and back (no copy).
+ * The analyzer of the service: uploads are read in a small pool of worker threads (at nice 10, so the event
+ * loop comes first), each file under a budget of processor time, so that no file — however it was crafted —
+ * can stop the event loop from answering other requests. The upload's buffer is moved to the worker and
+ * back (no copy).
  *
  * @example
  * ```ts
@@ -116,9 +120,10 @@ export function createFileAnalyzer(options: FileAnalyzerOptions = {}): FileAnaly
       } catch (error) {
         upload.bytes = new Uint8Array(0); // the buffer went down with the worker
         if (error instanceof WorkerTimeoutError) {
+          const budget = `${error.timeoutMs / 1000} s${error.clock === 'cpu' ? ' of processor time' : ''}`;
           throw pastLimit(
             'analysis_time',
-            `Reading \`${name}\` took longer than ${timeoutMs / 1000} s, the time allowed per file; it was stopped`,
+            `Reading \`${name}\` took more than ${budget}, the time allowed per file; it was stopped`,
           );
         }
         if (error instanceof WorkerCrashError && error.reason === 'ERR_WORKER_OUT_OF_MEMORY') {

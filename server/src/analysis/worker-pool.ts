@@ -9,17 +9,26 @@ export interface WorkerPoolOptions {
   script: URL;
   /** Workers at most (each runs one task at a time). */
   size: number;
-  /** Time one task may run in its worker; past it the worker is terminated and the task fails. */
+  /**
+   * CPU time one task may use in its worker; past it the worker is terminated and the task fails. CPU time,
+   * not wall-clock time, so that a busy machine does not turn a file that is merely slow to arrive at a core
+   * into a refusal (checked every `timeoutMs / 5` ms, at most every 100 ms).
+   */
   timeoutMs: number;
+  /** Wall-clock time one task may take however little CPU it uses (default 10 × `timeoutMs`). */
+  wallTimeoutMs?: number;
   /** V8 heap limits of each worker (past them the worker dies and its task fails). */
   resourceLimits?: ResourceLimits;
 }
 
-/** A task that ran past {@link WorkerPoolOptions.timeoutMs}: its worker was terminated. */
+/** A task that ran past its budget (CPU time, or wall-clock time): its worker was terminated. */
 export class WorkerTimeoutError extends Error {
   readonly code = 'worker_timeout';
-  constructor(readonly timeoutMs: number) {
-    super(`The task ran longer than ${timeoutMs} ms; its worker was terminated`);
+  constructor(
+    readonly timeoutMs: number,
+    readonly clock: 'cpu' | 'wall',
+  ) {
+    super(`The task ran longer than ${timeoutMs} ms of ${clock} time; its worker was terminated`);
     this.name = 'WorkerTimeoutError';
   }
 }
@@ -47,15 +56,17 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | undefined;
+  /** The wall-clock timer and the CPU-time check of the running task. */
   timer: NodeJS.Timeout | undefined;
+  watch: NodeJS.Timeout | undefined;
 }
 
 /**
- * A small pool of `node:worker_threads` workers that run tasks off the event loop, each under a time budget:
- * a worker that overruns is terminated (and with it whatever it was doing and holding), its task fails with
- * {@link WorkerTimeoutError}, and a fresh worker takes its place. Tasks wait in order for a free worker; the
- * budget starts when a worker takes the task. Workers start on first use, or all at once with {@link start}.
- * Idle workers do not keep the process alive.
+ * A small pool of `node:worker_threads` workers that run tasks off the event loop, each under a time budget
+ * (the worker's CPU time, and a wall-clock cap): a worker that overruns is terminated (and with it whatever
+ * it was doing and holding), its task fails with {@link WorkerTimeoutError}, and a fresh worker takes its
+ * place. Tasks wait in order for a free worker; the budget starts when a worker takes the task. Workers start
+ * on first use, or all at once with {@link start}. Idle workers do not keep the process alive.
  *
  * @example
  * ```ts
@@ -134,7 +145,7 @@ export class WorkerPool<Task, Result> {
     const worker = new Worker(this.options.script, {
       ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
     });
-    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
+    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined, watch: undefined };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (message: { ready?: boolean; id?: number; result?: unknown }) => {
@@ -145,10 +156,7 @@ export class WorkerPool<Task, Result> {
       }
       const job = slot.job;
       if (job === undefined || message.id !== job.id) return;
-      clearTimeout(slot.timer);
-      slot.job = undefined;
-      slot.timer = undefined;
-      worker.unref();
+      this.finish(slot);
       job.resolve(message.result as never);
       this.dispatch();
     });
@@ -174,18 +182,58 @@ export class WorkerPool<Task, Result> {
     void slot.worker.terminate();
   }
 
+  /** The task of `slot` is over: its clocks stop, and the idle worker no longer keeps the process alive. */
+  private finish(slot: Slot): void {
+    clearTimeout(slot.timer);
+    clearTimeout(slot.watch);
+    slot.job = undefined;
+    slot.timer = undefined;
+    slot.watch = undefined;
+    slot.worker.unref();
+  }
+
   /** Take `slot` out of the pool, fail its task with `error`, terminate it, and replace it if needed. */
   private async retire(slot: Slot, error: Error): Promise<void> {
     if (!this.slots.delete(slot)) return;
-    clearTimeout(slot.timer);
     const job = slot.job;
-    slot.job = undefined;
+    this.finish(slot);
     job?.reject(error);
     if (!this.closed && (this.started || this.queue.length > 0)) {
       if (this.started && this.slots.size < this.options.size) this.spawn();
       this.dispatch();
     }
     await slot.worker.terminate();
+  }
+
+  /** Start the clocks of `job` on `slot`: its worker's CPU time, polled, and a wall-clock cap. */
+  private watch(slot: Slot, job: Job): void {
+    const { timeoutMs } = this.options;
+    const wallMs = this.options.wallTimeoutMs ?? 10 * timeoutMs;
+    slot.timer = setTimeout(() => {
+      if (slot.job === job) void this.retire(slot, new WorkerTimeoutError(wallMs, 'wall'));
+    }, wallMs);
+    const every = Math.max(10, Math.min(100, timeoutMs / 5));
+    const cpuMs = async () => {
+      const { user, system } = await slot.worker.cpuUsage();
+      return (user + system) / 1000;
+    };
+    const startedAt = cpuMs();
+    startedAt.catch(() => {}); // a worker gone before the first check: its own handlers fail the task
+    const check = async () => {
+      try {
+        const used = (await cpuMs()) - (await startedAt);
+        if (slot.job !== job) return;
+        if (used > timeoutMs) {
+          void this.retire(slot, new WorkerTimeoutError(timeoutMs, 'cpu'));
+          return;
+        }
+      } catch {
+        // The worker is gone: its 'exit' or 'error' handler fails the task.
+        return;
+      }
+      if (slot.job === job) slot.watch = setTimeout(check, every);
+    };
+    slot.watch = setTimeout(check, every);
   }
 
   private dispatch(): void {
@@ -195,19 +243,15 @@ export class WorkerPool<Task, Result> {
       const job = this.queue.shift() as Job;
       idle.job = job;
       idle.worker.ref();
-      idle.timer = setTimeout(() => {
-        void this.retire(idle, new WorkerTimeoutError(this.options.timeoutMs));
-      }, this.options.timeoutMs);
       try {
         idle.worker.postMessage({ id: job.id, task: job.task }, job.transfer);
       } catch (error) {
         // The task cannot be sent (e.g. its buffer was already moved elsewhere): it fails, the worker stays.
-        clearTimeout(idle.timer);
-        idle.job = undefined;
-        idle.timer = undefined;
-        idle.worker.unref();
+        this.finish(idle);
         job.reject(error as Error);
+        continue;
       }
+      this.watch(idle, job);
     }
     // Start workers for what still waits, up to the pool's size (one per waiting task).
     const starting = [...this.slots].filter((slot) => !slot.ready).length;

@@ -8,7 +8,7 @@ import { ApiError, invalidFormat } from '../api-error.js';
 export const ANALYSIS_LIMITS = {
   /** PDF: objects indexed, direct (`N G obj`) and in object streams together (real files: < 100 000). */
   pdf_objects: 500_000,
-  /** PDF: object streams opened (real files: a few hundred at most). */
+  /** PDF: object streams in one file (real files: a few hundred at most). */
   pdf_object_streams: 10_000,
   /** PDF: bytes one stream may inflate to (object streams, XMP). */
   pdf_stream_bytes: 16 * 1024 * 1024,

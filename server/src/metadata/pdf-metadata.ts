@@ -210,26 +210,27 @@ class PdfDocument {
 
   /**
    * Where object `num` is in an object stream: the streams are opened one by one, in file order, until one
-   * holds it (each stream's header indexed once; an entry already seen in an earlier stream is kept).
+   * holds it (each stream's header indexed once; an entry already seen in an earlier stream is kept). A file
+   * with more than `pdf_object_streams` of them is refused before any is opened.
    */
   private findStreamEntry(num: number): StreamEntry | undefined {
     if (this.unopenedStreams === undefined) {
-      this.unopenedStreams = [];
+      const streams: number[] = [];
       for (const [streamNum, offset] of this.indexObjects()) {
         const head = this.text.slice(offset, offset + 256);
-        if (head.includes('/ObjStm') && /^\s*<<[\s\S]{0,200}?\/Type\s*\/ObjStm/.test(head))
-          this.unopenedStreams.push(streamNum);
+        if (!head.includes('/ObjStm') || !/^\s*<<[\s\S]{0,200}?\/Type\s*\/ObjStm/.test(head)) continue;
+        if (streams.push(streamNum) > MAX_OBJECT_STREAMS) {
+          throw pastLimit(
+            'pdf_object_streams',
+            `This PDF has more than ${MAX_OBJECT_STREAMS} object streams; it is not read`,
+          );
+        }
       }
+      this.unopenedStreams = streams;
     }
     this.openingStreams = true;
     try {
       while (!this.entries.has(num) && this.openedStreams < this.unopenedStreams.length) {
-        if (this.openedStreams >= MAX_OBJECT_STREAMS) {
-          throw pastLimit(
-            'pdf_object_streams',
-            `This PDF has more than ${MAX_OBJECT_STREAMS} object streams to look through; it is not read`,
-          );
-        }
         this.openObjectStream(this.unopenedStreams[this.openedStreams++] as number);
       }
     } finally {

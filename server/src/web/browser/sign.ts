@@ -34,6 +34,8 @@ const tokenInput = byId<HTMLInputElement>('token');
 const button = byId<HTMLButtonElement>('sign-button');
 const message = byId('message');
 let chosen: File | null = null;
+/** A file was chosen before the token was entered: it is read once the token is there. */
+let waitingForToken = false;
 try {
   tokenInput.value = sessionStorage.getItem('siegel-sign-token') || '';
 } catch {
@@ -70,6 +72,7 @@ async function inspect(file: File): Promise<void> {
   button.disabled = true;
   byId('result').hidden = true;
   const token = tokenInput.value.trim();
+  waitingForToken = !token;
   if (!token) {
     byId('inspect').hidden = true;
     say('Enter the sign token first: the server reads files for token holders only.', false);
@@ -125,9 +128,8 @@ function showLinks(urls: FileUrls, title: string): void {
 }
 
 wireFileDrop(fileInput, drop, inspect);
-// A file chosen before the token was entered is read once the token is there.
 tokenInput.addEventListener('change', () => {
-  if (chosen) void inspect(chosen);
+  if (chosen && waitingForToken) void inspect(chosen);
 });
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
