@@ -273,7 +273,7 @@ describe('a Photoshop JPEG whose XMP packet is followed by a NUL byte (issue 10:
     const t = await makeTestApp();
     try {
       const body = new FormData();
-      body.append('file', new Blob([jpeg]), 'hafen.jpg');
+      body.append('file', new Blob([jpeg as Uint8Array<ArrayBuffer>]), 'hafen.jpg');
       const response = await t.app.request('/api/inspect', {
         method: 'POST',
         body,

@@ -68,7 +68,7 @@ interface StreamEntry {
 class PdfDocument {
   readonly text: string;
   private offsets: Map<number, number> | undefined;
-  /** Object streams not looked into yet (offsets of their dictionaries), in file order. */
+  /** The object streams (their object numbers), in file order; the first `openedStreams` are opened. */
   private unopenedStreams: number[] | undefined;
   private readonly entries = new Map<number, StreamEntry>();
   private readonly streamData = new Map<number, Uint8Array>();
