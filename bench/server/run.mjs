@@ -1,10 +1,14 @@
-// Bench (not a test) for the file-signing service (issue 5, acceptance 6), against real processes:
+// Bench (not a test) for the file-signing service (issue 5, acceptance 6; issue 10, acceptance 5), against
+// real processes:
 //  1. GET /api/verify?hash= requests/s on the real server vs a bare Hono JSON route, same load generator,
 //     same run (goal ≥ 0.7×);
-//  2. peak RSS of the server process signing a 10 MB file (goal ≤ 3× the file + the idle server).
+//  2. peak RSS of the server process signing a 10 MB file (goal ≤ 3× the file + the idle server);
+//  3. peak RSS of the server process while 60 uploads of 24 MiB arrive at once (goal < 500 MB), all of them
+//     signed in the end: an upload answered 503 SERVER_BUSY is sent again after its Retry-After, as a
+//     client of the API should.
 //
 //   npm run build && node bench/server/run.mjs
-//   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 node bench/server/run.mjs
+//   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 BENCH_PARALLEL=60 node bench/server/run.mjs
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +23,8 @@ import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 10);
+const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 60);
+const PARALLEL_MIB = 24;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BUNKER_CLI = join(root, 'packages/bunker/dist/cli.js');
 const SERVER_MAIN = join(root, 'server/dist/main.js');
@@ -56,7 +62,7 @@ function spawnUntil(args, env, ready) {
 }
 
 async function stop(child) {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
 }
@@ -137,6 +143,83 @@ function makePng(megabytes) {
   ]);
 }
 
+/**
+ * `count` different PNGs of `mebibytes` MiB, as lists of parts: each has its own header and author chunks
+ * and one `tEXt` chunk naming its number, and all share one IDAT chunk of noise (made once), so the bench
+ * itself holds one copy of the image data, not `count`.
+ */
+function makeParallelPngs(count, mebibytes) {
+  const width = 1024;
+  const rowBytes = width * 3 + 1;
+  const height = Math.floor((mebibytes * 1024 * 1024 - 64 * 1024) / rowBytes);
+  const raw = randomBytes(height * rowBytes);
+  for (let row = 0; row < height; row++) raw[row * rowBytes] = 0;
+  const idat = pngChunk('IDAT', deflateSync(raw, { level: 0 }));
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const xmp = Buffer.from(
+    'XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq><rdf:li>Bench Author</rdf:li></rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>',
+  );
+  const head = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('iTXt', xmp),
+  ]);
+  const end = pngChunk('IEND', Buffer.alloc(0));
+  return Array.from({ length: count }, (_, i) => [
+    Buffer.concat([head, pngChunk('tEXt', Buffer.from(`Comment\0parallel upload ${i}`))]),
+    idat,
+    end,
+  ]);
+}
+
+/**
+ * POST one multipart upload made of `parts` (written one after another, never joined) with its
+ * `Content-Length`, as a browser or curl sends a file; resolves to the status.
+ */
+function uploadParts(port, token, name, parts) {
+  const boundary = `bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: image/png\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const pieces = [head, ...parts, tail];
+  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/api/sign-image-v2',
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(length),
+        },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode, body, retryAfter: res.headers['retry-after'] }),
+        );
+      },
+    );
+    req.on('error', reject);
+    (async () => {
+      for (const piece of pieces) {
+        if (!req.write(piece)) await new Promise((done) => req.once('drain', done));
+      }
+      req.end();
+    })().catch(reject);
+  });
+}
+
 async function sign(port, token, name, bytes) {
   const form = new FormData();
   form.append('file', new Blob([bytes]), name);
@@ -172,7 +255,7 @@ try {
   if (created.status !== 201) throw new Error(`creating the key failed: ${created.status}`);
 
   const token = randomBytes(16).toString('hex');
-  const startServer = async () => {
+  const startServer = async (env = {}) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'siegel-bench-server-data-'));
     dirs.push(dataDir);
     const port = await freePort();
@@ -188,6 +271,7 @@ try {
         BUNKER_URL: bunkerUrl,
         BUNKER_API_TOKEN: apiToken,
         BUNKER_KEY_NAME: 'default',
+        ...env,
       },
       /listening on/,
     );
@@ -228,6 +312,37 @@ try {
     { port: barePort, path: '/same-body', status: 200 },
   ]);
   const ratio = verifyRate / bareRate;
+  await stop(bare.child);
+
+  // --- 3. peak RSS while PARALLEL uploads of 24 MiB arrive at once (issue 10: 1.6 GB before admission
+  // control). A fresh server with the default admission settings: 8 uploads in flight, 128 MiB of bodies
+  // held, 32 waiting up to 10 s; the others are answered 503 and sent again after Retry-After.
+  const parallelServer = await startServer();
+  await fetch(`http://127.0.0.1:${parallelServer.port}/api/verify?hash=${'0'.repeat(64)}`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const parallelIdle = await memoryOf(parallelServer.child.pid);
+  await writeFile(`/proc/${parallelServer.child.pid}/clear_refs`, '5');
+  const pngs = makeParallelPngs(PARALLEL, PARALLEL_MIB);
+  const parallelSize = pngs[0].reduce((sum, part) => sum + part.length, 0);
+  const parallelStarted = performance.now();
+  const parallelStatuses = {};
+  await Promise.all(
+    pngs.map(async (parts, i) => {
+      while (true) {
+        const { status, retryAfter } = await uploadParts(
+          parallelServer.port,
+          token,
+          `parallel-${i}.png`,
+          parts,
+        );
+        parallelStatuses[status] = (parallelStatuses[status] ?? 0) + 1;
+        if (status !== 503) return;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(retryAfter ?? 1)));
+      }
+    }),
+  );
+  const parallelSeconds = (performance.now() - parallelStarted) / 1000;
+  const parallelPeak = (await memoryOf(parallelServer.child.pid)).peak;
 
   const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   console.log(
@@ -246,6 +361,9 @@ try {
       `  signing ${mb(round.size)} PNG #${i + 1}: idle RSS ${mb(round.idle)}, peak ${mb(round.peak)}, growth ${mb(growth)} = ${(growth / round.size).toFixed(2)}× the file; goal peak ≤ 3× file + idle = ${mb(limit)}: ${round.peak <= limit ? 'met' : 'NOT met'}`,
     );
   }
+  console.log(
+    `  ${PARALLEL} parallel uploads of ${mb(parallelSize)}: ${parallelStatuses[200] ?? 0} signed in ${parallelSeconds.toFixed(1)} s (answers ${JSON.stringify(parallelStatuses)}, 503s sent again after Retry-After); idle RSS ${mb(parallelIdle.current)}, peak ${mb(parallelPeak)}; goal peak < 500 MB: ${parallelPeak < 500 * 1024 * 1024 ? 'met' : 'NOT met'}`,
+  );
 } finally {
   for (const child of children.reverse()) await stop(child);
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });

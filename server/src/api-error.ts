@@ -1,7 +1,10 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
-/** Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged). */
+/**
+ * Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged, and
+ * `SERVER_BUSY`, the admission control's 503, and `EVENT_REFUSED`, the signer's refusal of this one event).
+ */
 export type ApiErrorCode =
   | 'NO_FILE'
   | 'FILE_TOO_LARGE'
@@ -15,6 +18,8 @@ export type ApiErrorCode =
   | 'FILE_ALTERED'
   | 'RECORD_ALTERED'
   | 'BUNKER_UNAVAILABLE'
+  | 'EVENT_REFUSED'
+  | 'SERVER_BUSY'
   | 'INTERNAL_ERROR';
 
 /**

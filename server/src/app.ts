@@ -1,11 +1,14 @@
 import type { Signer } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { createFileAnalyzer, type FileAnalyzer } from './analysis/file-analyzer.js';
 import { ApiError } from './api-error.js';
 import { RecordChecker } from './checked-records.js';
-import { SERVER_DEFAULTS } from './config.js';
+import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from './config.js';
 import { FileSigner } from './file-signer.js';
+import { UploadAdmission } from './middleware/admission.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
+import { uploadGuard } from './middleware/upload-guard.js';
 import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
@@ -28,16 +31,28 @@ export interface AppDeps {
   signTokens: readonly string[];
   /** Upload limit in bytes (default 25 MiB). */
   maxUploadBytes?: number;
-  /** Uploads (sign + inspect) per client per minute (default 60). */
+  /** Uploads (sign + inspect together) per client per minute (default 60). */
   rateLimitPerMinute?: number;
+  /** Uploads (sign + inspect together) received, read or signed at once (default 8). */
+  maxUploadsInFlight?: number;
+  /** Bytes of upload bodies held at once (default 128 MiB, at least one upload's worth). */
+  maxBufferedBytes?: number;
+  /** How long an upload waits for room before 503 `SERVER_BUSY`, in ms (default 10 000; 0: at once). */
+  uploadWaitMs?: number;
+  /** Worker threads that read uploads (default: the CPUs, at most 4; 0: on the event loop, tests only). */
+  analysisWorkers?: number;
+  /** Processor time one upload may take to read, in ms (default 5000; ten times that on the clock). */
+  analysisTimeoutMs?: number;
   /** Where unexpected errors are reported (default `console.error`). */
   logError?: (error: unknown) => void;
 }
 
-/** The built app and the file signer inside it (for `removeOrphans()` at start). */
+/** The built app, the file signer inside it (for `removeOrphans()` at start) and its analyzer (workers). */
 export interface SiegelApp {
   app: Hono;
   fileSigner: FileSigner;
+  /** Reads uploads in worker threads: `start()` before listening, `close()` at shutdown. */
+  analyzer: FileAnalyzer;
 }
 
 /**
@@ -56,6 +71,21 @@ export function createApp(deps: AppDeps): SiegelApp {
   const maxUploadBytes = deps.maxUploadBytes ?? SERVER_DEFAULTS.maxUploadBytes;
   const rateLimitPerMinute = deps.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute;
   const logError = deps.logError ?? ((error: unknown) => console.error(error));
+  const analyzer = createFileAnalyzer({
+    workers: deps.analysisWorkers ?? SERVER_DEFAULTS.analysisWorkers,
+    timeoutMs: deps.analysisTimeoutMs ?? SERVER_DEFAULTS.analysisTimeoutMs,
+  });
+  // One gate, so sign and inspect share one rate limit and one admission budget.
+  const guard = uploadGuard({
+    signTokens: deps.signTokens,
+    maxUploadBytes,
+    rateLimitPerMinute,
+    admission: new UploadAdmission({
+      maxInFlight: deps.maxUploadsInFlight ?? SERVER_DEFAULTS.maxUploadsInFlight,
+      maxBufferedBytes: deps.maxBufferedBytes ?? defaultMaxBufferedBytes(maxUploadBytes),
+      maxWaitMs: deps.uploadWaitMs ?? SERVER_DEFAULTS.uploadWaitMs,
+    }),
+  });
   const fileSigner = new FileSigner({
     signer: deps.signer,
     storage: deps.storage,
@@ -85,20 +115,10 @@ export function createApp(deps: AppDeps): SiegelApp {
   // Everything but the open verify API: security headers on every response, then one router per resource.
   const site = new Hono();
   site.use('*', securityHeaders({ https }));
+  site.route('/api', createSignRoutes({ fileSigner, uploadGuard: guard, analyzer, baseUrl, cdnUrl }));
   site.route(
     '/api',
-    createSignRoutes({
-      fileSigner,
-      signTokens: deps.signTokens,
-      maxUploadBytes,
-      rateLimitPerMinute,
-      baseUrl,
-      cdnUrl,
-    }),
-  );
-  site.route(
-    '/api',
-    createInspectRoutes({ records: deps.records, maxUploadBytes, rateLimitPerMinute, baseUrl, cdnUrl }),
+    createInspectRoutes({ records: deps.records, uploadGuard: guard, analyzer, baseUrl, cdnUrl }),
   );
   site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes }));
   site.route('/', createFileRoutes({ storage: deps.storage, checker, baseUrl, cdnUrl }));
@@ -114,5 +134,5 @@ export function createApp(deps: AppDeps): SiegelApp {
   app.route('/api', createVerifyRoutes({ checker, baseUrl, cdnUrl, https }));
   app.notFound((c) => site.fetch(c.req.raw, c.env));
   app.onError(handleError);
-  return { app, fileSigner };
+  return { app, fileSigner, analyzer };
 }

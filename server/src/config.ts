@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 
 /** The service's settings, as {@link readServerConfig} reads them from the environment. */
 export interface ServerConfig {
@@ -16,8 +18,18 @@ export interface ServerConfig {
   signTokens: string[];
   /** `MAX_UPLOAD_BYTES`, default 25 MiB. */
   maxUploadBytes: number;
-  /** `SIGN_RATE_LIMIT`: uploads (sign + inspect) per client per minute, default 60. */
+  /** `SIGN_RATE_LIMIT`: uploads (sign + inspect together) per client per minute, default 60. */
   rateLimitPerMinute: number;
+  /** `MAX_UPLOADS_IN_FLIGHT`: uploads received, read or signed at once, default 8. */
+  maxUploadsInFlight: number;
+  /** `MAX_BUFFERED_BYTES`: bytes of upload bodies held at once, default 128 MiB (at least one upload). */
+  maxBufferedBytes: number;
+  /** `UPLOAD_WAIT_MS`: how long an upload waits for room before 503, default 10 000 (0: answer at once). */
+  uploadWaitMs: number;
+  /** `ANALYSIS_WORKERS`: worker threads reading uploads, default the CPUs (at most 4). */
+  analysisWorkers: number;
+  /** `ANALYSIS_TIMEOUT_MS`: processor time one upload may take to read (10× that on the clock), default 5000. */
+  analysisTimeoutMs: number;
 }
 
 /** Defaults of every setting. */
@@ -27,7 +39,19 @@ export const SERVER_DEFAULTS = {
   dataDir: './data',
   maxUploadBytes: 25 * 1024 * 1024,
   rateLimitPerMinute: 60,
+  maxUploadsInFlight: 8,
+  /** At least this, and at least one largest upload (see {@link defaultMaxBufferedBytes}). */
+  maxBufferedBytes: 128 * 1024 * 1024,
+  uploadWaitMs: 10_000,
+  /** The CPUs this process may use, at most 4. */
+  analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
+  analysisTimeoutMs: 5000,
 } as const;
+
+/** The default `MAX_BUFFERED_BYTES` for an upload limit: 128 MiB, or one largest upload with its framing. */
+export function defaultMaxBufferedBytes(maxUploadBytes: number): number {
+  return Math.max(SERVER_DEFAULTS.maxBufferedBytes, maxUploadBytes + MULTIPART_OVERHEAD);
+}
 
 /**
  * Read the service's settings from `env` (only `main.ts` passes `process.env`).
@@ -37,6 +61,13 @@ export const SERVER_DEFAULTS = {
 export function readServerConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ServerConfig {
   const port = readInteger(env, 'PORT', SERVER_DEFAULTS.port);
   const baseUrl = readUrl(env, 'BASE_URL', `http://localhost:${port}`);
+  const maxUploadBytes = readInteger(env, 'MAX_UPLOAD_BYTES', SERVER_DEFAULTS.maxUploadBytes);
+  const maxBufferedBytes = readInteger(env, 'MAX_BUFFERED_BYTES', defaultMaxBufferedBytes(maxUploadBytes));
+  if (maxBufferedBytes < maxUploadBytes + MULTIPART_OVERHEAD) {
+    throw new Error(
+      `MAX_BUFFERED_BYTES must hold at least one upload (MAX_UPLOAD_BYTES + ${MULTIPART_OVERHEAD} = ${maxUploadBytes + MULTIPART_OVERHEAD}), got \`${maxBufferedBytes}\``,
+    );
+  }
   return {
     host: env.HOST?.trim() || SERVER_DEFAULTS.host,
     port,
@@ -47,8 +78,13 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       .split(',')
       .map((token) => token.trim())
       .filter((token) => token !== ''),
-    maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', SERVER_DEFAULTS.maxUploadBytes),
+    maxUploadBytes,
     rateLimitPerMinute: readInteger(env, 'SIGN_RATE_LIMIT', SERVER_DEFAULTS.rateLimitPerMinute),
+    maxUploadsInFlight: readInteger(env, 'MAX_UPLOADS_IN_FLIGHT', SERVER_DEFAULTS.maxUploadsInFlight),
+    maxBufferedBytes,
+    uploadWaitMs: readInteger(env, 'UPLOAD_WAIT_MS', SERVER_DEFAULTS.uploadWaitMs, 0),
+    analysisWorkers: readInteger(env, 'ANALYSIS_WORKERS', SERVER_DEFAULTS.analysisWorkers),
+    analysisTimeoutMs: readInteger(env, 'ANALYSIS_TIMEOUT_MS', SERVER_DEFAULTS.analysisTimeoutMs),
   };
 }
 
@@ -62,11 +98,19 @@ export function filesPath(dataDir: string): string {
   return join(dataDir, 'files');
 }
 
-function readInteger(env: Record<string, string | undefined>, name: string, fallback: number): number {
+function readInteger(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min = 1,
+): number {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0)
-    throw new Error(`${name} must be a positive integer, got \`${raw}\``);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new Error(
+      `${name} must be ${min === 0 ? 'an integer of 0 or more' : 'a positive integer'}, got \`${raw}\``,
+    );
+  }
   return Number(raw);
 }
 

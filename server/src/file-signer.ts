@@ -2,7 +2,7 @@ import type { Signer } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 import { ApiError } from './api-error.js';
 import { describeRecord } from './describe-record.js';
-import { renderEventPage } from './event-page.js';
+import { MAX_PAGE_TEXT_CHARS, renderEventPage } from './event-page.js';
 import { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
 import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
@@ -42,13 +42,17 @@ export class FileSigner {
   constructor(readonly options: FileSignerOptions) {}
 
   /**
-   * Sign and publish `bytes`.
+   * Sign and publish `bytes`. `analysis` is what the service's analyzer (`createFileAnalyzer`, off the event
+   * loop) read from these very bytes; without it they are analyzed here, on the calling thread.
    *
    * @throws {ApiError} `INVALID_FORMAT`, `AUTHOR_REQUIRED`, `ALREADY_SIGNED` (409, with `existing_event`),
    *   `BUNKER_UNAVAILABLE` (503, with the bunker's German message).
    */
-  async sign(bytes: Uint8Array, fileName: string): Promise<SignedFileRecord> {
-    const analysis = analyzeFile(bytes, fileName);
+  async sign(
+    bytes: Uint8Array,
+    fileName: string,
+    analysis = analyzeFile(bytes, fileName),
+  ): Promise<SignedFileRecord> {
     requireAuthor(analysis, fileName);
     return this.serialize(analysis.hash, () => this.signAnalyzed(bytes, fileName, analysis));
   }
@@ -96,7 +100,7 @@ export class FileSigner {
       createdAt: Math.floor(Date.now() / 1000),
     };
     const urls = fileUrls(record, baseUrl, cdnUrl);
-    const text = analysis.type.kind === 'text' ? new TextDecoder().decode(bytes) : undefined;
+    const text = analysis.type.kind === 'text' ? pageText(bytes) : undefined;
     const written: string[] = [];
     try {
       for (const [key, data] of [
@@ -173,12 +177,29 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
   );
 }
 
-/** Run the bunker call; its errors become 503 answers carrying the signer's (German) message. */
+/**
+ * The start of a text file, as much as its event page shows (`MAX_PAGE_TEXT_CHARS`) and one character more
+ * (so the page knows there is more): a 25 MiB text is not decoded whole on the event loop for that.
+ */
+function pageText(bytes: Uint8Array): string {
+  // A character is at most 4 bytes of UTF-8 (2 UTF-16 units): this prefix decodes to enough of them.
+  const prefix = bytes.subarray(0, 4 * (MAX_PAGE_TEXT_CHARS + 1));
+  return new TextDecoder().decode(prefix, { stream: prefix.length < bytes.length });
+}
+
+/**
+ * Run the bunker call; its errors become 503 answers carrying the signer's (German) message — except a
+ * refusal of this one event (`event_refused`: the bunker signs others, not this one, e.g. 413 for its size),
+ * which is this upload's fault and no reason to retry: 422 `EVENT_REFUSED`.
+ */
 async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Promise<NostrEvent | undefined> {
   try {
     return await sign();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (error instanceof Error && code === 'event_refused') {
+      throw new ApiError(422, 'EVENT_REFUSED', error.message, { bunker_error: code });
+    }
     if (error instanceof Error && typeof code === 'string' && SIGNER_ERROR_CODES.has(code)) {
       throw new ApiError(503, 'BUNKER_UNAVAILABLE', error.message, { bunker_error: code });
     }

@@ -6,7 +6,8 @@ import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
 import { createApp } from './app.js';
-import { databasePath, filesPath, readServerConfig } from './config.js';
+import { databasePath, filesPath, readServerConfig, type ServerConfig } from './config.js';
+import { prepareDataDir } from './data-dir.js';
 import { FilesystemStorage } from './storage/filesystem-storage.js';
 import { SqliteRecordStore } from './storage/sqlite-record-store.js';
 import { prepareEventChecks } from './verify-record.js';
@@ -20,7 +21,15 @@ setFlagsFromString('--no-wasm-dynamic-tiering');
 const dev = process.argv.includes('--dev');
 // process.env, overlaid with `.env` in the working directory (never mutating process.env).
 const env = loadEnv(process.cwd());
-const config = readServerConfig(env);
+let config: ServerConfig;
+try {
+  config = readServerConfig(env);
+  // Created 0700 when missing; refused when group or others may write to it.
+  await prepareDataDir(config.dataDir);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}
 const signTokens = [...config.signTokens];
 let devToken: string | undefined;
 if (dev) {
@@ -42,7 +51,7 @@ try {
 
 const records = new SqliteRecordStore(databasePath(config.dataDir));
 const storage = new FilesystemStorage(filesPath(config.dataDir));
-const { app, fileSigner } = createApp({
+const { app, fileSigner, analyzer } = createApp({
   signer,
   storage,
   records,
@@ -51,7 +60,14 @@ const { app, fileSigner } = createApp({
   signTokens,
   maxUploadBytes: config.maxUploadBytes,
   rateLimitPerMinute: config.rateLimitPerMinute,
+  maxUploadsInFlight: config.maxUploadsInFlight,
+  maxBufferedBytes: config.maxBufferedBytes,
+  uploadWaitMs: config.uploadWaitMs,
+  analysisWorkers: config.analysisWorkers,
+  analysisTimeoutMs: config.analysisTimeoutMs,
 });
+// The analysis workers load their modules now, not while the first upload waits.
+await analyzer.start();
 // Load and build before listening what the first signing would otherwise load and build while it holds an
 // upload in memory.
 await prepareEventChecks({
@@ -83,7 +99,7 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 function shutdown(): void {
   server.close(() => {
     records.close();
-    process.exit(0);
+    void analyzer.close().finally(() => process.exit(0));
   });
   setTimeout(() => process.exit(0), 3000).unref();
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { readServerConfig, SERVER_DEFAULTS } from '../src/config.js';
 import * as server from '../src/index.js';
@@ -41,6 +42,11 @@ describe('@siegel/server', () => {
       signTokens: [],
       maxUploadBytes: SERVER_DEFAULTS.maxUploadBytes,
       rateLimitPerMinute: 60,
+      maxUploadsInFlight: 8,
+      maxBufferedBytes: 128 * 1024 * 1024,
+      uploadWaitMs: 10_000,
+      analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
+      analysisTimeoutMs: 5000,
     });
     expect(
       readServerConfig(
@@ -54,5 +60,36 @@ describe('@siegel/server', () => {
     });
     expect(() => readServerConfig({ PORT: 'eighty' })).toThrow('`eighty`');
     expect(() => readServerConfig({ BASE_URL: 'ftp://x' })).toThrow('`ftp://x`');
+  });
+
+  it('reads the admission and analysis settings; the buffer budget always holds one largest upload', () => {
+    expect(
+      readServerConfig({
+        MAX_UPLOADS_IN_FLIGHT: '3',
+        MAX_BUFFERED_BYTES: '50000000',
+        UPLOAD_WAIT_MS: '0',
+        ANALYSIS_WORKERS: '1',
+        ANALYSIS_TIMEOUT_MS: '250',
+      }),
+    ).toMatchObject({
+      maxUploadsInFlight: 3,
+      maxBufferedBytes: 50_000_000,
+      uploadWaitMs: 0,
+      analysisWorkers: 1,
+      analysisTimeoutMs: 250,
+    });
+    // A larger upload limit raises the default budget to one such upload and its multipart framing.
+    expect(readServerConfig({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) }).maxBufferedBytes).toBe(
+      200 * 1024 * 1024 + 64 * 1024,
+    );
+    expect(() => readServerConfig({ MAX_BUFFERED_BYTES: '1000' })).toThrow(
+      'MAX_BUFFERED_BYTES must hold at least one upload (MAX_UPLOAD_BYTES + 65536 = 26279936), got `1000`',
+    );
+    expect(() => readServerConfig({ ANALYSIS_WORKERS: '0' })).toThrow(
+      'ANALYSIS_WORKERS must be a positive integer, got `0`',
+    );
+    expect(() => readServerConfig({ UPLOAD_WAIT_MS: '-1' })).toThrow(
+      'UPLOAD_WAIT_MS must be an integer of 0 or more, got `-1`',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
+import { makeTestApp, readFixture, signRequest, TOKEN, uploadForm } from './test-app.js';
 
 describe('web pages, event pages and served files', () => {
   let t: Awaited<ReturnType<typeof makeTestApp>>;
@@ -104,6 +104,7 @@ describe('web pages, event pages and served files', () => {
     const response = await t.app.request('/api/inspect', {
       method: 'POST',
       body: uploadForm('a.jpg', await readFixture('jpeg-multi-author.jpg')),
+      headers: { Authorization: `Bearer ${TOKEN}` },
     });
     const body = await response.json();
     expect(body).toMatchObject({
@@ -118,6 +119,7 @@ describe('web pages, event pages and served files', () => {
       await t.app.request('/api/inspect', {
         method: 'POST',
         body: uploadForm('n.png', await readFixture('png-no-author.png')),
+        headers: { Authorization: `Bearer ${TOKEN}` },
       })
     ).json();
     expect(none).toMatchObject({ success: true, signable: false, error: 'AUTHOR_REQUIRED' });
@@ -125,8 +127,21 @@ describe('web pages, event pages and served files', () => {
       await t.app.request('/api/inspect', {
         method: 'POST',
         body: uploadForm('x.png', await readFixture('png-script-author.png')),
+        headers: { Authorization: `Bearer ${TOKEN}` },
       })
     ).json();
     expect(again).toMatchObject({ signable: false, already_signed: true, urls: { file: signed.urls.file } });
+  });
+
+  it('inspects only for a sign token holder (issue 10: the parsers were reachable without a token)', async () => {
+    for (const headers of [{}, { Authorization: 'Bearer wrong-token' }] as Record<string, string>[]) {
+      const response = await t.app.request('/api/inspect', {
+        method: 'POST',
+        body: uploadForm('a.jpg', await readFixture('jpeg-multi-author.jpg')),
+        headers,
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ success: false, error: 'UNAUTHORIZED' });
+    }
   });
 });

@@ -135,6 +135,24 @@ describe('sign API errors', () => {
     expect(new SiegelError('key_locked', 'x').code).toBe('key_locked');
   });
 
+  it("answers 422 EVENT_REFUSED with the signer's message when the signer refuses this one event, and stores nothing", async () => {
+    t = await makeTestApp({
+      signer: {
+        getPublicKey: async () => 'ab'.repeat(32),
+        signEvents: async () => {
+          throw new SiegelError('event_refused', 'The bunker refused the event: `event_too_large`.');
+        },
+      },
+    });
+    const bytes = await readFixture('webp-author.webp');
+    const response = await signRequest(t.app, uploadForm('webp-author.webp', bytes));
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body).toMatchObject({ success: false, error: 'EVENT_REFUSED', bunker_error: 'event_refused' });
+    expect(body.message).toContain('event_too_large');
+    expect(await listFiles(join(t.dir, 'files'))).toEqual([]);
+  });
+
   // Regression: core's `token_rejected` (a set but wrong BUNKER_API_TOKEN) lost its German line here.
   it('passes every signer error through with its German line: a rejected token too', async () => {
     for (const [code, line] of [

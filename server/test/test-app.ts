@@ -42,6 +42,7 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}) {
     signer,
     errors,
     async close() {
+      await built.analyzer.close();
       records.close();
       await rm(dir, { recursive: true, force: true });
     },

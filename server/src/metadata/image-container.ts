@@ -2,7 +2,9 @@ import { crc32, inflateSync } from 'node:zlib';
 import { invalidFormat } from '../api-error.js';
 import type { Dimensions } from './file-metadata.js';
 import { ascii } from './formats.js';
-import { MAX_XMP_BYTES } from './xmp.js';
+import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
+
+const { image_blocks: MAX_BLOCKS, xmp_bytes: MAX_XMP_BYTES } = ANALYSIS_LIMITS;
 
 /** What an image's container holds that the service needs: its size and its XMP packet, if any. */
 export interface ImageContainer {
@@ -13,9 +15,10 @@ export interface ImageContainer {
 /**
  * Walk an image's container and return its dimensions and its XMP packet: PNG `iTXt` `XML:com.adobe.xmp`,
  * JPEG APP1 `http://ns.adobe.com/xap/1.0/`, WebP `XMP ` chunk, GIF `XMP DataXMP` application extension.
- * The whole structure is checked, so a truncated or corrupt file is refused rather than half read.
+ * The whole structure is checked, so a truncated or corrupt file is refused rather than half read. Each
+ * walk is one pass over the file, and stops past `image_blocks` chunks, segments or blocks.
  *
- * @throws {ApiError} `INVALID_FORMAT` (422) when the container is truncated or malformed.
+ * @throws {ApiError} `INVALID_FORMAT` (422) when the container is truncated, malformed or too complex.
  */
 export function readImageContainer(bytes: Uint8Array, mimeType: string): ImageContainer {
   switch (mimeType) {
@@ -40,12 +43,27 @@ function broken(format: string, why: string): never {
   throw invalidFormat(`This ${format} file is damaged or truncated: ${why}`);
 }
 
+/** Counts the blocks of one walk; past `image_blocks` the file is refused. */
+function blockCounter(format: string, what: string): () => void {
+  let count = 0;
+  return () => {
+    if (++count > MAX_BLOCKS) {
+      throw pastLimit(
+        'image_blocks',
+        `This ${format} file has more than ${MAX_BLOCKS} ${what}; it is not read`,
+      );
+    }
+  };
+}
+
 function readPng(bytes: Uint8Array): ImageContainer {
   const data = view(bytes);
   let offset = 8;
   let dimensions: Dimensions | undefined;
   let xmp: Uint8Array | undefined;
+  const count = blockCounter('PNG', 'chunks');
   while (true) {
+    count();
     if (offset + 12 > bytes.length) broken('PNG', 'it ends before its IEND chunk');
     const length = data.getUint32(offset);
     const type = ascii(bytes, offset + 4, 4);
@@ -78,8 +96,11 @@ function readPngXmp(body: Uint8Array): Uint8Array | undefined {
   if (!compressed) return text;
   try {
     return inflateSync(text, { maxOutputLength: MAX_XMP_BYTES });
-  } catch {
-    return broken('PNG', 'its compressed XMP chunk does not inflate (or is larger than 1 MiB)');
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw pastLimit('xmp_bytes', `This PNG's compressed XMP inflates to more than ${MAX_XMP_BYTES} bytes`);
+    }
+    return broken('PNG', 'its compressed XMP chunk does not inflate');
   }
 }
 
@@ -92,7 +113,9 @@ function readJpeg(bytes: Uint8Array): ImageContainer {
   let dimensions: Dimensions | undefined;
   let xmp: Uint8Array | undefined;
   let scanStart: number | undefined;
+  const count = blockCounter('JPEG', 'segments before its image data');
   while (scanStart === undefined) {
+    count();
     if (offset + 4 > bytes.length) broken('JPEG', 'it ends before its image data');
     if (bytes[offset] !== 0xff) broken('JPEG', `no marker at byte ${offset}`);
     const marker = bytes[offset + 1] as number;
@@ -138,6 +161,7 @@ function readGif(bytes: Uint8Array): ImageContainer {
   let offset = 13 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
   let xmp: Uint8Array | undefined;
   let images = 0;
+  const count = blockCounter('GIF', 'blocks');
   const skipSubBlocks = (start: number): number => {
     let position = start;
     while (true) {
@@ -149,23 +173,22 @@ function readGif(bytes: Uint8Array): ImageContainer {
     }
   };
   while (true) {
+    count();
     if (offset >= bytes.length) broken('GIF', 'it ends before its trailer');
     const introducer = bytes[offset];
     if (introducer === 0x3b) break;
     if (introducer === 0x21) {
       const label = bytes[offset + 1];
-      if (label === 0xff && bytes[offset + 2] === 11 && ascii(bytes, offset + 3, 11) === GIF_XMP_ID) {
-        const start = offset + 14;
-        // XMP's "magic trailer" (0x01 0xFF 0xFE … 0x00 0x00) makes the raw packet walkable as sub-blocks.
-        let end = start;
-        while (
-          end < bytes.length &&
-          !(bytes[end] === 0x01 && bytes[end + 1] === 0xff && bytes[end + 2] === 0xfe)
-        )
-          end++;
-        if (xmp === undefined) xmp = bytes.subarray(start, end);
+      const end = skipSubBlocks(offset + 2);
+      if (
+        xmp === undefined &&
+        label === 0xff &&
+        bytes[offset + 2] === 11 &&
+        ascii(bytes, offset + 3, 11) === GIF_XMP_ID
+      ) {
+        xmp = readGifXmp(bytes, offset + 14, end);
       }
-      offset = skipSubBlocks(offset + 2);
+      offset = end;
       continue;
     }
     if (introducer === 0x2c) {
@@ -182,6 +205,20 @@ function readGif(bytes: Uint8Array): ImageContainer {
   return { dimensions, xmp };
 }
 
+/**
+ * The packet of a GIF `XMP DataXMP` extension whose data runs from `start` to `end`: the raw packet, then
+ * XMP's 258-byte "magic trailer" (0x01 0xFF 0xFE … 0x00 0x00), which is what makes the packet walkable as
+ * data blocks. The trailer is looked for inside this extension only, so every extension costs its own length.
+ */
+function readGifXmp(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const data = bytes.subarray(start, end);
+  for (let at = data.indexOf(0x01); at !== -1 && at + 2 < data.length; at = data.indexOf(0x01, at + 1)) {
+    // UTF-8 text never holds 0xFF or 0xFE: the first 0x01 0xFF 0xFE is where the trailer begins.
+    if (data[at + 1] === 0xff && data[at + 2] === 0xfe) return data.subarray(0, at);
+  }
+  return broken('GIF', 'its XMP extension lacks the XMP magic trailer');
+}
+
 function readWebp(bytes: Uint8Array): ImageContainer {
   const data = view(bytes);
   const end = 8 + data.getUint32(4, true);
@@ -190,7 +227,9 @@ function readWebp(bytes: Uint8Array): ImageContainer {
   let dimensions: Dimensions | undefined;
   let xmp: Uint8Array | undefined;
   let hasImage = false;
+  const count = blockCounter('WebP', 'chunks');
   while (offset + 8 <= end) {
+    count();
     const type = ascii(bytes, offset, 4);
     const size = data.getUint32(offset + 4, true);
     const bodyStart = offset + 8;

@@ -1,12 +1,22 @@
 import { inflateSync } from 'node:zlib';
 import { invalidFormat } from '../api-error.js';
 import type { FoundMetadata } from './file-metadata.js';
+import { ANALYSIS_LIMITS, isPastLimit, pastLimit } from './limits.js';
 import { type PdfDict, type PdfValue, parsePdfObject } from './pdf-syntax.js';
 import { decodePdfText } from './pdf-text.js';
-import { MAX_XMP_BYTES, readXmp } from './xmp.js';
+import { readXmp } from './xmp.js';
 
-const MAX_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
-const MAX_PREV_CHAIN = 32;
+const {
+  pdf_objects: MAX_OBJECTS,
+  pdf_object_streams: MAX_OBJECT_STREAMS,
+  pdf_stream_bytes: MAX_STREAM_BYTES,
+  pdf_inflated_bytes: MAX_INFLATED_BYTES,
+  pdf_prev_chain: MAX_PREV_CHAIN,
+  pdf_parse_factor: PARSE_FACTOR,
+  xmp_bytes: MAX_XMP_BYTES,
+} = ANALYSIS_LIMITS;
+/** Bytes of a metadata string decoded (authors, titles and descriptions are cut far shorter afterwards). */
+const MAX_TEXT_BYTES = 64 * 1024;
 
 /**
  * Read author, title and subject of a PDF: the document information dictionary's `/Author`, `/Title`,
@@ -14,7 +24,12 @@ const MAX_PREV_CHAIN = 32;
  * filling what the dictionary lacks. Handles classic and cross-reference-stream files, incremental updates
  * (the newest trailer wins) and objects inside object streams.
  *
- * @throws {ApiError} `INVALID_FORMAT` for truncated, encrypted or malformed files.
+ * Bounded by `ANALYSIS_LIMITS` (`pdf_*`): objects are indexed by one pass over the file, object streams are
+ * opened only when an object is wanted that is not a direct object (their headers indexed, an entry parsed
+ * only when asked for, each once), streams inflate into one budget for the whole file, and the parser walks
+ * at most a few times the bytes there are.
+ *
+ * @throws {ApiError} `INVALID_FORMAT` for truncated, encrypted, malformed or too complex files.
  */
 export function readPdfMetadata(bytes: Uint8Array): FoundMetadata {
   const document = new PdfDocument(bytes);
@@ -41,13 +56,28 @@ export function readPdfMetadata(bytes: Uint8Array): FoundMetadata {
 
 /** `/Author` is one string; writers join several people with `;` (a `,` may be inside one name: `Doe, Jane`). */
 function splitAuthors(author: string): string[] {
-  return author.split(';').map((name) => name.trim());
+  return author.split(';', 1000).map((name) => name.trim());
+}
+
+/** Where an object inside an object stream is: the stream's number and the entry's offset in its data. */
+interface StreamEntry {
+  stream: number;
+  at: number;
 }
 
 class PdfDocument {
   readonly text: string;
   private offsets: Map<number, number> | undefined;
-  private objectStreams: Map<number, PdfValue> | undefined;
+  /** The object streams (their object numbers), in file order; the first `openedStreams` are opened. */
+  private unopenedStreams: number[] | undefined;
+  private readonly entries = new Map<number, StreamEntry>();
+  private readonly streamData = new Map<number, Uint8Array>();
+  private readonly objects = new Map<number, PdfValue | undefined>();
+  private readonly keywords = new Map<string, KeywordIndex>();
+  private openingStreams = false;
+  private openedStreams = 0;
+  private inflated = 0;
+  private walked = 0;
 
   constructor(readonly bytes: Uint8Array) {
     const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 1024))).toString('latin1');
@@ -55,12 +85,40 @@ class PdfDocument {
     this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   }
 
+  /**
+   * {@link parsePdfObject}, counting the bytes walked over: past `pdf_parse_factor` times the bytes there
+   * are (the file and what its streams inflated to), the file is refused.
+   */
+  private parse(bytes: Uint8Array, offset: number): { value: PdfValue; end: number } {
+    const parsed = parsePdfObject(bytes, offset);
+    this.walked += parsed.end - offset;
+    if (this.walked > PARSE_FACTOR * (this.bytes.length + this.inflated) + 1024 * 1024) {
+      throw pastLimit(
+        'pdf_parse_factor',
+        `This PDF makes its reader walk over more than ${PARSE_FACTOR}× its own bytes (the same bytes read over and over); it is not read`,
+      );
+    }
+    return parsed;
+  }
+
+  /** The next position of `keyword` at or after `from` (-1 if none), from one pass over the file. */
+  private nextKeyword(keyword: string, from: number): number {
+    let index = this.keywords.get(keyword);
+    if (index === undefined) {
+      index = new KeywordIndex(this.text, keyword);
+      this.keywords.set(keyword, index);
+    }
+    return index.next(from);
+  }
+
   /** The newest trailer (classic or cross-reference stream) that names `/Info` or `/Root`, else the newest. */
   readTrailer(): PdfDict {
     const startxref = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(this.text.slice(-1024));
     let offset = startxref ? Number(startxref[1]) : undefined;
     let newest: PdfDict | undefined;
-    for (let hops = 0; offset !== undefined && hops < MAX_PREV_CHAIN; hops++) {
+    const visited = new Set<number>();
+    for (let hops = 0; offset !== undefined && hops < MAX_PREV_CHAIN && !visited.has(offset); hops++) {
+      visited.add(offset);
       const trailer = this.readTrailerAt(offset);
       if (trailer === undefined) break;
       newest ??= trailer;
@@ -74,7 +132,7 @@ class PdfDocument {
     // Damaged cross-reference data: fall back to the last `trailer` keyword in the file.
     const keyword = this.text.lastIndexOf('trailer');
     if (keyword !== -1) {
-      const { value } = parsePdfObject(this.bytes, keyword + 'trailer'.length);
+      const { value } = this.parse(this.bytes, keyword + 'trailer'.length);
       if (value instanceof Map) return value;
     }
     if (newest !== undefined) return newest;
@@ -84,14 +142,14 @@ class PdfDocument {
   private readTrailerAt(offset: number): PdfDict | undefined {
     if (offset <= 0 || offset >= this.bytes.length) return undefined;
     if (this.text.startsWith('xref', offset)) {
-      const keyword = this.text.indexOf('trailer', offset);
+      const keyword = this.nextKeyword('trailer', offset);
       if (keyword === -1) return undefined;
-      const { value } = parsePdfObject(this.bytes, keyword + 'trailer'.length);
+      const { value } = this.parse(this.bytes, keyword + 'trailer'.length);
       return value instanceof Map ? value : undefined;
     }
     const header = /^\s*\d+\s+\d+\s+obj/.exec(this.text.slice(offset, offset + 64));
     if (!header) return undefined;
-    const { value } = parsePdfObject(this.bytes, offset + header[0].length);
+    const { value } = this.parse(this.bytes, offset + header[0].length);
     return value instanceof Map ? value : undefined;
   }
 
@@ -102,63 +160,130 @@ class PdfDocument {
     return isRef(current) ? undefined : current;
   }
 
+  /** A text string (its first 64 KiB: metadata fields are cut far shorter), decoded. */
   readText(value: PdfValue | undefined): string | undefined {
     const resolved = this.resolve(value);
-    return resolved instanceof Uint8Array ? decodePdfText(resolved) : undefined;
+    return resolved instanceof Uint8Array ? decodePdfText(resolved.subarray(0, MAX_TEXT_BYTES)) : undefined;
   }
 
-  /** The last definition of object `num` in the file, or its entry in an object stream. */
+  /** The last definition of object `num` in the file, or its entry in an object stream; parsed once. */
   getObject(num: number): PdfValue | undefined {
+    if (this.objects.has(num)) return this.objects.get(num);
     const offset = this.indexObjects().get(num);
-    if (offset !== undefined) return parsePdfObject(this.bytes, offset).value;
-    return this.indexObjectStreams().get(num);
+    // While a stream is being opened (its `/Length` resolved), only direct objects are looked up.
+    if (offset === undefined && this.openingStreams) return undefined;
+    this.objects.set(num, undefined); // a reference cycle through this object resolves to nothing
+    let value: PdfValue | undefined;
+    if (offset !== undefined) {
+      value = this.parse(this.bytes, offset).value;
+    } else {
+      const entry = this.findStreamEntry(num);
+      const data = entry === undefined ? undefined : this.streamData.get(entry.stream);
+      if (entry !== undefined && data !== undefined) {
+        try {
+          value = this.parse(data, entry.at).value;
+        } catch (error) {
+          // A damaged entry is skipped, as a damaged object stream is; a file past a limit is refused.
+          if (isPastLimit(error)) throw error;
+          value = undefined;
+        }
+      }
+    }
+    this.objects.set(num, value);
+    return value;
   }
 
   private indexObjects(): Map<number, number> {
     if (this.offsets === undefined) {
-      this.offsets = new Map();
+      const offsets = new Map<number, number>();
+      let count = 0;
       for (const match of this.text.matchAll(/(?<![0-9])(\d{1,10})\s+(\d{1,5})\s+obj\b/g)) {
-        this.offsets.set(Number(match[1]), (match.index ?? 0) + match[0].length);
+        if (++count > MAX_OBJECTS) {
+          throw pastLimit('pdf_objects', `This PDF has more than ${MAX_OBJECTS} objects; it is not read`);
+        }
+        offsets.set(Number(match[1]), (match.index ?? 0) + match[0].length);
       }
+      this.offsets = offsets;
     }
     return this.offsets;
   }
 
-  private indexObjectStreams(): Map<number, PdfValue> {
-    if (this.objectStreams !== undefined) return this.objectStreams;
-    this.objectStreams = new Map();
-    for (const offset of this.indexObjects().values()) {
-      if (!/^\s*<<[\s\S]{0,200}\/Type\s*\/ObjStm/.test(this.text.slice(offset, offset + 256))) continue;
-      const { value: dict, end } = parsePdfObject(this.bytes, offset);
-      if (!(dict instanceof Map)) continue;
-      const data = this.readStream(dict, end);
-      const count = dict.get('N');
-      const first = dict.get('First');
-      if (data === undefined || typeof count !== 'number' || typeof first !== 'number') continue;
-      const header = Buffer.from(data.subarray(0, first)).toString('latin1').trim().split(/\s+/).map(Number);
-      for (let i = 0; i + 1 < Math.min(header.length, count * 2); i += 2) {
-        const num = header[i] as number;
-        const at = first + (header[i + 1] as number);
-        if (this.objectStreams.has(num) || at >= data.length) continue;
-        try {
-          this.objectStreams.set(num, parsePdfObject(data, at).value);
-        } catch (error) {
-          if ((error as Error).message.includes('nested deeper')) throw error;
+  /**
+   * Where object `num` is in an object stream: the streams are opened one by one, in file order, until one
+   * holds it (each stream's header indexed once; an entry already seen in an earlier stream is kept). A file
+   * with more than `pdf_object_streams` of them is refused before any is opened.
+   */
+  private findStreamEntry(num: number): StreamEntry | undefined {
+    if (this.unopenedStreams === undefined) {
+      const streams: number[] = [];
+      for (const [streamNum, offset] of this.indexObjects()) {
+        const head = this.text.slice(offset, offset + 256);
+        if (!head.includes('/ObjStm') || !/^\s*<<[\s\S]{0,200}?\/Type\s*\/ObjStm/.test(head)) continue;
+        if (streams.push(streamNum) > MAX_OBJECT_STREAMS) {
+          throw pastLimit(
+            'pdf_object_streams',
+            `This PDF has more than ${MAX_OBJECT_STREAMS} object streams; it is not read`,
+          );
         }
       }
+      this.unopenedStreams = streams;
     }
-    return this.objectStreams;
+    this.openingStreams = true;
+    try {
+      while (!this.entries.has(num) && this.openedStreams < this.unopenedStreams.length) {
+        this.openObjectStream(this.unopenedStreams[this.openedStreams++] as number);
+      }
+    } finally {
+      this.openingStreams = false;
+    }
+    return this.entries.get(num);
   }
 
-  /** A stream's decoded bytes (no filter or FlateDecode), given its dictionary and where the dictionary ended. */
-  readStream(dict: PdfDict, dictEnd: number, maxBytes = MAX_OBJECT_STREAM_BYTES): Uint8Array | undefined {
+  /** Inflate object stream `streamNum` and index its header (`num offset` pairs); entries stay unparsed. */
+  private openObjectStream(streamNum: number): void {
+    const offset = this.indexObjects().get(streamNum) as number;
+    const { value: dict, end } = this.parse(this.bytes, offset);
+    if (!(dict instanceof Map)) return;
+    const count = dict.get('N');
+    const first = dict.get('First');
+    if (typeof count !== 'number' || typeof first !== 'number' || count < 0 || first < 0) return;
+    const data = this.readStream(dict, end);
+    if (data === undefined) return;
+    this.streamData.set(streamNum, data);
+    let position = 0;
+    const limit = Math.min(first, data.length);
+    const readNumber = (): number | undefined => {
+      while (position < limit && isPdfWhitespace(data[position] as number)) position++;
+      const start = position;
+      while (position < limit && (data[position] as number) >= 48 && (data[position] as number) <= 57)
+        position++;
+      return position > start && position - start <= 10 ? Number(ascii(data, start, position)) : undefined;
+    };
+    for (let i = 0; i < count; i++) {
+      const num = readNumber();
+      const relative = readNumber();
+      if (num === undefined || relative === undefined) break;
+      if (this.entries.size >= MAX_OBJECTS) {
+        throw pastLimit('pdf_objects', `This PDF has more than ${MAX_OBJECTS} objects; it is not read`);
+      }
+      const at = first + relative;
+      if (!this.entries.has(num) && at < data.length) this.entries.set(num, { stream: streamNum, at });
+    }
+  }
+
+  /**
+   * A stream's decoded bytes (no filter or FlateDecode), given its dictionary and where the dictionary
+   * ended; `undefined` when it cannot be read or inflates past `maxBytes`. What is inflated counts against
+   * the file's `pdf_inflated_bytes`; past it the file is refused.
+   */
+  readStream(dict: PdfDict, dictEnd: number, maxBytes = MAX_STREAM_BYTES): Uint8Array | undefined {
     const keyword = /^\s*stream\r?\n/.exec(this.text.slice(dictEnd, dictEnd + 32));
     if (!keyword) return undefined;
     const start = dictEnd + keyword[0].length;
     const declared = this.resolve(dict.get('Length'));
     let end = typeof declared === 'number' ? start + declared : -1;
     if (end < start || end > this.bytes.length || !/^\s*endstream/.test(this.text.slice(end, end + 32))) {
-      end = this.text.indexOf('endstream', start);
+      end = this.nextKeyword('endstream', start);
       if (end === -1) return undefined;
     }
     const raw = this.bytes.subarray(start, end);
@@ -166,9 +291,21 @@ class PdfDocument {
     const filters = Array.isArray(filter) ? filter : filter === undefined ? [] : [filter];
     if (filters.length === 0) return raw.length > maxBytes ? undefined : raw;
     if (filters.length > 1 || !isName(filters[0], 'FlateDecode')) return undefined;
+    const budget = MAX_INFLATED_BYTES - this.inflated;
+    if (budget <= 0) {
+      throw pastLimit(
+        'pdf_inflated_bytes',
+        `This PDF's streams inflate to more than ${MAX_INFLATED_BYTES} bytes together; it is not read`,
+      );
+    }
+    const cap = Math.min(maxBytes, budget);
     try {
-      return inflateSync(raw, { maxOutputLength: maxBytes });
+      const data = inflateSync(raw, { maxOutputLength: cap });
+      this.inflated += data.length;
+      return data;
     } catch {
+      // Corrupt, or larger than the cap: what was inflated until then was work all the same.
+      this.inflated += cap;
       return undefined;
     }
   }
@@ -180,7 +317,7 @@ class PdfDocument {
     if (isRef(ref)) {
       const offset = this.indexObjects().get(ref.num);
       if (offset !== undefined) {
-        const { value, end } = parsePdfObject(this.bytes, offset);
+        const { value, end } = this.parse(this.bytes, offset);
         if (value instanceof Map) {
           const data = this.readStream(value, end, MAX_XMP_BYTES);
           if (data !== undefined) return data;
@@ -191,6 +328,36 @@ class PdfDocument {
     const end = start === -1 ? -1 : this.text.indexOf('</x:xmpmeta>', start);
     return end === -1 ? undefined : this.bytes.subarray(start, end + '</x:xmpmeta>'.length);
   }
+}
+
+/** The positions of one keyword in a text, found in one pass when first asked for. */
+class KeywordIndex {
+  private readonly positions: number[] = [];
+
+  constructor(text: string, keyword: string) {
+    for (let at = text.indexOf(keyword); at !== -1; at = text.indexOf(keyword, at + keyword.length))
+      this.positions.push(at);
+  }
+
+  /** The first position at or after `from`, or -1 (binary search). */
+  next(from: number): number {
+    let low = 0;
+    let high = this.positions.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.positions[middle] as number) < from) low = middle + 1;
+      else high = middle;
+    }
+    return this.positions[low] ?? -1;
+  }
+}
+
+function isPdfWhitespace(byte: number): boolean {
+  return byte === 0 || byte === 9 || byte === 10 || byte === 12 || byte === 13 || byte === 32;
+}
+
+function ascii(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 }
 
 function isRef(value: PdfValue | undefined): value is { type: 'ref'; num: number; gen: number } {

@@ -1,4 +1,5 @@
 import { invalidFormat } from '../api-error.js';
+import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
 
 /** A PDF name object, `/Author`. */
 export interface PdfName {
@@ -26,16 +27,29 @@ export type PdfValue =
 export type PdfDict = Map<string, PdfValue>;
 
 /** Arrays and dictionaries nested deeper than this are refused (real metadata nests 2 or 3 levels). */
-export const MAX_PDF_DEPTH = 100;
+export const MAX_PDF_DEPTH = ANALYSIS_LIMITS.pdf_nesting;
+const MAX_VALUES = ANALYSIS_LIMITS.pdf_object_values;
 
 const WHITESPACE = new Set([0, 9, 10, 12, 13, 32]);
+/** `\\n` → 10 … : the escapes of a literal string. */
+const ESCAPES: Readonly<Record<number, number>> = {
+  110: 10,
+  114: 13,
+  116: 9,
+  98: 8,
+  102: 12,
+  40: 40,
+  41: 41,
+  92: 92,
+};
 const DELIMITERS = new Set([40, 41, 60, 62, 91, 93, 123, 125, 47, 37]);
 
 /**
  * Parse one PDF object starting at `offset` (after any `N G obj` header). Nesting is limited to
- * {@link MAX_PDF_DEPTH}, strings and names to what fits in the file, so hostile input fails fast.
+ * {@link MAX_PDF_DEPTH} and the values in one object to `pdf_object_values`; strings and names to what fits
+ * in the file. Time and memory are linear in the bytes walked over, so hostile input fails fast.
  *
- * @throws {ApiError} `INVALID_FORMAT` for malformed or too deeply nested objects.
+ * @throws {ApiError} `INVALID_FORMAT` for malformed, too deeply nested or too large objects.
  */
 export function parsePdfObject(bytes: Uint8Array, offset: number): { value: PdfValue; end: number } {
   const parser = new PdfParser(bytes, offset);
@@ -44,6 +58,8 @@ export function parsePdfObject(bytes: Uint8Array, offset: number): { value: PdfV
 }
 
 class PdfParser {
+  private values = 0;
+
   constructor(
     readonly bytes: Uint8Array,
     public offset: number,
@@ -69,7 +85,18 @@ class PdfParser {
   }
 
   parseValue(depth: number): PdfValue {
-    if (depth > MAX_PDF_DEPTH) this.fail(`objects are nested deeper than ${MAX_PDF_DEPTH} levels`);
+    if (depth > MAX_PDF_DEPTH) {
+      throw pastLimit(
+        'pdf_nesting',
+        `This PDF is damaged: objects are nested deeper than ${MAX_PDF_DEPTH} levels at byte ${this.offset}`,
+      );
+    }
+    if (++this.values > MAX_VALUES) {
+      throw pastLimit(
+        'pdf_object_values',
+        `This PDF has an object of more than ${MAX_VALUES} values (at byte ${this.offset}); it is not read`,
+      );
+    }
     this.skipWhitespace();
     const { bytes } = this;
     const byte = bytes[this.offset];
@@ -167,43 +194,47 @@ class PdfParser {
 
   parseLiteralString(): Uint8Array {
     const { bytes } = this;
-    this.offset++; // '('
-    const out: number[] = [];
+    const start = ++this.offset; // after '('
+    // First find the closing parenthesis, then decode into one buffer of at most that size.
     let nesting = 1;
-    while (true) {
-      const byte = bytes[this.offset++];
+    let end = start;
+    for (; nesting > 0; end++) {
+      const byte = bytes[end];
       if (byte === undefined) this.fail('unterminated string');
-      if (byte === 40) nesting++;
-      if (byte === 41 && --nesting === 0) return Uint8Array.from(out);
+      if (byte === 92) end++;
+      else if (byte === 40) nesting++;
+      else if (byte === 41) nesting--;
+    }
+    const close = end - 1;
+    const out = new Uint8Array(close - start);
+    let length = 0;
+    while (this.offset < close) {
+      const byte = bytes[this.offset++] as number;
       if (byte !== 92) {
-        out.push(byte);
+        out[length++] = byte;
         continue;
       }
-      const next = bytes[this.offset++];
-      if (next === undefined) this.fail('unterminated string');
-      const simple: Record<number, number> = {
-        110: 10,
-        114: 13,
-        116: 9,
-        98: 8,
-        102: 12,
-        40: 40,
-        41: 41,
-        92: 92,
-      };
-      if (simple[next] !== undefined) {
-        out.push(simple[next] as number);
+      const next = bytes[this.offset++] as number;
+      const escaped = ESCAPES[next];
+      if (escaped !== undefined) {
+        out[length++] = escaped;
       } else if (next >= 48 && next <= 55) {
         let code = next - 48;
-        for (let i = 0; i < 2 && (bytes[this.offset] ?? 0) >= 48 && (bytes[this.offset] ?? 0) <= 55; i++) {
+        for (let i = 0; i < 2 && this.offset < close && isOctal(bytes[this.offset] as number); i++) {
           code = code * 8 + ((bytes[this.offset++] as number) - 48);
         }
-        out.push(code & 0xff);
+        out[length++] = code & 0xff;
       } else if (next === 13) {
-        if (bytes[this.offset] === 10) this.offset++; // line continuation
+        if (this.offset < close && bytes[this.offset] === 10) this.offset++; // line continuation
       } else if (next !== 10) {
-        out.push(next);
+        out[length++] = next;
       }
     }
+    this.offset = end;
+    return length === out.length ? out : out.slice(0, length);
   }
+}
+
+function isOctal(byte: number): boolean {
+  return byte >= 48 && byte <= 55;
 }

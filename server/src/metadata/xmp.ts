@@ -1,12 +1,18 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { invalidFormat } from '../api-error.js';
 import type { FoundMetadata } from './file-metadata.js';
+import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
 
 const DC = 'http://purl.org/dc/elements/1.1/';
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 /** XMP packets larger than this are not parsed (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
-export const MAX_XMP_BYTES = 1024 * 1024;
-const MAX_DEPTH = 64;
+export const MAX_XMP_BYTES = ANALYSIS_LIMITS.xmp_bytes;
+const MAX_DEPTH = ANALYSIS_LIMITS.xmp_nesting;
+const MAX_NAMESPACES = ANALYSIS_LIMITS.xmp_namespaces;
+/** `dc:creator` entries collected (only the first 20 real names are kept). */
+const MAX_CREATORS = 1000;
+/** The end of an XMP packet's trailer processing instruction, `<?xpacket end="w"?>`. */
+const PACKET_END = /<\?xpacket\s+end=["'][rw]["']\s*\?>/;
 
 // Entity expansion off: `&name;` stays as written, so neither DTD entities nor bombs are ever expanded.
 // The five predefined entities and character references are decoded by `decodeXmlText` below, by hand.
@@ -28,15 +34,26 @@ type XmlNode = Record<string, unknown>;
 /**
  * Read `dc:creator` (every entry of its `rdf:Seq`/`rdf:Bag`), `dc:title` and `dc:description` (the
  * `x-default` entry of their `rdf:Alt`) from an XMP packet. Namespace prefixes are resolved, so a packet that
- * binds Dublin Core to another prefix is read too. Entities are never expanded; a DOCTYPE is refused.
+ * binds Dublin Core to another prefix is read too. Entities are never expanded; a DOCTYPE is refused. What
+ * follows the packet's `<?xpacket end="w"?>` is not part of it (Photoshop writes a NUL byte there, and
+ * exiftool reads such packets), and trailing NUL bytes are dropped.
  *
- * @throws {ApiError} `INVALID_FORMAT` for a packet that is too large, has a DOCTYPE or is not well-formed.
+ * @throws {ApiError} `INVALID_FORMAT` for a packet that is too large, has a DOCTYPE, is not well-formed, or
+ *   is past `xmp_nesting` or `xmp_namespaces`.
  */
 export function readXmp(packet: Uint8Array | string): FoundMetadata {
-  const text = typeof packet === 'string' ? packet : new TextDecoder().decode(packet);
-  if (text.length > MAX_XMP_BYTES) throw invalidFormat(`XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
+  const text = trimPacket(typeof packet === 'string' ? packet : new TextDecoder().decode(packet));
+  if (text.length > MAX_XMP_BYTES)
+    throw pastLimit('xmp_bytes', `XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
   if (/<!DOCTYPE/i.test(text))
     throw invalidFormat('XMP metadata contains a DOCTYPE, which XMP does not allow');
+  // Every element that declares a namespace copies the scope it inherits: bounded, that stays linear.
+  let namespaces = 0;
+  for (const _ of text.matchAll(/\sxmlns(?::[^\s=]*)?\s*=/g)) {
+    if (++namespaces > MAX_NAMESPACES) {
+      throw pastLimit('xmp_namespaces', `XMP metadata declares more than ${MAX_NAMESPACES} namespaces`);
+    }
+  }
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw invalidFormat(`XMP metadata is not well-formed XML: ${valid.err.msg}`);
   let tree: XmlNode[];
@@ -50,8 +67,18 @@ export function readXmp(packet: Uint8Array | string): FoundMetadata {
   return found;
 }
 
+/** The packet up to its `<?xpacket end=…?>` (if any), without trailing NUL bytes. */
+function trimPacket(text: string): string {
+  const end = PACKET_END.exec(text);
+  const packet = end === null ? text : text.slice(0, end.index + end[0].length);
+  let length = packet.length;
+  while (length > 0 && packet.charCodeAt(length - 1) === 0) length--;
+  return length === packet.length ? packet : packet.slice(0, length);
+}
+
 function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found: FoundMetadata): void {
-  if (depth > MAX_DEPTH) throw invalidFormat(`XMP metadata is nested deeper than ${MAX_DEPTH} levels`);
+  if (depth > MAX_DEPTH)
+    throw pastLimit('xmp_nesting', `XMP metadata is nested deeper than ${MAX_DEPTH} levels`);
   for (const node of nodes) {
     const name = Object.keys(node).find((key) => key !== ':@');
     if (name === undefined || name === '#text') continue;
@@ -60,7 +87,9 @@ function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found
     const children = Array.isArray(node[name]) ? (node[name] as XmlNode[]) : [];
     const { uri, local } = resolve(name, inner);
     if (uri === DC && local === 'creator') {
-      found.authors.push(...listItems(children, inner).map((item) => item.text));
+      for (const item of listItems(children, inner)) {
+        if (found.authors.length < MAX_CREATORS) found.authors.push(item.text);
+      }
       continue;
     }
     if (uri === DC && (local === 'title' || local === 'description')) {
@@ -81,7 +110,7 @@ function readAttributes(
   for (const [name, value] of Object.entries(attributes)) {
     const { uri, local } = resolve(name, scope);
     if (uri !== DC) continue;
-    if (local === 'creator') found.authors.push(decodeXmlText(value));
+    if (local === 'creator' && found.authors.length < MAX_CREATORS) found.authors.push(decodeXmlText(value));
     if (local === 'title' || local === 'description') found[local] ??= decodeXmlText(value);
   }
 }

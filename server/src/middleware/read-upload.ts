@@ -2,14 +2,17 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from '../api-error.js';
 import { parseMultipart, readBoundary } from './multipart.js';
 
-/** The uploaded file, as {@link readUpload} leaves it in the context. */
+/**
+ * The uploaded file, as {@link readUpload} leaves it in the context. `bytes` may be replaced while the
+ * upload is handled (the analyzer moves the buffer to a worker and back); the buffer it ends with is freed.
+ */
 export interface Upload {
   bytes: Uint8Array<ArrayBuffer>;
   name: string;
 }
 
 /** Room for multipart boundaries and headers on top of the file itself. */
-const MULTIPART_OVERHEAD = 64 * 1024;
+export const MULTIPART_OVERHEAD = 64 * 1024;
 /** An oversized body is read and discarded up to this many times the limit, so the client gets the 413. */
 const DRAIN_LIMIT_FACTOR = 4;
 
@@ -74,9 +77,13 @@ function release(chunk: Uint8Array): void {
     detach(chunk.buffer as ArrayBuffer);
 }
 
-/** Detach an ArrayBuffer (`transfer(0)`): its memory is freed at once, and every view of it becomes empty. */
+/**
+ * Detach an ArrayBuffer (`transfer(0)`): its memory is freed at once, and every view of it becomes empty.
+ * One already detached (moved to a worker) is left alone.
+ */
 function detach(buffer: ArrayBuffer): void {
-  (buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
+  const movable = buffer as ArrayBuffer & { detached?: boolean; transfer?: (length: number) => ArrayBuffer };
+  if (movable.detached !== true) movable.transfer?.(0);
 }
 
 /** Read and discard the rest of a body (up to `maxBytes`) so a client still sending receives the answer. */
@@ -141,6 +148,7 @@ export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { u
       );
     }
     const body = await readBody(c.req.raw, nodeIncoming(c), maxBytes + MULTIPART_OVERHEAD, maxBytes);
+    let upload: Upload | undefined;
     try {
       let parts: ReturnType<typeof parseMultipart>;
       try {
@@ -158,12 +166,14 @@ export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { u
       }
       if (file.data.byteLength > maxBytes) throw tooLarge(maxBytes);
       const name = (file.fileName || 'upload').replace(/[\\/]/g, '_').slice(-255);
-      c.set('upload', { bytes: file.data, name });
+      upload = { bytes: file.data, name };
+      c.set('upload', upload);
       await next();
     } finally {
-      // The upload is stored or refused, and answered: its buffer (this middleware's own) is freed now, not at
-      // the next collection.
+      // The upload is stored or refused, and answered: its buffer (this middleware's own, or the one it came
+      // back in from the analysis worker) is freed now, not at the next collection.
       detach(body.buffer);
+      if (upload !== undefined) detach(upload.bytes.buffer);
     }
   };
 }

@@ -1,17 +1,17 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { FileAnalyzer } from '../analysis/file-analyzer.js';
 import { describeRecord } from '../describe-record.js';
 import type { FileSigner } from '../file-signer.js';
-import { rateLimit } from '../middleware/rate-limit.js';
-import { getUpload, readUpload, type Upload } from '../middleware/read-upload.js';
-import { signAuth } from '../middleware/sign-auth.js';
+import { getUpload, type Upload } from '../middleware/read-upload.js';
 import { fileUrls } from '../public-urls.js';
 
 /** Options of {@link createSignRoutes}. */
 export interface SignRoutesOptions {
   fileSigner: FileSigner;
-  signTokens: readonly string[];
-  maxUploadBytes: number;
-  rateLimitPerMinute: number;
+  /** The gate every upload route shares (rate limit, token, admission, body read: `uploadGuard`). */
+  uploadGuard: MiddlewareHandler<{ Variables: { upload: Upload } }>;
+  /** Reads the upload off the event loop. */
+  analyzer: FileAnalyzer;
   baseUrl: string;
   cdnUrl: string;
 }
@@ -23,17 +23,12 @@ export interface SignRoutesOptions {
  */
 export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: { upload: Upload } }> {
   const app = new Hono<{ Variables: { upload: Upload } }>();
-  app.post(
-    '/sign-image-v2',
-    rateLimit({ limit: options.rateLimitPerMinute }),
-    signAuth(options.signTokens),
-    readUpload(options.maxUploadBytes),
-    async (c) => {
-      const { bytes, name } = getUpload(c);
-      const record = await options.fileSigner.sign(bytes, name);
-      const description = describeRecord(record, fileUrls(record, options.baseUrl, options.cdnUrl));
-      return c.json({ success: true, ...description, published_to: [] as string[] }, 200);
-    },
-  );
+  app.post('/sign-image-v2', options.uploadGuard, async (c) => {
+    const upload = getUpload(c);
+    const analysis = await options.analyzer.analyze(upload);
+    const record = await options.fileSigner.sign(upload.bytes, upload.name, analysis);
+    const description = describeRecord(record, fileUrls(record, options.baseUrl, options.cdnUrl));
+    return c.json({ success: true, ...description, published_to: [] as string[] }, 200);
+  });
   return app;
 }

@@ -1,6 +1,6 @@
 import { Layout } from './layout.js';
 
-/** `/tools/sign`: drop a file, see its author and title (`POST /api/inspect`), sign it with a token. */
+/** `/tools/sign`: enter the token, drop a file, see its author and title (`POST /api/inspect`), sign it. */
 export function SignPage(props: { maxUploadBytes: number }) {
   return (
     <Layout title="Sign a file" scripts={['/assets/sign.js']}>

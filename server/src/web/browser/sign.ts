@@ -1,5 +1,6 @@
 // The sign page's script, served at `/assets/sign.js`: shows what `POST /api/inspect` finds in a dropped
-// file, then signs it with `POST /api/sign-image-v2` and the token (kept for the tab in sessionStorage).
+// file, then signs it with `POST /api/sign-image-v2`. Both take the token (kept for the tab in
+// sessionStorage): the server reads uploads for token holders only.
 // Text from the server is only ever set with `textContent`.
 import { byId, wireFileDrop } from './file-drop.js';
 
@@ -33,6 +34,8 @@ const tokenInput = byId<HTMLInputElement>('token');
 const button = byId<HTMLButtonElement>('sign-button');
 const message = byId('message');
 let chosen: File | null = null;
+/** A file was chosen before the token was entered: it is read once the token is there. */
+let waitingForToken = false;
 try {
   tokenInput.value = sessionStorage.getItem('siegel-sign-token') || '';
 } catch {
@@ -68,10 +71,22 @@ async function inspect(file: File): Promise<void> {
   chosen = file;
   button.disabled = true;
   byId('result').hidden = true;
+  const token = tokenInput.value.trim();
+  waitingForToken = !token;
+  if (!token) {
+    byId('inspect').hidden = true;
+    say('Enter the sign token first: the server reads files for token holders only.', false);
+    tokenInput.focus();
+    return;
+  }
   say(`Reading ${file.name}…`, true);
   const body = new FormData();
   body.append('file', file, file.name);
-  const response = await fetch('/api/inspect', { method: 'POST', body });
+  const response = await fetch('/api/inspect', {
+    method: 'POST',
+    body,
+    headers: { Authorization: `Bearer ${token}` },
+  });
   const data = await readAnswer(response);
   if (!response.ok) {
     byId('inspect').hidden = true;
@@ -113,6 +128,9 @@ function showLinks(urls: FileUrls, title: string): void {
 }
 
 wireFileDrop(fileInput, drop, inspect);
+tokenInput.addEventListener('change', () => {
+  if (chosen && waitingForToken) void inspect(chosen);
+});
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   if (!chosen) return;

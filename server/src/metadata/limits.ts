@@ -1,0 +1,62 @@
+import { ApiError, invalidFormat } from '../api-error.js';
+
+/**
+ * Every bound the metadata readers keep, by name. With them each reader's time and memory grow at most
+ * linearly with the file (most are far above what a real file needs; the comment says what real files use).
+ * A file past one is refused with 422 `INVALID_FORMAT` whose `limit` field is the bound's name.
+ */
+export const ANALYSIS_LIMITS = {
+  /** PDF: objects indexed, direct (`N G obj`) and in object streams together (real files: < 100 000). */
+  pdf_objects: 500_000,
+  /** PDF: object streams in one file (real files: a few hundred at most). */
+  pdf_object_streams: 10_000,
+  /** PDF: bytes one stream may inflate to (object streams, XMP). */
+  pdf_stream_bytes: 16 * 1024 * 1024,
+  /** PDF: bytes all streams of a file may inflate to, together (a deflate bomb inflates ~1000×). */
+  pdf_inflated_bytes: 64 * 1024 * 1024,
+  /** PDF: values (numbers, names, strings, entries…) in one parsed object (metadata: a few dozen). */
+  pdf_object_values: 100_000,
+  /** PDF: arrays and dictionaries nested in each other (real metadata: 2 or 3). */
+  pdf_nesting: 100,
+  /** PDF: incremental updates followed back through `/Prev`. */
+  pdf_prev_chain: 32,
+  /**
+   * PDF: bytes the object parser may walk over in all, as a multiple of the file's size (the same bytes
+   * named by many references are read once each; a reader that reads every object once walks ≤ 1×).
+   */
+  pdf_parse_factor: 4,
+  /** Images: PNG chunks, JPEG segments before the scan, GIF blocks, WebP chunks (real files: < 10 000). */
+  image_blocks: 100_000,
+  /** XMP packet size, after inflating (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
+  xmp_bytes: 1024 * 1024,
+  /** XMP: elements nested in each other. */
+  xmp_nesting: 64,
+  /** XMP: namespace declarations in one packet (real ones: a dozen). */
+  xmp_namespaces: 1000,
+  /** Markdown/TXT: YAML frontmatter size (real frontmatter is a few hundred bytes). */
+  frontmatter_bytes: 64 * 1024,
+  /** Markdown/TXT: YAML alias expansions (stops "billion laughs" alias bombs). */
+  yaml_aliases: 50,
+} as const;
+
+/** The name of one of {@link ANALYSIS_LIMITS}. */
+export type AnalysisLimit = keyof typeof ANALYSIS_LIMITS | 'analysis_time' | 'analysis_memory';
+
+/**
+ * `INVALID_FORMAT` (422) for a file past one of {@link ANALYSIS_LIMITS}: `limit` names it in the answer.
+ *
+ * @example
+ * ```ts
+ * throw pastLimit('pdf_objects', `This PDF has more than ${ANALYSIS_LIMITS.pdf_objects} objects`);
+ * ```
+ */
+export function pastLimit(limit: AnalysisLimit, message: string) {
+  const error = invalidFormat(message);
+  error.extra.limit = limit;
+  return error;
+}
+
+/** Whether `error` is a refusal by {@link pastLimit} (as opposed to plain damage). */
+export function isPastLimit(error: unknown): boolean {
+  return error instanceof ApiError && typeof error.extra.limit === 'string';
+}
