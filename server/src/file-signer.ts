@@ -8,7 +8,7 @@ import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
-import { checkStoredEvent } from './verify-record.js';
+import { bindRecord, checkStoredEvent } from './verify-record.js';
 
 /** What {@link FileSigner} needs. */
 export interface FileSignerOptions {
@@ -127,8 +127,9 @@ export class FileSigner {
   }
 
   private async rejectIfSigned(hash: string): Promise<void> {
-    const existing = await this.options.records.findByHash(hash);
-    if (existing === undefined) return;
+    const stored = await this.options.records.findByHash(hash);
+    if (stored === undefined) return;
+    const existing = bindRecord(stored); // what the signed event states, not the columns alone
     throw new ApiError(
       409,
       'ALREADY_SIGNED',

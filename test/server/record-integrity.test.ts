@@ -219,6 +219,12 @@ describe('stored records and files bound to their signature (real server process
         expect(served.headers.get('content-type')).toBe('image/png');
       }
       expect(sha256(Buffer.from(await (await get(`/${gif.fileKey}`)).arrayBuffer()))).toBe(gif.hash);
+      // Signing the same bytes again: 409, whose links name the signed file's key, not the edited column.
+      const again = await signOverHttp(server, 'png-author.png', png.bytes);
+      expect(again.status).toBe(409);
+      expect(again.body.error).toBe('ALREADY_SIGNED');
+      expect(JSON.stringify(again.body.urls)).toContain(png.fileKey);
+      expect(JSON.stringify(again.body.urls)).not.toContain(gif.fileKey);
     });
   });
 

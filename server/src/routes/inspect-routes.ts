@@ -5,6 +5,7 @@ import { requireAuthor } from '../file-signer.js';
 import { getUpload, type Upload } from '../middleware/read-upload.js';
 import { fileUrls } from '../public-urls.js';
 import type { RecordStore } from '../storage/record-store.js';
+import { bindRecord } from '../verify-record.js';
 
 /** Options of {@link createInspectRoutes}. */
 export interface InspectRoutesOptions {
@@ -37,7 +38,9 @@ export function createInspectRoutes(options: InspectRoutesOptions): Hono<{ Varia
       if (!(error instanceof ApiError)) throw error;
       problem = error;
     }
-    const existing = await options.records.findByHash(analysis.hash);
+    const stored = await options.records.findByHash(analysis.hash);
+    // What a record reports comes from its signed event (bindRecord), never from its columns alone.
+    const existing = stored === undefined ? undefined : bindRecord(stored);
     return c.json({
       success: true,
       file_name: name,
