@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   key_exists: 409,
   payload_too_large: 413,
   batch_too_large: 413,
+  event_too_large: 413,
   key_locked: 423,
   too_many_attempts: 429,
   internal_error: 500,
