@@ -6,7 +6,7 @@ import * as nip49 from 'nostr-tools/nip49';
 import { type AuditLog, noAuditLog } from './audit-log.js';
 import { BunkerError } from './errors.js';
 import { type KeyFile, keysDirectory, readKeyFiles, removeKeyFile, writeKeyFile } from './key-file.js';
-import { decodeSecretKey, encryptSecretKey } from './key-material.js';
+import { decodeSecretKey, encryptSecretKey, isValidSecretKey } from './key-material.js';
 import { assertKeyName } from './key-name.js';
 import type { Logger } from './logger.js';
 import { UnlockThrottle } from './unlock-throttle.js';
@@ -233,7 +233,8 @@ export class KeyStore {
     } catch {
       return undefined;
     }
-    if (this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
+    // A key file edited by hand may decrypt to bytes that are no key at all: the engine would throw.
+    if (!isValidSecretKey(secret) || this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
       secret.fill(0);
       throw new BunkerError(
         'internal_error',

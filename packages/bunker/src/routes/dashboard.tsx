@@ -10,17 +10,20 @@ import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
 
 const COOKIE = 'siegel_admin';
 
-/** Notices the dashboard shows after a redirect, by code (no free text travels in the URL). */
-const NOTICES: Record<string, (key: string) => Notice> = {
-  unlocked: (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` }),
-  locked: (key) => ({ kind: 'ok', text: `Key ${key} is locked.` }),
-  forbidden: (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` }),
-  too_many_attempts: (key) => ({
-    kind: 'error',
-    text: `Too many wrong passphrases for key ${key}: wait and retry.`,
-  }),
-  key_not_found: (key) => ({ kind: 'error', text: `No key named ${key}.` }),
-};
+/**
+ * Notices the dashboard shows after a redirect, by code (no free text travels in the URL). A `Map`, so a
+ * code from the query string never finds a prototype member (`__proto__`, `toString`, …).
+ */
+const NOTICES = new Map<string, (key: string) => Notice>([
+  ['unlocked', (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` })],
+  ['locked', (key) => ({ kind: 'ok', text: `Key ${key} is locked.` })],
+  ['forbidden', (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` })],
+  [
+    'too_many_attempts',
+    (key) => ({ kind: 'error', text: `Too many wrong passphrases for key ${key}: wait and retry.` }),
+  ],
+  ['key_not_found', (key) => ({ kind: 'error', text: `No key named ${key}.` })],
+]);
 
 /**
  * The admin dashboard under `/admin`: a server-rendered page (Hono JSX, plain HTML forms, no script).
@@ -48,7 +51,7 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
   app.get('/', (c) => {
     if (!signedIn(c)) return c.html(<SignInPage />);
     const key = c.req.query('key') ?? '';
-    const make = NOTICES[c.req.query('notice') ?? ''];
+    const make = NOTICES.get(c.req.query('notice') ?? '');
     const notice = make && isValidKeyName(key) ? make(key) : undefined;
     return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
   });
@@ -90,7 +93,7 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
         outcome = 'locked';
       }
     } catch (error) {
-      if (!(error instanceof BunkerError) || !(error.code in NOTICES)) throw error;
+      if (!(error instanceof BunkerError) || !NOTICES.has(error.code)) throw error;
       outcome = error.code;
     }
     const shown = isValidKeyName(name) ? name : '';
