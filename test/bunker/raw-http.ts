@@ -75,7 +75,7 @@ export interface StreamedResponse extends RawResponse {
 }
 
 /**
- * A request with `Transfer-Encoding: chunked` (no `Content-Length`) whose body is written chunk by chunk,
+ * A request with `Transfer-Encoding: chunked` (no `Content-Length`, unless given) whose body is written chunk by chunk,
  * `chunkBytes` every `intervalMs`, until the answer arrives, or until `totalBytes` have been written (then
  * the request is ended when `end` is set, or left open). Rejects when no answer came within `timeoutMs`.
  */
@@ -86,6 +86,8 @@ export function streamRequest(
     intervalMs: number;
     totalBytes?: number;
     end?: boolean;
+    /** Send this `Content-Length` instead of `Transfer-Encoding: chunked`. */
+    contentLength?: number;
   },
 ): Promise<StreamedResponse> {
   return new Promise((resolve, reject) => {
@@ -101,7 +103,12 @@ export function streamRequest(
       `${url}${options.path}`,
       {
         method: options.method ?? 'POST',
-        headers: { 'transfer-encoding': 'chunked', ...options.headers },
+        headers: {
+          ...(options.contentLength === undefined
+            ? { 'transfer-encoding': 'chunked' }
+            : { 'content-length': String(options.contentLength) }),
+          ...options.headers,
+        },
         agent: false,
         ...(options.localAddress !== undefined && { localAddress: options.localAddress }),
       },

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -58,18 +58,20 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
   const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken };
 
   const app = new Hono<BunkerEnv>();
-  app.use(
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw new BunkerError('payload_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
-      },
+  // No body is read before its request is authorised: each route puts `limitBody` after its token (or
+  // session) check, so an unauthorised request is answered at once, its body never buffered.
+  const limitBody = limitBodyTo(maxBodyBytes);
+  app.route('/api/keys', createSignApi({ ...deps, limitBody, maxBatch }));
+  app.route('/api/keys', createAdminApi({ ...deps, limitBody }));
+  app.route('/api', createCompatApi({ ...deps, limitBody }));
+  app.route(
+    '/admin',
+    createDashboard({
+      store: options.store,
+      adminToken: options.adminToken,
+      limitForm: limitBodyTo(DASHBOARD_FORM_BYTES),
     }),
   );
-  app.route('/api/keys', createSignApi({ ...deps, maxBatch }));
-  app.route('/api/keys', createAdminApi(deps));
-  app.route('/api', createCompatApi(deps));
-  app.route('/admin', createDashboard({ store: options.store, adminToken: options.adminToken }));
 
   app.notFound((c) =>
     errorResponse(
@@ -93,6 +95,22 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     return errorResponse(c, 'internal_error', 'Internal error');
   });
   return app;
+}
+
+/** The largest dashboard form (sign-in, unlock): a token or a passphrase and little else. */
+const DASHBOARD_FORM_BYTES = 16 * 1024;
+
+/**
+ * Hono's `bodyLimit`, answering 413 `payload_too_large`: rejects a `Content-Length` over `maxBytes` before
+ * reading, and stops reading a chunked body once it passes `maxBytes`.
+ */
+function limitBodyTo(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new BunkerError('payload_too_large', `The request body is larger than ${maxBytes} bytes`);
+    },
+  });
 }
 
 function errorResponse(

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { BunkerError } from '../errors.js';
 import { parseEventTemplate } from '../event-template.js';
 import { assertKeyName } from '../key-name.js';
@@ -18,11 +18,13 @@ export function createCompatApi(deps: {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
 }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
   const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
 
-  app.post('/sign', tokenAuth(tokens, ['api']), async (c) => {
+  app.post('/sign', tokenAuth(tokens, ['api']), deps.limitBody, async (c) => {
     const body = await readJsonObject(c);
     const keyName = body.keyName ?? DEFAULT_KEY_NAME;
     if (typeof keyName !== 'string') throw new BunkerError('invalid_request', '`keyName` must be a string');

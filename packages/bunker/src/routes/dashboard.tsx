@@ -1,5 +1,5 @@
 import { tokensEqual } from '@siegel/core/auth';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { AdminSessions } from '../admin-sessions.js';
@@ -30,7 +30,12 @@ const NOTICES = new Map<string, (key: string) => Notice>([
  * Sign in with the admin token; a session cookie (`HttpOnly`, `SameSite=Strict`, path `/admin`) holds a
  * random session id. Form posts are checked for a same-origin `Origin`.
  */
-export function createDashboard(deps: { store: KeyStore; adminToken: string }): Hono {
+export function createDashboard(deps: {
+  store: KeyStore;
+  adminToken: string;
+  /** Limits a form body; runs after the session check (on sign-in: first, a form holds the token). */
+  limitForm: MiddlewareHandler;
+}): Hono {
   const app = new Hono();
   const sessions = new AdminSessions();
 
@@ -56,8 +61,8 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
     return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
   });
 
-  app.post('/login', async (c) => {
-    const form = await c.req.parseBody();
+  app.post('/login', deps.limitForm, async (c) => {
+    const form = await readForm(c);
     const token = typeof form.token === 'string' ? form.token : '';
     if (!tokensEqual(token, deps.adminToken)) {
       return c.html(<SignInPage error="Wrong admin token." />, 401);
@@ -77,15 +82,20 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
     return c.redirect('/admin', 303);
   });
 
-  app.post('/keys/:name/:action{unlock|lock}', async (c) => {
+  // Without a session, back to the sign-in page before anything of the body is read.
+  const requireSession: MiddlewareHandler = async (c, next) => {
     if (!signedIn(c)) return c.redirect('/admin', 303);
+    await next();
+  };
+
+  app.post('/keys/:name/:action{unlock|lock}', requireSession, deps.limitForm, async (c) => {
     const name = c.req.param('name');
     const action = c.req.param('action');
     let outcome: string;
     try {
       if (!isValidKeyName(name)) throw new BunkerError('key_not_found', 'invalid name');
       if (action === 'unlock') {
-        const form = await c.req.parseBody();
+        const form = await readForm(c);
         deps.store.unlock(name, typeof form.passphrase === 'string' ? form.passphrase : '');
         outcome = 'unlocked';
       } else {
@@ -101,4 +111,20 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
   });
 
   return app;
+}
+
+/**
+ * The fields of a dashboard form.
+ *
+ * @throws {BunkerError} `invalid_request` when the body cannot be read as a form (e.g. a broken multipart
+ *   body), instead of the parser's own error.
+ */
+async function readForm(c: Context): Promise<Record<string, unknown>> {
+  try {
+    return await c.req.parseBody();
+  } catch (cause) {
+    throw new BunkerError('invalid_request', 'The form could not be read: send it as the dashboard does', {
+      cause,
+    });
+  }
 }

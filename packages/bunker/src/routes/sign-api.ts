@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { EventTemplate } from 'nostr-tools/core';
 import { BunkerError } from '../errors.js';
 import { parseEventTemplate } from '../event-template.js';
@@ -14,6 +14,8 @@ export interface SignApiDeps {
   adminToken: string;
   /** Most templates in one batch. */
   maxBatch: number;
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
 }
 
 /**
@@ -25,9 +27,13 @@ export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
 
   app.get('/', tokenAuth(tokens, ['api', 'admin']), (c) => c.json(deps.store.list()));
 
-  app.post('/:name/sign', tokenAuth(tokens, ['api']), async (c) => {
+  const knownKey: MiddlewareHandler<BunkerEnv> = async (c, next) => {
+    deps.store.get(assertKeyName(c.req.param('name') ?? '')); // 404 before reading a large body for nothing
+    await next();
+  };
+
+  app.post('/:name/sign', tokenAuth(tokens, ['api']), knownKey, deps.limitBody, async (c) => {
     const name = assertKeyName(c.req.param('name'));
-    deps.store.get(name); // 404 before reading a large body for nothing
     const body = await readJsonObject(c);
     const events = body.events;
     if (!Array.isArray(events)) {
