@@ -151,7 +151,9 @@ export function streamRequest(
       );
     }, options.timeoutMs ?? 20_000);
     const write = () => {
-      if (answered || ended || req.destroyed) return;
+      // Backpressure: a server that stopped reading must not make this side buffer without end (nor end
+      // in EPIPE before the answer, already sent, is read).
+      if (answered || ended || req.destroyed || req.writableLength > 1024 * 1024) return;
       if (options.totalBytes !== undefined && sent >= options.totalBytes) {
         clearInterval(writer);
         if (options.end) {

@@ -78,8 +78,8 @@ describe('request bodies', () => {
     const res = await streamRequest(bunker.url, {
       path: '/api/keys/default/sign',
       headers: { authorization: `Bearer ${bunker.apiToken}`, 'content-type': 'application/json' },
-      chunk: ' '.repeat(256 * 1024),
-      intervalMs: 2,
+      chunk: ' '.repeat(64 * 1024),
+      intervalMs: 1,
       timeoutMs: 20_000,
     });
     expect(res.status).toBe(413);

@@ -9,7 +9,7 @@ import { createAdminApi } from './routes/admin-api.js';
 import { createCompatApi } from './routes/compat-api.js';
 import { createDashboard } from './routes/dashboard.js';
 import { createSignApi } from './routes/sign-api.js';
-import type { BunkerEnv } from './token-auth.js';
+import { type BunkerEnv, createTokenThrottle } from './token-auth.js';
 
 /** Defaults of {@link AppOptions}. */
 export const DEFAULTS = {
@@ -55,7 +55,9 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     throw new TypeError(`\`maxBodyBytes\` must be an integer ≥ 1024, got \`${maxBodyBytes}\``);
   }
   const logger = options.logger ?? silentLogger;
-  const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken };
+  // One count of wrong tokens per client address, for the API and the dashboard sign-in alike.
+  const throttle = createTokenThrottle();
+  const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken, throttle };
 
   const app = new Hono<BunkerEnv>();
   // No body is read before its request is authorised: each route puts `limitBody` after its token (or
@@ -69,6 +71,7 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     createDashboard({
       store: options.store,
       adminToken: options.adminToken,
+      throttle,
       limitForm: limitBodyTo(DASHBOARD_FORM_BYTES),
     }),
   );

@@ -9,7 +9,7 @@ import { type KeyFile, keysDirectory, readKeyFiles, removeKeyFile, writeKeyFile 
 import { decodeSecretKey, encryptSecretKey, isValidSecretKey } from './key-material.js';
 import { assertKeyName } from './key-name.js';
 import type { Logger } from './logger.js';
-import { UnlockThrottle } from './unlock-throttle.js';
+import { Throttle } from './throttle.js';
 
 /** A key as the API shows it. Never the secret. */
 export interface KeyInfo {
@@ -76,7 +76,7 @@ export class KeyStore {
   readonly #autoLockMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Set<string>();
-  readonly #throttle: UnlockThrottle;
+  readonly #throttle: Throttle;
   #timer: NodeJS.Timeout | undefined;
 
   private constructor(options: KeyStoreOptions) {
@@ -86,7 +86,11 @@ export class KeyStore {
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#autoLockMs = options.autoLockMs ?? 0;
-    this.#throttle = new UnlockThrottle(this.#now);
+    // 0.5 s after the first wrong passphrase, doubling up to 60 s.
+    this.#throttle = new Throttle({
+      now: this.#now,
+      message: (name, seconds) => `Too many wrong passphrases for key \`${name}\`: retry in ${seconds} s`,
+    });
   }
 
   /**

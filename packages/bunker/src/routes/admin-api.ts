@@ -4,6 +4,7 @@ import { assertPassphrase } from '../key-material.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
+import type { Throttle } from '../throttle.js';
 import { type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /**
@@ -16,11 +17,15 @@ export function createAdminApi(deps: {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Counts wrong tokens per client address. */
+  throttle: Throttle;
   /** Limits the body; runs after the token check. */
   limitBody: MiddlewareHandler;
 }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken }, ['admin']);
+  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle }, [
+    'admin',
+  ]);
 
   app.post('/', admin, deps.limitBody, async (c) => {
     const body = await readJsonObject(c);

@@ -3,9 +3,11 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { AdminSessions } from '../admin-sessions.js';
+import { clientAddress } from '../client-address.js';
 import { BunkerError } from '../errors.js';
 import { isValidKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
+import type { Throttle } from '../throttle.js';
 import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
 
 const COOKIE = 'siegel_admin';
@@ -33,6 +35,8 @@ const NOTICES = new Map<string, (key: string) => Notice>([
 export function createDashboard(deps: {
   store: KeyStore;
   adminToken: string;
+  /** Counts wrong tokens per client address, with the API's Bearer tokens. */
+  throttle: Throttle;
   /** Limits a form body; runs after the session check (on sign-in: first, a form holds the token). */
   limitForm: MiddlewareHandler;
 }): Hono {
@@ -61,10 +65,23 @@ export function createDashboard(deps: {
     return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
   });
 
-  app.post('/login', deps.limitForm, async (c) => {
+  // A throttled address is answered before its form is read.
+  const notThrottled: MiddlewareHandler = async (c, next) => {
+    try {
+      deps.throttle.check(clientAddress(c));
+    } catch (error) {
+      if (!(error instanceof BunkerError) || error.retryAfter === undefined) throw error;
+      c.header('Retry-After', String(error.retryAfter));
+      return c.html(<SignInPage error={`Too many wrong tokens: retry in ${error.retryAfter} s.`} />, 429);
+    }
+    await next();
+  };
+
+  app.post('/login', notThrottled, deps.limitForm, async (c) => {
     const form = await readForm(c);
     const token = typeof form.token === 'string' ? form.token : '';
     if (!tokensEqual(token, deps.adminToken)) {
+      deps.throttle.fail(clientAddress(c));
       return c.html(<SignInPage error="Wrong admin token." />, 401);
     }
     setCookie(c, COOKIE, sessions.create(), {

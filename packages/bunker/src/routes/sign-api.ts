@@ -5,6 +5,7 @@ import { parseEventTemplate } from '../event-template.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
+import type { Throttle } from '../throttle.js';
 import { type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /** What the API routes need. */
@@ -12,6 +13,8 @@ export interface SignApiDeps {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Counts wrong tokens per client address. */
+  throttle: Throttle;
   /** Most templates in one batch. */
   maxBatch: number;
   /** Limits the body; runs after the token check. */
@@ -23,7 +26,7 @@ export interface SignApiDeps {
  */
 export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
+  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle };
 
   app.get('/', tokenAuth(tokens, ['api', 'admin']), (c) => c.json(deps.store.list()));
 
