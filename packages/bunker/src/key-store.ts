@@ -1,11 +1,11 @@
-import { mkdir } from 'node:fs/promises';
 import type { SigningEngine } from '@siegel/core/crypto';
 import type { EventTemplate, VerifiedEvent } from 'nostr-tools/core';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
 import { type AuditLog, noAuditLog } from './audit-log.js';
+import { prepareDataDir } from './data-dir.js';
 import { BunkerError } from './errors.js';
-import { type KeyFile, keysDirectory, readKeyFiles, removeKeyFile, writeKeyFile } from './key-file.js';
+import { type KeyFile, readKeyFiles, removeKeyFile, writeKeyFile } from './key-file.js';
 import { decodeSecretKey, encryptSecretKey, isValidSecretKey } from './key-material.js';
 import { assertKeyName } from './key-name.js';
 import type { Logger } from './logger.js';
@@ -34,7 +34,7 @@ export interface CreateKeyOptions {
 
 /** Options of {@link KeyStore.open}. */
 export interface KeyStoreOptions {
-  /** Directory holding `keys/*.json`; created (mode `0700`) when missing. */
+  /** Directory holding `keys/*.json`; created (mode `0700`) when missing, refused when group or others may write to it. */
   dataDir: string;
   /** The Schnorr implementation to sign with. */
   engine: SigningEngine;
@@ -96,11 +96,13 @@ export class KeyStore {
   /**
    * Open a data directory and read its keys, all locked.
    *
+   * @throws {BunkerError} `invalid_request` when the data directory or its `keys/` is writable by group or
+   *   others (see `prepareDataDir`).
    * @throws the file system's error when the directory cannot be created or read.
    */
   static async open(options: KeyStoreOptions): Promise<KeyStore> {
     const store = new KeyStore(options);
-    await mkdir(keysDirectory(options.dataDir), { recursive: true, mode: 0o700 });
+    await prepareDataDir(options.dataDir);
     const files = await readKeyFiles(options.dataDir, (file, reason) =>
       options.logger?.warn(`skipping key file \`${file}\`: ${reason}`),
     );

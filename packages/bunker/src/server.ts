@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { loadSigningEngine } from '@siegel/core/crypto';
 import { createApp } from './app.js';
 import { type AuditLog, openAuditLog } from './audit-log.js';
+import { prepareDataDir } from './data-dir.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
 
@@ -45,6 +45,8 @@ export interface RunningBunker {
 /**
  * Open the data directory, auto-unlock with the passphrase if given, and serve the bunker.
  *
+ * @throws {BunkerError} `invalid_request` when the data directory (or its `keys/`) is writable by group or
+ *   others.
  * @throws when the data directory cannot be opened or the port cannot be bound (e.g. `EADDRINUSE`).
  * @example
  * ```ts
@@ -59,7 +61,8 @@ export async function startBunker(options: StartBunkerOptions): Promise<RunningB
     onFallback: (reason) =>
       logger.warn(`WebAssembly signing unavailable (${String(reason)}); signing with pure JavaScript`),
   });
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  // Checked (and made 0700 when new) before the audit log is opened in it.
+  await prepareDataDir(options.dataDir);
   const audit = await openAuditLog(join(options.dataDir, 'audit.log'));
   try {
     const store = await KeyStore.open({
