@@ -90,6 +90,14 @@ export async function runStartCommand(
   if (dev && !bunker.store.list().some((key) => key.name === 'default') && passphrase !== undefined) {
     await bunker.store.create('default', { passphrase });
     if (!throwaway && givenPassphrase === undefined) printed.push(`BUNKER_PASSPHRASE=${passphrase}`);
+    if (throwaway && givenPassphrase === undefined) {
+      // Its passphrase is shown nowhere: locked (the dashboard's button, auto-lock), it would stay locked.
+      bunker.store.keepUnlocked(
+        'default',
+        'it is the throwaway key of this `--dev` bunker and its passphrase was never shown, so it could not be unlocked again. It stays unlocked until the bunker stops and its data is deleted.',
+      );
+      if (autoLockMinutes > 0) logger.info('the development key `default` is never auto-locked');
+    }
   } else if (dev && bunker.store.list().find((key) => key.name === 'default')?.locked) {
     logger.warn('key `default` is locked: set BUNKER_PASSPHRASE, or unlock it at /admin');
   }

@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   key_not_found: 404,
   key_exists: 409,
+  key_not_lockable: 409,
   payload_too_large: 413,
   batch_too_large: 413,
   event_too_large: 413,

@@ -76,6 +76,8 @@ export class KeyStore {
   readonly #autoLockMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Set<string>();
+  /** Keys that refuse to be locked, with the reason (see {@link KeyStore.keepUnlocked}). */
+  readonly #keptUnlocked = new Map<string, string>();
   readonly #throttle: Throttle;
   #timer: NodeJS.Timeout | undefined;
 
@@ -253,23 +255,51 @@ export class KeyStore {
   /**
    * Wipe a key's secret from memory.
    *
-   * @throws {BunkerError} `key_not_found`.
+   * @throws {BunkerError} `key_not_found`; `key_not_lockable` (409) for a key kept unlocked.
    */
   lock(name: string): KeyInfo {
     const entry = this.#entry(name);
+    const reason = this.#keptUnlocked.get(name);
+    if (reason !== undefined) {
+      throw new BunkerError('key_not_lockable', `Key \`${name}\` cannot be locked: ${reason}`);
+    }
+    this.#wipe(name, entry);
+    return info(entry);
+  }
+
+  /**
+   * Make an unlocked key refuse {@link KeyStore.lock} and auto-lock, for a key that could never be unlocked
+   * again: the throwaway key of `siegel-bunker start --dev`, whose passphrase was never shown. Closing the
+   * store and deleting the key still wipe it.
+   *
+   * @param reason - why, finishing the sentence "Key `name` cannot be locked: …".
+   * @throws {BunkerError} `key_not_found`; `key_locked` when the key is locked already.
+   */
+  keepUnlocked(name: string, reason: string): void {
+    if (!this.#entry(name).secret) throw new BunkerError('key_locked', `Key \`${name}\` is locked`);
+    this.#keptUnlocked.set(name, reason);
+  }
+
+  /** Why a key refuses to be locked, or `undefined` when it may be locked. */
+  lockRefusal(name: string): string | undefined {
+    const reason = this.#keptUnlocked.get(name);
+    return reason === undefined ? undefined : `Key \`${name}\` cannot be locked: ${reason}`;
+  }
+
+  #wipe(name: string, entry: Entry): void {
     if (entry.secret) {
       entry.secret.fill(0);
       entry.secret = undefined;
       this.#logger?.info(`key \`${name}\` locked`);
     }
-    return info(entry);
   }
 
-  /** Lock every key idle for longer than the auto-lock period (called by a timer). */
+  /** Lock every key idle for longer than the auto-lock period (called by a timer); keys kept unlocked stay. */
   lockIdle(): void {
     if (this.#autoLockMs <= 0) return;
     const now = this.#now();
     for (const [name, entry] of this.#entries) {
+      if (this.#keptUnlocked.has(name)) continue;
       if (entry.secret && now - entry.lastUsed >= this.#autoLockMs) {
         this.lock(name);
         this.#logger?.info(`key \`${name}\` auto-locked after ${Math.round(this.#autoLockMs / 1000)} s idle`);
@@ -283,7 +313,8 @@ export class KeyStore {
    * @throws {BunkerError} `key_not_found`.
    */
   async delete(name: string): Promise<void> {
-    this.lock(name);
+    this.#wipe(name, this.#entry(name));
+    this.#keptUnlocked.delete(name);
     this.#entries.delete(name);
     await removeKeyFile(this.dataDir, name);
     this.#logger?.info(`key \`${name}\` deleted`);
@@ -309,7 +340,7 @@ export class KeyStore {
   /** Lock every key and stop the auto-lock timer. */
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
-    for (const name of this.#entries.keys()) this.lock(name);
+    for (const [name, entry] of this.#entries) this.#wipe(name, entry);
   }
 
   #entry(name: string): Entry {

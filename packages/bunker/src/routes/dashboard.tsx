@@ -25,6 +25,7 @@ const NOTICES = new Map<string, (key: string) => Notice>([
     (key) => ({ kind: 'error', text: `Too many wrong passphrases for key ${key}: wait and retry.` }),
   ],
   ['key_not_found', (key) => ({ kind: 'error', text: `No key named ${key}.` })],
+  ['key_not_lockable', (key) => ({ kind: 'error', text: `Key ${key} cannot be locked.` })],
 ]);
 
 /**
@@ -61,8 +62,15 @@ export function createDashboard(deps: {
     if (!signedIn(c)) return c.html(<SignInPage />);
     const key = c.req.query('key') ?? '';
     const make = NOTICES.get(c.req.query('notice') ?? '');
-    const notice = make && isValidKeyName(key) ? make(key) : undefined;
-    return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
+    let notice = make && isValidKeyName(key) ? make(key) : undefined;
+    // The reason a key cannot be locked comes from the store, not the URL.
+    const refusal = notice && c.req.query('notice') === 'key_not_lockable' && deps.store.lockRefusal(key);
+    if (notice && refusal) notice = { ...notice, text: plain(refusal) };
+    const keys = deps.store.list().map((k) => {
+      const reason = deps.store.lockRefusal(k.name);
+      return reason === undefined ? k : { ...k, lockRefusal: plain(reason) };
+    });
+    return c.html(<DashboardPage keys={keys} notice={notice} />);
   });
 
   // A throttled address is answered before its form is read.
@@ -144,4 +152,9 @@ async function readForm(c: Context): Promise<Record<string, unknown>> {
       cause,
     });
   }
+}
+
+/** A message without its Markdown-style backticks, for the page. */
+function plain(message: string): string {
+  return message.replaceAll('`', '');
 }
