@@ -8,6 +8,9 @@ import { prepareDataDir } from './data-dir.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
 
+/** How long `close()` lets requests in flight finish before it closes every connection. */
+const CLOSE_GRACE_MS = 3000;
+
 /** Options of {@link startBunker}. */
 export interface StartBunkerOptions {
   /** Interface to listen on. Default: `127.0.0.1` (loopback only). */
@@ -38,7 +41,10 @@ export interface RunningBunker {
   store: KeyStore;
   /** `wasm` or `js`: the signing engine in use. */
   engine: string;
-  /** Stop listening, let requests in flight finish, wipe unlocked keys, close the audit log. */
+  /**
+   * Stop listening, let requests in flight finish (up to 3 s, then every connection is closed), wipe
+   * unlocked keys, close the audit log.
+   */
   close(): Promise<void>;
 }
 
@@ -125,6 +131,13 @@ async function listen(
           server.close(() => resolve());
           // Idle keep-alive connections would hold `close` open; requests in flight still finish.
           if ('closeIdleConnections' in server) server.closeIdleConnections();
+          // A connection that never sent a request (a browser's preconnected socket) counts as busy, and
+          // its headers timeout is no longer checked once closing: it would hold `close` open for good.
+          // After the grace period every connection is closed.
+          const force = setTimeout(() => {
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }, CLOSE_GRACE_MS);
+          force.unref();
         });
         store.close();
         await audit.close();
