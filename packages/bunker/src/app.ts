@@ -94,6 +94,11 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
         error.status === 403 ? 'forbidden' : error.status === 413 ? 'payload_too_large' : 'invalid_request';
       return errorResponse(c, code, error.message || 'Bad request', error.status as ContentfulStatusCode);
     }
+    if (clientGone(c)) {
+      // The client closed the connection while its body was read: nobody gets this answer, and a client
+      // that hangs up on purpose must not fill the log with "unexpected" errors.
+      return errorResponse(c, 'invalid_request', 'The connection was closed before the request was read');
+    }
     logger.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
     return errorResponse(c, 'internal_error', 'Internal error');
   });
@@ -114,6 +119,18 @@ function limitBodyTo(maxBytes: number): MiddlewareHandler {
       throw new BunkerError('payload_too_large', `The request body is larger than ${maxBytes} bytes`);
     },
   });
+}
+
+/** Whether the request's connection was torn down before its body ended (the client hung up). */
+function clientGone(c: { env: unknown; req: { raw: Request } }): boolean {
+  const incoming = (
+    c.env as { incoming?: { errored?: unknown; destroyed?: boolean; readableEnded?: boolean } }
+  )?.incoming;
+  if (c.req.raw.signal?.aborted) return true;
+  return (
+    incoming !== undefined &&
+    (incoming.errored != null || (incoming.destroyed === true && !incoming.readableEnded))
+  );
 }
 
 function errorResponse(
