@@ -4,7 +4,7 @@ import { BunkerError } from './errors.js';
 export interface ThrottleOptions {
   /** The 429 message for `key`, given the wait in whole seconds (at least 1). */
   message: (key: string, seconds: number) => string;
-  /** Failures in a row that cost no wait. Default: `0`. */
+  /** Failures (since the count was last cleared or forgotten) that cost no wait. Default: `0`. */
   freeFailures?: number;
   /** The wait after the first failure beyond the free ones; it doubles with each further one. Default: 500 ms. */
   baseMs?: number;
@@ -37,8 +37,8 @@ interface State {
 
 /**
  * Slows down guessing, one count per key (a key name for passphrases, a client address for tokens): after
- * `n` failures in a row beyond the free ones, the key's next attempt is refused until
- * `min(baseMs · 2^(n-1), maxMs)` have passed. Refused attempts are not counted and do not extend the wait,
+ * `n` failures beyond the free ones, the key's next attempt is refused until `min(baseMs · 2^(n-1), maxMs)`
+ * have passed. Refused attempts are not counted and do not extend the wait,
  * so the wait never exceeds `maxMs` after the last real attempt. A success clears the count, as does
  * `forgetAfterMs` without a failure; the state lives in memory only (a restart clears it).
  *

@@ -18,7 +18,7 @@ export const FREE_TOKEN_FAILURES = 5;
 
 /**
  * The throttle of token guesses, shared by the API and the dashboard sign-in: per client address
- * (`clientAddress`), {@link FREE_TOKEN_FAILURES} wrong tokens in a row cost nothing, then each one makes
+ * (`clientAddress`), the first {@link FREE_TOKEN_FAILURES} wrong tokens cost nothing, then each one makes
  * that address wait 1 s, doubling up to 60 s; refused attempts do not extend the wait, and 15 minutes
  * without a wrong token forget the count.
  */
