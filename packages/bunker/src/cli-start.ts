@@ -102,6 +102,28 @@ export async function runStartCommand(
     logger.warn('key `default` is locked: set BUNKER_PASSPHRASE, or unlock it at /admin');
   }
 
+  // The signal handlers go in before the ready line: a supervisor (or a test) may send SIGTERM the moment
+  // it reads that line, and without a handler Node would die at once instead of shutting down.
+  const exited = new Promise<number>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info(`${signal}: shutting down`);
+      const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
+      force.unref();
+      bunker
+        .close()
+        .then(() => (throwaway ? rm(dataDir, { recursive: true, force: true }) : undefined))
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            logger.error(`shutdown: ${String(error)}`);
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+
   const out = process.stdout;
   if (dev) {
     out.write('Development bunker. These values are shown once; keep them out of version control:\n');
@@ -123,25 +145,7 @@ export async function runStartCommand(
     logger.warn(`listening on \`${values.host}\`, not only on loopback: put TLS in front of it`);
   }
 
-  return new Promise((resolve) => {
-    const shutdown = (signal: string) => {
-      logger.info(`${signal}: shutting down`);
-      const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
-      force.unref();
-      bunker
-        .close()
-        .then(() => (throwaway ? rm(dataDir, { recursive: true, force: true }) : undefined))
-        .then(
-          () => resolve(0),
-          (error: unknown) => {
-            logger.error(`shutdown: ${String(error)}`);
-            resolve(1);
-          },
-        );
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-  });
+  return exited;
 }
 
 function checkTokens(apiToken: string, adminToken: string): void {
