@@ -1,6 +1,18 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as nip19 from 'nostr-tools/nip19';
+import * as nip49 from 'nostr-tools/nip49';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callBunker as call, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import {
+  callBunker as call,
+  type RunningBunker,
+  runBunkerCli,
+  startBunker,
+} from '../support/bunker-process.js';
+import { dashboardCookie, rawRequest as httpRequest } from './raw-http.js';
 
 let bunker: RunningBunker;
 
@@ -143,6 +155,102 @@ describe('bad input against a real siegel-bunker', () => {
     const dotted = await rawRequest(bunker.url, 'POST', '/api/keys/../../etc/passwd/sign', '{}');
     expect(dotted.status).toBeGreaterThanOrEqual(400);
     expect(dotted.status).toBeLessThan(500);
+  });
+
+  // Regression (issue 10): `GET /admin?notice=__proto__` answered 500 — the notice code was looked up in a
+  // plain object, so prototype keys found Object.prototype's members.
+  it('shows the dashboard (no notice, no 500) for prototype keys as the notice code', async () => {
+    const cookie = await dashboardCookie(bunker.url, bunker.adminToken);
+    for (const notice of [
+      '__proto__',
+      'constructor',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+      'isPrototypeOf',
+    ]) {
+      const res = await httpRequest(bunker.url, {
+        path: `/admin?notice=${notice}&key=default`,
+        headers: { cookie },
+      });
+      expect(res.status, notice).toBe(200);
+      expect(res.text).toContain('data-key="default"');
+      expect(res.text).not.toContain('class="notice');
+    }
+    const known = await httpRequest(bunker.url, {
+      path: '/admin?notice=locked&key=default',
+      headers: { cookie },
+    });
+    expect(known.text).toContain('Key default is locked.');
+  });
+
+  // Regression (issue 10): importing an invalid secret answered 500 (the engine threw on a zero or
+  // out-of-range scalar), and a 31- or 33-byte `nsec` was even accepted as some other key.
+  describe('invalid secrets to import', () => {
+    const ORDER = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+    const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
+    const cases: Array<[string, string, RegExp]> = [
+      ['zero hex', '0'.repeat(64), /not a valid secp256k1 secret key/],
+      ['hex equal to the group order', ORDER, /not a valid secp256k1 secret key/],
+      ['hex above the group order', 'f'.repeat(64), /not a valid secp256k1 secret key/],
+      ['zero nsec', nip19.nsecEncode(new Uint8Array(32)), /not a valid secp256k1 secret key/],
+      ['nsec of the group order', nip19.nsecEncode(bytes(ORDER)), /not a valid secp256k1 secret key/],
+      ['31-byte nsec', nip19.nsecEncode(new Uint8Array(31).fill(1)), /31 bytes, expected 32/],
+      ['33-byte nsec', nip19.nsecEncode(new Uint8Array(33).fill(1)), /33 bytes, expected 32/],
+      ['63 hex characters', '1'.repeat(63), /must be an `nsec1…`/],
+      ['an npub', nip19.npubEncode('1'.repeat(64)), /must be an `nsec1…`/],
+      [
+        'ncryptsec of a zero key',
+        nip49.encrypt(new Uint8Array(32), 'import passphrase', 10),
+        /not a valid secp256k1 secret key/,
+      ],
+      [
+        'ncryptsec of the group order',
+        nip49.encrypt(bytes(ORDER), 'import passphrase', 10),
+        /not a valid secp256k1 secret key/,
+      ],
+    ];
+
+    it('answers each with 400 invalid_request and a clear message, and stores nothing', async () => {
+      const keysBefore = await (
+        await call(bunker.url, 'GET', '/api/keys', { token: bunker.apiToken })
+      ).json();
+      for (const [i, [what, secret, message]] of cases.entries()) {
+        await expectError(
+          await callBunker(bunker.url, 'POST', '/api/keys', {
+            token: bunker.adminToken,
+            body: { name: `bad-${i}`, import: secret, passphrase: 'import passphrase' },
+          }),
+          400,
+          'invalid_request',
+          message,
+        ).catch((error: Error) => {
+          throw new Error(`${what}: ${error.message}`);
+        });
+      }
+      expect(await (await call(bunker.url, 'GET', '/api/keys', { token: bunker.apiToken })).json()).toEqual(
+        keysBefore,
+      );
+      expect((await readdir(join(bunker.dataDir, 'keys'))).sort()).toEqual(['default.json']);
+    });
+
+    it('`keys add --import` refuses each with exit 1, the same message, and no key file', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'siegel-bunker-bad-import-'));
+      try {
+        for (const [what, secret, message] of cases.filter((_, i) => i % 2 === 0)) {
+          const result = await runBunkerCli(['keys', 'add', 'k', '--import', secret, '--data-dir', dataDir], {
+            BUNKER_PASSPHRASE: 'import passphrase',
+          });
+          expect(result.code, what).toBe(1);
+          expect(result.stderr, what).toMatch(message);
+          expect(result.stderr, what).not.toMatch(/nostr-wasm|libsecp256k1|at .*\.js/);
+          expect(existsSync(join(dataDir, 'keys', 'k.json')), what).toBe(false);
+        }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('keeps serving after all of that', async () => {

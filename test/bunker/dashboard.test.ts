@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { callBunker, type RunningBunker, spawnBunker, startBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 
 let bunker: RunningBunker;
@@ -68,5 +68,42 @@ describe('admin dashboard in Chromium', () => {
     // races a navigation pending until the browser itself is closed (seen in CI as a 120 s timeout).
     await page.waitForLoadState('load');
     await page.close();
+  });
+
+  // Issue 10: on a `--dev` bunker (and `npm run demo`) the Lock button locked the throwaway key for good,
+  // since its passphrase is never shown. The dashboard now offers no Lock button for it, says why, and
+  // refuses a lock posted anyway (e.g. from a page loaded before).
+  it('offers no Lock button for the throwaway key of a --dev bunker, and refuses a lock posted anyway', async () => {
+    const dev = await spawnBunker({ args: ['--dev', '--port', '0'] });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${dev.url}/admin`);
+      await page.getByLabel('Admin token').fill(String(dev.ready.adminToken));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const row = page.locator('tr[data-key="default"]');
+      await row.waitFor();
+      expect(await row.locator('.state').textContent()).toBe('unlocked');
+      expect(await row.getByRole('button', { name: 'Lock' }).count()).toBe(0);
+      expect(await row.textContent()).toContain('passphrase was never shown');
+
+      // A lock posted anyway (same origin, signed in) is refused with a notice, and the key stays unlocked.
+      const posted = await page.request.post(`${dev.url}/admin/keys/default/lock`, {
+        headers: { origin: dev.url },
+      });
+      expect(new URL(posted.url()).search).toBe('?notice=key_not_lockable&key=default');
+      await page.goto(posted.url());
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toContain('Key default cannot be locked');
+      expect(await page.locator('tr[data-key="default"] .state').textContent()).toBe('unlocked');
+      const keys = (await (
+        await callBunker(dev.url, 'GET', '/api/keys', { token: String(dev.ready.apiToken) })
+      ).json()) as { name: string; locked: boolean }[];
+      expect(keys).toMatchObject([{ name: 'default', locked: false }]);
+      await page.waitForLoadState('load');
+      await page.close();
+    } finally {
+      await dev.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -9,7 +9,7 @@ import { createAdminApi } from './routes/admin-api.js';
 import { createCompatApi } from './routes/compat-api.js';
 import { createDashboard } from './routes/dashboard.js';
 import { createSignApi } from './routes/sign-api.js';
-import type { BunkerEnv } from './token-auth.js';
+import { type BunkerEnv, createTokenThrottle } from './token-auth.js';
 
 /** Defaults of {@link AppOptions}. */
 export const DEFAULTS = {
@@ -55,21 +55,26 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     throw new TypeError(`\`maxBodyBytes\` must be an integer ≥ 1024, got \`${maxBodyBytes}\``);
   }
   const logger = options.logger ?? silentLogger;
-  const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken };
+  // One count of wrong tokens per client address, for the API and the dashboard sign-in alike.
+  const throttle = createTokenThrottle();
+  const deps = { store: options.store, apiToken: options.apiToken, adminToken: options.adminToken, throttle };
 
   const app = new Hono<BunkerEnv>();
-  app.use(
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw new BunkerError('payload_too_large', `The request body is larger than ${maxBodyBytes} bytes`);
-      },
+  // No body is read before its request is authorised: each route puts `limitBody` after its token (or
+  // session) check, so an unauthorised request is answered at once, its body never buffered.
+  const limitBody = limitBodyTo(maxBodyBytes);
+  app.route('/api/keys', createSignApi({ ...deps, limitBody, maxBatch }));
+  app.route('/api/keys', createAdminApi({ ...deps, limitBody }));
+  app.route('/api', createCompatApi({ ...deps, limitBody }));
+  app.route(
+    '/admin',
+    createDashboard({
+      store: options.store,
+      adminToken: options.adminToken,
+      throttle,
+      limitForm: limitBodyTo(DASHBOARD_FORM_BYTES),
     }),
   );
-  app.route('/api/keys', createSignApi({ ...deps, maxBatch }));
-  app.route('/api/keys', createAdminApi(deps));
-  app.route('/api', createCompatApi(deps));
-  app.route('/admin', createDashboard({ store: options.store, adminToken: options.adminToken }));
 
   app.notFound((c) =>
     errorResponse(
@@ -89,10 +94,43 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
         error.status === 403 ? 'forbidden' : error.status === 413 ? 'payload_too_large' : 'invalid_request';
       return errorResponse(c, code, error.message || 'Bad request', error.status as ContentfulStatusCode);
     }
+    if (clientGone(c)) {
+      // The client closed the connection while its body was read: nobody gets this answer, and a client
+      // that hangs up on purpose must not fill the log with "unexpected" errors.
+      return errorResponse(c, 'invalid_request', 'The connection was closed before the request was read');
+    }
     logger.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
     return errorResponse(c, 'internal_error', 'Internal error');
   });
   return app;
+}
+
+/** The largest dashboard form (sign-in, unlock): a token or a passphrase and little else. */
+const DASHBOARD_FORM_BYTES = 16 * 1024;
+
+/**
+ * Hono's `bodyLimit`, answering 413 `payload_too_large`: rejects a `Content-Length` over `maxBytes` before
+ * reading, and stops reading a chunked body once it passes `maxBytes`.
+ */
+function limitBodyTo(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new BunkerError('payload_too_large', `The request body is larger than ${maxBytes} bytes`);
+    },
+  });
+}
+
+/** Whether the request's connection was torn down before its body ended (the client hung up). */
+function clientGone(c: { env: unknown; req: { raw: Request } }): boolean {
+  const incoming = (
+    c.env as { incoming?: { errored?: unknown; destroyed?: boolean; readableEnded?: boolean } }
+  )?.incoming;
+  if (c.req.raw.signal?.aborted) return true;
+  return (
+    incoming !== undefined &&
+    (incoming.errored != null || (incoming.destroyed === true && !incoming.readableEnded))
+  );
 }
 
 function errorResponse(

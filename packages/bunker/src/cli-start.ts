@@ -90,9 +90,39 @@ export async function runStartCommand(
   if (dev && !bunker.store.list().some((key) => key.name === 'default') && passphrase !== undefined) {
     await bunker.store.create('default', { passphrase });
     if (!throwaway && givenPassphrase === undefined) printed.push(`BUNKER_PASSPHRASE=${passphrase}`);
+    if (throwaway && givenPassphrase === undefined) {
+      // Its passphrase is shown nowhere: locked (the dashboard's button, auto-lock), it would stay locked.
+      bunker.store.keepUnlocked(
+        'default',
+        'it is the throwaway key of this `--dev` bunker and its passphrase was never shown, so it could not be unlocked again. It stays unlocked until the bunker stops and its data is deleted.',
+      );
+      if (autoLockMinutes > 0) logger.info('the development key `default` is never auto-locked');
+    }
   } else if (dev && bunker.store.list().find((key) => key.name === 'default')?.locked) {
     logger.warn('key `default` is locked: set BUNKER_PASSPHRASE, or unlock it at /admin');
   }
+
+  // The signal handlers go in before the ready line: a supervisor (or a test) may send SIGTERM the moment
+  // it reads that line, and without a handler Node would die at once instead of shutting down.
+  const exited = new Promise<number>((resolve) => {
+    const shutdown = (signal: string) => {
+      logger.info(`${signal}: shutting down`);
+      const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
+      force.unref();
+      bunker
+        .close()
+        .then(() => (throwaway ? rm(dataDir, { recursive: true, force: true }) : undefined))
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            logger.error(`shutdown: ${String(error)}`);
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
 
   const out = process.stdout;
   if (dev) {
@@ -115,25 +145,7 @@ export async function runStartCommand(
     logger.warn(`listening on \`${values.host}\`, not only on loopback: put TLS in front of it`);
   }
 
-  return new Promise((resolve) => {
-    const shutdown = (signal: string) => {
-      logger.info(`${signal}: shutting down`);
-      const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
-      force.unref();
-      bunker
-        .close()
-        .then(() => (throwaway ? rm(dataDir, { recursive: true, force: true }) : undefined))
-        .then(
-          () => resolve(0),
-          (error: unknown) => {
-            logger.error(`shutdown: ${String(error)}`);
-            resolve(1);
-          },
-        );
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-  });
+  return exited;
 }
 
 function checkTokens(apiToken: string, adminToken: string): void {

@@ -21,8 +21,9 @@ export interface SecretKeyInput {
  * Decode a key to import: `nsec1…`, 64 hex characters, or `ncryptsec1…` (decrypted with `passphrase` to
  * check it and learn its public key; it is then stored as given).
  *
- * @throws {BunkerError} `invalid_request` when the key cannot be read (the key itself is never quoted),
- *   `forbidden` when an `ncryptsec` does not open with the passphrase.
+ * @throws {BunkerError} `invalid_request` when the key cannot be read or is not a valid secret key (32
+ *   bytes, a scalar from 1 to n − 1; the key itself is never quoted), `forbidden` when an `ncryptsec` does
+ *   not open with the passphrase.
  */
 export function decodeSecretKey(input: string, passphrase: string): SecretKeyInput {
   const key = input.trim();
@@ -39,24 +40,62 @@ export function decodeSecretKey(input: string, passphrase: string): SecretKeyInp
         ? new BunkerError('forbidden', 'The passphrase does not open the `ncryptsec` to import')
         : new BunkerError('invalid_request', 'The `ncryptsec` to import is malformed', { cause });
     }
+    assertSecretKey(secretKey, '`ncryptsec`');
     return { secretKey, ncryptsec: key, keySecurity: 0x02 };
   }
   if (key.startsWith('nsec1')) {
+    let secretKey: Uint8Array | undefined;
     try {
       const decoded = nip19.decode(key as `nsec1${string}`);
-      if (decoded.type === 'nsec') return { secretKey: decoded.data, keySecurity: 0x02 };
+      if (decoded.type === 'nsec') secretKey = decoded.data;
     } catch {
       // reported below
     }
-    throw new BunkerError('invalid_request', 'The `nsec` to import is malformed');
+    if (!secretKey) throw new BunkerError('invalid_request', 'The `nsec` to import is malformed');
+    assertSecretKey(secretKey, '`nsec`');
+    return { secretKey, keySecurity: 0x02 };
   }
   if (/^[0-9a-fA-F]{64}$/.test(key)) {
-    return { secretKey: new Uint8Array(Buffer.from(key, 'hex')), keySecurity: 0x02 };
+    const secretKey = new Uint8Array(Buffer.from(key, 'hex'));
+    assertSecretKey(secretKey, 'hex key');
+    return { secretKey, keySecurity: 0x02 };
   }
   throw new BunkerError(
     'invalid_request',
     'A key to import must be an `nsec1…`, an `ncryptsec1…` or 64 hex characters',
   );
+}
+
+/** The order n of secp256k1's group: a secret key is a scalar from 1 to n − 1. */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/**
+ * Check that decoded bytes make a secret key: exactly 32 bytes, a scalar from 1 to n − 1. The signing
+ * engines throw (or, for other lengths, silently use other bytes) on anything else.
+ *
+ * @param what - how the key to import was given, for the message (the key itself is never quoted).
+ * @throws {BunkerError} `invalid_request`.
+ */
+export function assertSecretKey(secretKey: Uint8Array, what: string): void {
+  if (secretKey.length !== 32) {
+    throw new BunkerError(
+      'invalid_request',
+      `The ${what} to import holds ${secretKey.length} bytes, expected 32: it is not a secret key`,
+    );
+  }
+  if (!isValidSecretKey(secretKey)) {
+    throw new BunkerError(
+      'invalid_request',
+      `The ${what} to import is not a valid secp256k1 secret key: it must be a number from 1 to n − 1 (the group order)`,
+    );
+  }
+}
+
+/** Whether `secretKey` is 32 bytes holding a scalar from 1 to n − 1. */
+export function isValidSecretKey(secretKey: Uint8Array): boolean {
+  if (secretKey.length !== 32) return false;
+  const scalar = BigInt(`0x${Buffer.from(secretKey).toString('hex')}`);
+  return scalar !== 0n && scalar < SECP256K1_ORDER;
 }
 
 /**

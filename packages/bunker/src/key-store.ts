@@ -1,15 +1,15 @@
-import { mkdir } from 'node:fs/promises';
 import type { SigningEngine } from '@siegel/core/crypto';
 import type { EventTemplate, VerifiedEvent } from 'nostr-tools/core';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
 import { type AuditLog, noAuditLog } from './audit-log.js';
+import { prepareDataDir } from './data-dir.js';
 import { BunkerError } from './errors.js';
-import { type KeyFile, keysDirectory, readKeyFiles, removeKeyFile, writeKeyFile } from './key-file.js';
-import { decodeSecretKey, encryptSecretKey } from './key-material.js';
+import { type KeyFile, readKeyFiles, removeKeyFile, writeKeyFile } from './key-file.js';
+import { decodeSecretKey, encryptSecretKey, isValidSecretKey } from './key-material.js';
 import { assertKeyName } from './key-name.js';
 import type { Logger } from './logger.js';
-import { UnlockThrottle } from './unlock-throttle.js';
+import { Throttle } from './throttle.js';
 
 /** A key as the API shows it. Never the secret. */
 export interface KeyInfo {
@@ -34,7 +34,7 @@ export interface CreateKeyOptions {
 
 /** Options of {@link KeyStore.open}. */
 export interface KeyStoreOptions {
-  /** Directory holding `keys/*.json`; created (mode `0700`) when missing. */
+  /** Directory holding `keys/*.json`; created (mode `0700`) when missing, refused when group or others may write to it. */
   dataDir: string;
   /** The Schnorr implementation to sign with. */
   engine: SigningEngine;
@@ -76,7 +76,9 @@ export class KeyStore {
   readonly #autoLockMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Set<string>();
-  readonly #throttle: UnlockThrottle;
+  /** Keys that refuse to be locked, with the reason (see {@link KeyStore.keepUnlocked}). */
+  readonly #keptUnlocked = new Map<string, string>();
+  readonly #throttle: Throttle;
   #timer: NodeJS.Timeout | undefined;
 
   private constructor(options: KeyStoreOptions) {
@@ -86,17 +88,23 @@ export class KeyStore {
     this.#logger = options.logger;
     this.#now = options.now ?? Date.now;
     this.#autoLockMs = options.autoLockMs ?? 0;
-    this.#throttle = new UnlockThrottle(this.#now);
+    // 0.5 s after the first wrong passphrase, doubling up to 60 s.
+    this.#throttle = new Throttle({
+      now: this.#now,
+      message: (name, seconds) => `Too many wrong passphrases for key \`${name}\`: retry in ${seconds} s`,
+    });
   }
 
   /**
    * Open a data directory and read its keys, all locked.
    *
+   * @throws {BunkerError} `invalid_request` when the data directory or its `keys/` is writable by group or
+   *   others (see `prepareDataDir`).
    * @throws the file system's error when the directory cannot be created or read.
    */
   static async open(options: KeyStoreOptions): Promise<KeyStore> {
     const store = new KeyStore(options);
-    await mkdir(keysDirectory(options.dataDir), { recursive: true, mode: 0o700 });
+    await prepareDataDir(options.dataDir);
     const files = await readKeyFiles(options.dataDir, (file, reason) =>
       options.logger?.warn(`skipping key file \`${file}\`: ${reason}`),
     );
@@ -233,7 +241,8 @@ export class KeyStore {
     } catch {
       return undefined;
     }
-    if (this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
+    // A key file edited by hand may decrypt to bytes that are no key at all: the engine would throw.
+    if (!isValidSecretKey(secret) || this.#engine.getPublicKey(secret) !== entry.file.pubkey) {
       secret.fill(0);
       throw new BunkerError(
         'internal_error',
@@ -246,23 +255,51 @@ export class KeyStore {
   /**
    * Wipe a key's secret from memory.
    *
-   * @throws {BunkerError} `key_not_found`.
+   * @throws {BunkerError} `key_not_found`; `key_not_lockable` (409) for a key kept unlocked.
    */
   lock(name: string): KeyInfo {
     const entry = this.#entry(name);
+    const reason = this.#keptUnlocked.get(name);
+    if (reason !== undefined) {
+      throw new BunkerError('key_not_lockable', `Key \`${name}\` cannot be locked: ${reason}`);
+    }
+    this.#wipe(name, entry);
+    return info(entry);
+  }
+
+  /**
+   * Make an unlocked key refuse {@link KeyStore.lock} and auto-lock, for a key that could never be unlocked
+   * again: the throwaway key of `siegel-bunker start --dev`, whose passphrase was never shown. Closing the
+   * store and deleting the key still wipe it.
+   *
+   * @param reason - why, finishing the sentence "Key `name` cannot be locked: …".
+   * @throws {BunkerError} `key_not_found`; `key_locked` when the key is locked already.
+   */
+  keepUnlocked(name: string, reason: string): void {
+    if (!this.#entry(name).secret) throw new BunkerError('key_locked', `Key \`${name}\` is locked`);
+    this.#keptUnlocked.set(name, reason);
+  }
+
+  /** Why a key refuses to be locked, or `undefined` when it may be locked. */
+  lockRefusal(name: string): string | undefined {
+    const reason = this.#keptUnlocked.get(name);
+    return reason === undefined ? undefined : `Key \`${name}\` cannot be locked: ${reason}`;
+  }
+
+  #wipe(name: string, entry: Entry): void {
     if (entry.secret) {
       entry.secret.fill(0);
       entry.secret = undefined;
       this.#logger?.info(`key \`${name}\` locked`);
     }
-    return info(entry);
   }
 
-  /** Lock every key idle for longer than the auto-lock period (called by a timer). */
+  /** Lock every key idle for longer than the auto-lock period (called by a timer); keys kept unlocked stay. */
   lockIdle(): void {
     if (this.#autoLockMs <= 0) return;
     const now = this.#now();
     for (const [name, entry] of this.#entries) {
+      if (this.#keptUnlocked.has(name)) continue;
       if (entry.secret && now - entry.lastUsed >= this.#autoLockMs) {
         this.lock(name);
         this.#logger?.info(`key \`${name}\` auto-locked after ${Math.round(this.#autoLockMs / 1000)} s idle`);
@@ -276,7 +313,8 @@ export class KeyStore {
    * @throws {BunkerError} `key_not_found`.
    */
   async delete(name: string): Promise<void> {
-    this.lock(name);
+    this.#wipe(name, this.#entry(name));
+    this.#keptUnlocked.delete(name);
     this.#entries.delete(name);
     await removeKeyFile(this.dataDir, name);
     this.#logger?.info(`key \`${name}\` deleted`);
@@ -302,7 +340,7 @@ export class KeyStore {
   /** Lock every key and stop the auto-lock timer. */
   close(): void {
     if (this.#timer) clearInterval(this.#timer);
-    for (const name of this.#entries.keys()) this.lock(name);
+    for (const [name, entry] of this.#entries) this.#wipe(name, entry);
   }
 
   #entry(name: string): Entry {

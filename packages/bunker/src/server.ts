@@ -1,12 +1,15 @@
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { loadSigningEngine } from '@siegel/core/crypto';
 import { createApp } from './app.js';
 import { type AuditLog, openAuditLog } from './audit-log.js';
+import { prepareDataDir } from './data-dir.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
+
+/** How long `close()` lets requests in flight finish before it closes every connection. */
+const CLOSE_GRACE_MS = 3000;
 
 /** Options of {@link startBunker}. */
 export interface StartBunkerOptions {
@@ -38,13 +41,18 @@ export interface RunningBunker {
   store: KeyStore;
   /** `wasm` or `js`: the signing engine in use. */
   engine: string;
-  /** Stop listening, let requests in flight finish, wipe unlocked keys, close the audit log. */
+  /**
+   * Stop listening, let requests in flight finish (up to 3 s, then every connection is closed), wipe
+   * unlocked keys, close the audit log.
+   */
   close(): Promise<void>;
 }
 
 /**
  * Open the data directory, auto-unlock with the passphrase if given, and serve the bunker.
  *
+ * @throws {BunkerError} `invalid_request` when the data directory (or its `keys/`) is writable by group or
+ *   others.
  * @throws when the data directory cannot be opened or the port cannot be bound (e.g. `EADDRINUSE`).
  * @example
  * ```ts
@@ -59,7 +67,8 @@ export async function startBunker(options: StartBunkerOptions): Promise<RunningB
     onFallback: (reason) =>
       logger.warn(`WebAssembly signing unavailable (${String(reason)}); signing with pure JavaScript`),
   });
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  // Checked (and made 0700 when new) before the audit log is opened in it.
+  await prepareDataDir(options.dataDir);
   const audit = await openAuditLog(join(options.dataDir, 'audit.log'));
   try {
     const store = await KeyStore.open({
@@ -122,6 +131,13 @@ async function listen(
           server.close(() => resolve());
           // Idle keep-alive connections would hold `close` open; requests in flight still finish.
           if ('closeIdleConnections' in server) server.closeIdleConnections();
+          // A connection that never sent a request (a browser's preconnected socket) counts as busy, and
+          // its headers timeout is no longer checked once closing: it would hold `close` open for good.
+          // After the grace period every connection is closed.
+          const force = setTimeout(() => {
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }, CLOSE_GRACE_MS);
+          force.unref();
         });
         store.close();
         await audit.close();

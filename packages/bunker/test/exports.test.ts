@@ -9,6 +9,7 @@ describe('@siegel/bunker', () => {
       'ERROR_STATUS',
       'KEY_NAME_PATTERN',
       'KeyStore',
+      'MAX_EVENT_BYTES',
       'assertKeyName',
       'consoleLogger',
       'createApp',

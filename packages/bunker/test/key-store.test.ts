@@ -5,7 +5,7 @@ import * as nip49 from 'nostr-tools/nip49';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import { BunkerError, KeyStore, loadSigningEngine, openAuditLog } from '../src/index.js';
-import { openStore, PASSPHRASE, tempDir, template } from './helpers.js';
+import { cheapNcryptsec, openStore, PASSPHRASE, tempDir, template } from './helpers.js';
 
 async function allFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -152,6 +152,29 @@ describe('KeyStore', () => {
     store.lockIdle();
     expect(store.get('k').locked).toBe(true);
     store.close();
+  });
+
+  it('keeps a key unlocked when told to: lock and auto-lock refuse, close and delete still wipe it', async () => {
+    let now = 0;
+    const store = await openStore({ now: () => now, autoLockMs: 1000 });
+    await store.create('dev', { passphrase: PASSPHRASE, import: cheapNcryptsec() });
+    await store.create('other', { passphrase: PASSPHRASE, import: cheapNcryptsec() });
+    store.keepUnlocked('dev', 'its passphrase was never shown');
+    expect(store.lockRefusal('dev')).toBe('Key `dev` cannot be locked: its passphrase was never shown');
+    expect(store.lockRefusal('other')).toBeUndefined();
+    expect(() => store.lock('dev')).toThrow(
+      expect.objectContaining({ code: 'key_not_lockable', status: 409, message: store.lockRefusal('dev') }),
+    );
+    now = 5000;
+    store.lockIdle();
+    expect(store.get('dev').locked).toBe(false);
+    expect(store.get('other').locked).toBe(true);
+    store.lock('other');
+    expect(codeOf(() => store.keepUnlocked('other', 'x'))).toBe('key_locked');
+    store.close();
+    expect(store.get('dev').locked).toBe(true);
+    await store.delete('dev');
+    expect(codeOf(() => store.get('dev'))).toBe('key_not_found');
   });
 
   it('signs in order and appends one audit line per event, without content', async () => {

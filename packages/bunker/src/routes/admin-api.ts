@@ -1,9 +1,10 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { BunkerError } from '../errors.js';
 import { assertPassphrase } from '../key-material.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
+import type { Throttle } from '../throttle.js';
 import { type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /**
@@ -16,11 +17,17 @@ export function createAdminApi(deps: {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Counts wrong tokens per client address. */
+  throttle: Throttle;
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
 }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken }, ['admin']);
+  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle }, [
+    'admin',
+  ]);
 
-  app.post('/', admin, async (c) => {
+  app.post('/', admin, deps.limitBody, async (c) => {
     const body = await readJsonObject(c);
     const name = assertKeyName(body.name);
     // An imported `ncryptsec` opens with the passphrase it was made with, whatever its length; any other
@@ -47,7 +54,7 @@ export function createAdminApi(deps: {
     return c.json(key, 201);
   });
 
-  app.post('/:name/unlock', admin, async (c) => {
+  app.post('/:name/unlock', admin, deps.limitBody, async (c) => {
     const name = assertKeyName(c.req.param('name'));
     deps.store.get(name);
     const body = await readJsonObject(c);

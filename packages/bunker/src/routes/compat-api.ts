@@ -1,9 +1,10 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { BunkerError } from '../errors.js';
 import { parseEventTemplate } from '../event-template.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
+import type { Throttle } from '../throttle.js';
 import { type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /** The key `POST /api/sign` uses when the body names none. */
@@ -18,11 +19,15 @@ export function createCompatApi(deps: {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Counts wrong tokens per client address. */
+  throttle: Throttle;
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
 }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
+  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle };
 
-  app.post('/sign', tokenAuth(tokens, ['api']), async (c) => {
+  app.post('/sign', tokenAuth(tokens, ['api']), deps.limitBody, async (c) => {
     const body = await readJsonObject(c);
     const keyName = body.keyName ?? DEFAULT_KEY_NAME;
     if (typeof keyName !== 'string') throw new BunkerError('invalid_request', '`keyName` must be a string');

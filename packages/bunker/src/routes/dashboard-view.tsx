@@ -12,6 +12,7 @@ code{font-size:.85em;word-break:break-all}
 .state{font-weight:600}.locked{color:#a4262c}.unlocked{color:#107c10}
 .notice{padding:.6rem .9rem;margin-bottom:1rem;border-radius:4px;background:#e7f3e7}
 .notice.error{background:#fbe9ea}
+.note{font-size:.85em;color:#555}
 form.inline{display:flex;gap:.4rem;margin:0}
 input[type=password]{padding:.3rem .4rem;min-width:12rem}
 button{padding:.3rem .8rem;cursor:pointer}
@@ -65,8 +66,14 @@ export const SignInPage: FC<{ error?: string }> = ({ error }) => (
   </Layout>
 );
 
+/** A key as the dashboard shows it: with the reason it cannot be locked, if it cannot. */
+export type DashboardKey = KeyInfo & { lockRefusal?: string };
+
 /** The dashboard: every key with its lock state, and unlock / lock buttons. */
-export const DashboardPage: FC<{ keys: KeyInfo[]; notice?: Notice | undefined }> = ({ keys, notice }) => (
+export const DashboardPage: FC<{ keys: DashboardKey[]; notice?: Notice | undefined }> = ({
+  keys,
+  notice,
+}) => (
   <Layout signedIn={true}>
     {notice && (
       <p
@@ -113,6 +120,8 @@ export const DashboardPage: FC<{ keys: KeyInfo[]; notice?: Notice | undefined }>
                     />
                     <button type="submit">Unlock</button>
                   </form>
+                ) : key.lockRefusal ? (
+                  <span class="note">{key.lockRefusal}</span>
                 ) : (
                   <form method="post" action={`/admin/keys/${key.name}/lock`} class="inline">
                     <button type="submit">Lock</button>

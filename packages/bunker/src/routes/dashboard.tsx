@@ -1,33 +1,46 @@
 import { tokensEqual } from '@siegel/core/auth';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { csrf } from 'hono/csrf';
 import { AdminSessions } from '../admin-sessions.js';
+import { clientAddress } from '../client-address.js';
 import { BunkerError } from '../errors.js';
 import { isValidKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
+import type { Throttle } from '../throttle.js';
 import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
 
 const COOKIE = 'siegel_admin';
 
-/** Notices the dashboard shows after a redirect, by code (no free text travels in the URL). */
-const NOTICES: Record<string, (key: string) => Notice> = {
-  unlocked: (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` }),
-  locked: (key) => ({ kind: 'ok', text: `Key ${key} is locked.` }),
-  forbidden: (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` }),
-  too_many_attempts: (key) => ({
-    kind: 'error',
-    text: `Too many wrong passphrases for key ${key}: wait and retry.`,
-  }),
-  key_not_found: (key) => ({ kind: 'error', text: `No key named ${key}.` }),
-};
+/**
+ * Notices the dashboard shows after a redirect, by code (no free text travels in the URL). A `Map`, so a
+ * code from the query string never finds a prototype member (`__proto__`, `toString`, …).
+ */
+const NOTICES = new Map<string, (key: string) => Notice>([
+  ['unlocked', (key) => ({ kind: 'ok', text: `Key ${key} is unlocked.` })],
+  ['locked', (key) => ({ kind: 'ok', text: `Key ${key} is locked.` })],
+  ['forbidden', (key) => ({ kind: 'error', text: `Wrong passphrase for key ${key}: it stays locked.` })],
+  [
+    'too_many_attempts',
+    (key) => ({ kind: 'error', text: `Too many wrong passphrases for key ${key}: wait and retry.` }),
+  ],
+  ['key_not_found', (key) => ({ kind: 'error', text: `No key named ${key}.` })],
+  ['key_not_lockable', (key) => ({ kind: 'error', text: `Key ${key} cannot be locked.` })],
+]);
 
 /**
  * The admin dashboard under `/admin`: a server-rendered page (Hono JSX, plain HTML forms, no script).
  * Sign in with the admin token; a session cookie (`HttpOnly`, `SameSite=Strict`, path `/admin`) holds a
  * random session id. Form posts are checked for a same-origin `Origin`.
  */
-export function createDashboard(deps: { store: KeyStore; adminToken: string }): Hono {
+export function createDashboard(deps: {
+  store: KeyStore;
+  adminToken: string;
+  /** Counts wrong tokens per client address, with the API's Bearer tokens. */
+  throttle: Throttle;
+  /** Limits a form body; runs after the session check (on sign-in: first, a form holds the token). */
+  limitForm: MiddlewareHandler;
+}): Hono {
   const app = new Hono();
   const sessions = new AdminSessions();
 
@@ -48,15 +61,35 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
   app.get('/', (c) => {
     if (!signedIn(c)) return c.html(<SignInPage />);
     const key = c.req.query('key') ?? '';
-    const make = NOTICES[c.req.query('notice') ?? ''];
-    const notice = make && isValidKeyName(key) ? make(key) : undefined;
-    return c.html(<DashboardPage keys={deps.store.list()} notice={notice} />);
+    const make = NOTICES.get(c.req.query('notice') ?? '');
+    let notice = make && isValidKeyName(key) ? make(key) : undefined;
+    // The reason a key cannot be locked comes from the store, not the URL.
+    const refusal = notice && c.req.query('notice') === 'key_not_lockable' && deps.store.lockRefusal(key);
+    if (notice && refusal) notice = { ...notice, text: plain(refusal) };
+    const keys = deps.store.list().map((k) => {
+      const reason = deps.store.lockRefusal(k.name);
+      return reason === undefined ? k : { ...k, lockRefusal: plain(reason) };
+    });
+    return c.html(<DashboardPage keys={keys} notice={notice} />);
   });
 
-  app.post('/login', async (c) => {
-    const form = await c.req.parseBody();
+  // A throttled address is answered before its form is read.
+  const notThrottled: MiddlewareHandler = async (c, next) => {
+    try {
+      deps.throttle.check(clientAddress(c));
+    } catch (error) {
+      if (!(error instanceof BunkerError) || error.retryAfter === undefined) throw error;
+      c.header('Retry-After', String(error.retryAfter));
+      return c.html(<SignInPage error={`Too many wrong tokens: retry in ${error.retryAfter} s.`} />, 429);
+    }
+    await next();
+  };
+
+  app.post('/login', notThrottled, deps.limitForm, async (c) => {
+    const form = await readForm(c);
     const token = typeof form.token === 'string' ? form.token : '';
     if (!tokensEqual(token, deps.adminToken)) {
+      deps.throttle.fail(clientAddress(c));
       return c.html(<SignInPage error="Wrong admin token." />, 401);
     }
     setCookie(c, COOKIE, sessions.create(), {
@@ -74,15 +107,20 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
     return c.redirect('/admin', 303);
   });
 
-  app.post('/keys/:name/:action{unlock|lock}', async (c) => {
+  // Without a session, back to the sign-in page before anything of the body is read.
+  const requireSession: MiddlewareHandler = async (c, next) => {
     if (!signedIn(c)) return c.redirect('/admin', 303);
+    await next();
+  };
+
+  app.post('/keys/:name/:action{unlock|lock}', requireSession, deps.limitForm, async (c) => {
     const name = c.req.param('name');
     const action = c.req.param('action');
     let outcome: string;
     try {
       if (!isValidKeyName(name)) throw new BunkerError('key_not_found', 'invalid name');
       if (action === 'unlock') {
-        const form = await c.req.parseBody();
+        const form = await readForm(c);
         deps.store.unlock(name, typeof form.passphrase === 'string' ? form.passphrase : '');
         outcome = 'unlocked';
       } else {
@@ -90,7 +128,7 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
         outcome = 'locked';
       }
     } catch (error) {
-      if (!(error instanceof BunkerError) || !(error.code in NOTICES)) throw error;
+      if (!(error instanceof BunkerError) || !NOTICES.has(error.code)) throw error;
       outcome = error.code;
     }
     const shown = isValidKeyName(name) ? name : '';
@@ -98,4 +136,25 @@ export function createDashboard(deps: { store: KeyStore; adminToken: string }): 
   });
 
   return app;
+}
+
+/**
+ * The fields of a dashboard form.
+ *
+ * @throws {BunkerError} `invalid_request` when the body cannot be read as a form (e.g. a broken multipart
+ *   body), instead of the parser's own error.
+ */
+async function readForm(c: Context): Promise<Record<string, unknown>> {
+  try {
+    return await c.req.parseBody();
+  } catch (cause) {
+    throw new BunkerError('invalid_request', 'The form could not be read: send it as the dashboard does', {
+      cause,
+    });
+  }
+}
+
+/** A message without its Markdown-style backticks, for the page. */
+function plain(message: string): string {
+  return message.replaceAll('`', '');
 }

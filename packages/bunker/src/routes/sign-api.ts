@@ -1,10 +1,11 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { EventTemplate } from 'nostr-tools/core';
 import { BunkerError } from '../errors.js';
 import { parseEventTemplate } from '../event-template.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
+import type { Throttle } from '../throttle.js';
 import { type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /** What the API routes need. */
@@ -12,8 +13,12 @@ export interface SignApiDeps {
   store: KeyStore;
   apiToken: string;
   adminToken: string;
+  /** Counts wrong tokens per client address. */
+  throttle: Throttle;
   /** Most templates in one batch. */
   maxBatch: number;
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
 }
 
 /**
@@ -21,13 +26,17 @@ export interface SignApiDeps {
  */
 export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken };
+  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle };
 
   app.get('/', tokenAuth(tokens, ['api', 'admin']), (c) => c.json(deps.store.list()));
 
-  app.post('/:name/sign', tokenAuth(tokens, ['api']), async (c) => {
+  const knownKey: MiddlewareHandler<BunkerEnv> = async (c, next) => {
+    deps.store.get(assertKeyName(c.req.param('name') ?? '')); // 404 before reading a large body for nothing
+    await next();
+  };
+
+  app.post('/:name/sign', tokenAuth(tokens, ['api']), knownKey, deps.limitBody, async (c) => {
     const name = assertKeyName(c.req.param('name'));
-    deps.store.get(name); // 404 before reading a large body for nothing
     const body = await readJsonObject(c);
     const events = body.events;
     if (!Array.isArray(events)) {
