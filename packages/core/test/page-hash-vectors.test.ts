@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analyzePage, hashPage, readPageContent } from '../src/index.js';
@@ -47,4 +48,25 @@ describe('siegel-page/2 spec vectors (fixtures/page-hash)', () => {
       expect(analysis.refusal?.code).toBe(vector.refused);
     });
   }
+});
+
+// Pages of 1 Mi characters and more are parsed into a compact tree (html-parser.ts, compactTreeAdapter);
+// it must build the same tree as the ordinary one.
+describe('large pages (the compact tree) hash as the same page at ordinary size', () => {
+  const padding = `<!--${'x'.repeat(1 << 20)}-->`;
+  for (const vector of expected.vectors) {
+    it(`${vector.file} behind a 1 MiB comment`, () => {
+      const html = read(vector.file);
+      const bom = html.charCodeAt(0) === 0xfeff ? '\ufeff' : ''; // a BOM stays first
+      const padded = bom + padding + html.slice(bom.length);
+      expect(hashPage(padded, { selector: expected.selector })).toBe(vector.sha256);
+    });
+  }
+
+  it('a 2 MB <main> of canonical markup hashes as its own bytes', () => {
+    const inner = '<p class="a b" title="x &amp; y">Grüße &amp; <b>mehr</b> text</p>\n'.repeat(30_000);
+    expect(inner.length).toBeGreaterThan(1 << 20);
+    const sha = createHash('sha256').update(inner, 'utf8').digest('hex');
+    expect(hashPage(`<!doctype html><title>t</title><main>${inner}</main>`)).toBe(sha);
+  });
 });
