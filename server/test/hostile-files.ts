@@ -1,7 +1,8 @@
 // Generators of hostile uploads, one per class the hardening issue (10) found, each rebuilt byte by byte.
 // Shared by the unit suite (`hostile-input.test.ts`) and the real-process suite (`test/server/`), so both
 // exercise the very same files. Every generator is deterministic and cheap (well under a second).
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
+import { pngChunk } from '../fixtures/png-chunk.mjs';
 
 const XMP_AUTHOR =
   '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
@@ -14,16 +15,6 @@ export interface HostileFile {
   bytes: Buffer;
   /** The symptom before the fix, as issue 10 reports it (for test names). */
   symptom: string;
-}
-
-/** One PNG chunk: length, type, data, CRC-32. */
-export function pngChunk(type: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
 }
 
 /**

@@ -8,8 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { constants, createDeflateRaw } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zeroBlock } from '../../packages/core/test/support/deflate-bomb.js';
 import { SIEGEL_CLI } from './support.js';
 
 /** Peak RSS the acceptance allows the CLI. */
@@ -79,17 +79,6 @@ function verify(args: string[]): Promise<Run> {
         peakMb: peak ? Number(peak[1]) / 1024 : polled,
       });
     });
-  });
-}
-
-/** A deflate block (not final, byte-aligned) that unpacks to 1 MiB of zeros: repeated, a bomb. */
-function zeroBlock(): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const deflate = createDeflateRaw({ level: 9 });
-    const parts: Buffer[] = [];
-    deflate.on('data', (part: Buffer) => parts.push(part));
-    deflate.write(Buffer.alloc(1024 * 1024));
-    deflate.flush(constants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(parts)));
   });
 }
 

@@ -2,17 +2,11 @@
 // under test is on loopback, so its own host may be reached: the rule that matters is what else may not.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  brotliCompressSync,
-  constants,
-  createDeflateRaw,
-  deflateRawSync,
-  deflateSync,
-  gzipSync,
-} from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiegelError } from '../src/index.js';
 import { type ResolvedAddress, SiteClient } from '../src/net/site-client.js';
+import { zeroBlock } from './support/deflate-bomb.js';
 
 interface TestServer {
   url: string;
@@ -55,17 +49,6 @@ async function failure(promise: Promise<unknown>): Promise<SiegelError> {
 }
 
 const PAGE = { maxBytes: 1024 * 1024, accept: 'text/html' };
-
-/** A deflate block (not final, ends on a byte boundary) that unpacks to 1 MiB of zeros: repeat it at will. */
-function zeroBlock(): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const deflate = createDeflateRaw({ level: 9 });
-    const parts: Buffer[] = [];
-    deflate.on('data', (part: Buffer) => parts.push(part));
-    deflate.write(Buffer.alloc(1024 * 1024));
-    deflate.flush(constants.Z_SYNC_FLUSH, () => resolve(Buffer.concat(parts)));
-  });
-}
 
 describe('SiteClient', () => {
   it('gets a page and follows redirects within the site, naming the final URL', async () => {
