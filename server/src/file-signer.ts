@@ -82,23 +82,7 @@ export class FileSigner {
     if (!isSignedFileEvent(event, analysis.hash)) {
       throw new ApiError(502, 'BUNKER_UNAVAILABLE', 'The bunker returned an event that does not verify');
     }
-    const record: SignedFileRecord = {
-      hash: analysis.hash,
-      eventId: event.id,
-      pubkey: event.pubkey,
-      fileType: analysis.type.kind,
-      mimeType: analysis.type.mimeType,
-      sizeBytes: analysis.sizeBytes,
-      width: analysis.dimensions?.width,
-      height: analysis.dimensions?.height,
-      authors: analysis.authors,
-      title: analysis.title,
-      description: analysis.description,
-      fileName: fileName.slice(0, 255),
-      fileKey,
-      event,
-      createdAt: Math.floor(Date.now() / 1000),
-    };
+    const record = recordFor(analysis, event, fileName, Math.floor(Date.now() / 1000));
     const urls = fileUrls(record, baseUrl, cdnUrl);
     const text = analysis.type.kind === 'text' ? pageText(bytes) : undefined;
     const written: string[] = [];
@@ -208,6 +192,35 @@ async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Prom
       bunker_error: 'bunker_error',
     });
   }
+}
+
+/**
+ * The record the signer writes for an analyzed upload and its signed event: the file stored under
+ * `documents/{hash}.{extension}`, the upload's name cut to 255 characters, written at `createdAt` (seconds).
+ */
+export function recordFor(
+  analysis: FileAnalysis,
+  event: NostrEvent,
+  fileName: string,
+  createdAt: number,
+): SignedFileRecord {
+  return {
+    hash: analysis.hash,
+    eventId: event.id,
+    pubkey: event.pubkey,
+    fileType: analysis.type.kind,
+    mimeType: analysis.type.mimeType,
+    sizeBytes: analysis.sizeBytes,
+    width: analysis.dimensions?.width,
+    height: analysis.dimensions?.height,
+    authors: analysis.authors,
+    title: analysis.title,
+    description: analysis.description,
+    fileName: fileName.slice(0, 255),
+    fileKey: documentKey(analysis.hash, analysis.type.extension),
+    event,
+    createdAt,
+  };
 }
 
 /** A kind-1063 event for `hash` whose id, `x` tag and signature check out (the verify API's own check). */

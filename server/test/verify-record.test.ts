@@ -2,6 +2,7 @@ import { computeEventId, jsEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import { describe, expect, it } from 'vitest';
 import { createFileEvent } from '../src/file-event.js';
+import { recordFor } from '../src/file-signer.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { documentKey } from '../src/public-urls.js';
 import type { SignedFileRecord } from '../src/storage/record-store.js';
@@ -64,23 +65,7 @@ async function signedRecord(fixture: string, fileName = fixture) {
   const analysis = analyzeFile(bytes, fileName);
   const fileKey = documentKey(analysis.hash, analysis.type.extension);
   const event = jsEngine.signEvent(createFileEvent(analysis, `${BASE_URL}/${fileKey}`, fileName), SECRET);
-  const record: SignedFileRecord = {
-    hash: analysis.hash,
-    eventId: event.id,
-    pubkey: event.pubkey,
-    fileType: analysis.type.kind,
-    mimeType: analysis.type.mimeType,
-    sizeBytes: analysis.sizeBytes,
-    width: analysis.dimensions?.width,
-    height: analysis.dimensions?.height,
-    authors: analysis.authors,
-    title: analysis.title,
-    description: analysis.description,
-    fileName,
-    fileKey,
-    event,
-    createdAt: event.created_at + 1,
-  };
+  const record = recordFor(analysis, event, fileName, event.created_at + 1);
   return { record, digest: { sha256: analysis.hash, size: bytes.length } };
 }
 
