@@ -50,8 +50,14 @@ function run(command: string, args: string[], cwd: string): string {
 beforeAll(async () => {
   packs = await realpath(await mkdtemp(join(tmpdir(), 'siegel-pack-')));
   project = await realpath(await mkdtemp(join(tmpdir(), 'siegel-fresh-project-')));
+  // `npm test` has built dist/ already; prepack's rebuild would rewrite files that tests running beside this
+  // one read. That prepack builds a clean clone is test/registry's to show.
   const packed = JSON.parse(
-    run('npm', ['pack', '--json', '--pack-destination', packs], join(ROOT, 'packages/core')),
+    run(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', packs],
+      join(ROOT, 'packages/core'),
+    ),
   ) as Array<{ filename: string }>;
   const tarball = join(packs, packed[0]?.filename ?? '');
 
