@@ -57,7 +57,7 @@ describe('the unreachable-bunker message names where BUNKER_URL came from (siege
 
   it('the default, when neither sets it (also with a blank BUNKER_URL in the environment)', async () => {
     const project = await projects.createProject();
-    for (const env of [{}, { BUNKER_URL: '  ' }]) {
+    for (const env of [{}, { BUNKER_URL: '  ' }] as Record<string, string>[]) {
       const result = await sign(project.root, env);
       expect(unreachableDetail(result, 'http://localhost:7777'), JSON.stringify(env)).toEqual([
         `BUNKER_URL is not set (neither in the environment nor in \`${join(project.root, '.env')}\`): this is the default.`,
