@@ -115,15 +115,16 @@ export async function renderEventPage(
             <li>
               Ask the service (open to anyone; on every call it re-checks the event's id and signature, the
               stored record against the event, and the stored file against the hash):
-              <pre>{`curl -s '${urls.verify}'`}</pre>
+              <pre>{`curl -s '${urls.verify_api}'`}</pre>
             </li>
             <li>
               Hash the file yourself; the output must be <code>{record.hash}</code>:
               <pre>{`curl -s '${urls.file}' | sha256sum`}</pre>
             </li>
             <li>
-              In a browser: open <a href={`${baseUrl}/verify`}>{`${baseUrl}/verify`}</a> and drop the file. It
-              is hashed on your device with WebCrypto and never uploaded.
+              In a browser: <a href={urls.verify}>{urls.verify}</a> shows the verdict on this hash; to check a
+              copy you have, open <a href={`${baseUrl}/verify`}>{`${baseUrl}/verify`}</a> and drop the file.
+              It is hashed on your device with WebCrypto and never uploaded.
             </li>
             <li>
               With any Nostr library: check the raw event below (NIP-01 id and Schnorr signature); its{' '}

@@ -186,7 +186,10 @@ async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Prom
       throw new ApiError(422, 'EVENT_REFUSED', error.message, { bunker_error: code });
     }
     if (error instanceof Error && typeof code === 'string' && SIGNER_ERROR_CODES.has(code)) {
-      throw new ApiError(503, 'BUNKER_UNAVAILABLE', error.message, { bunker_error: code });
+      // An unreachable bunker's second line tells where BUNKER_URL was set — on this server, maybe the path
+      // of its `.env`: for the operator (main.ts prints it at start), not for the uploader.
+      const message = code === 'bunker_unreachable' ? (error.message.split('\n')[0] ?? '') : error.message;
+      throw new ApiError(503, 'BUNKER_UNAVAILABLE', message, { bunker_error: code });
     }
     throw new ApiError(503, 'BUNKER_UNAVAILABLE', 'The signing bunker could not sign the event', {
       bunker_error: 'bunker_error',

@@ -92,7 +92,14 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   signer.getPublicKey().then(
     (pubkey) =>
       console.log(`Signing with ${npubEncode(pubkey)} (bunker key \`${env.BUNKER_KEY_NAME || 'default'}\`)`),
-    (error: Error) => console.warn(`The bunker cannot sign yet: ${error.message.split('\n')[0]}`),
+    // The first line; for an unreachable bunker also the second, which tells where BUNKER_URL was set.
+    (error: Error & { code?: unknown }) =>
+      console.warn(
+        `The bunker cannot sign yet: ${error.message
+          .split('\n')
+          .slice(0, error.code === 'bunker_unreachable' ? 2 : 1)
+          .join('\n')}`,
+      ),
   );
 });
 

@@ -8,8 +8,13 @@ export interface FileUrls {
   static_page: string;
   /** The live verify page of the event: `{base_url}/verify/{event id}`. */
   event_page: string;
-  /** The open verify API: `{base_url}/api/verify?hash={hash}`. */
+  /**
+   * The verify page for people: `{base_url}/verify?hash={hash}`, which shows the verdict on this hash (rendered
+   * on the server, so it needs no script). The existing VisionFusen clients read `verify` as this page.
+   */
   verify: string;
+  /** The open verify API (JSON): `{base_url}/api/verify?hash={hash}`. */
+  verify_api: string;
   /** The event and record as JSON beside the event page: `{cdn_url}/events/{hash}/index.json`. */
   event_json: string;
   /** The file by hash alone, as Blossom servers serve it (BUD-01): `{cdn_url}/{hash}`. */
@@ -26,6 +31,16 @@ export function eventPageKey(hash: string, name: 'index.html' | 'index.json'): s
   return `events/${hash}/${name}`;
 }
 
+/** The verify page of a hash: `{base_url}/verify?hash={hash}`. */
+export function verifyPageUrl(baseUrl: string, hash: string): string {
+  return `${baseUrl}/verify?hash=${hash}`;
+}
+
+/** The verify API answer for a hash: `{base_url}/api/verify?hash={hash}`. */
+export function verifyApiUrl(baseUrl: string, hash: string): string {
+  return `${baseUrl}/api/verify?hash=${hash}`;
+}
+
 /** The public URLs of a record (see {@link FileUrls}). `baseUrl` and `cdnUrl` have no trailing slash. */
 export function fileUrls(
   record: Pick<SignedFileRecord, 'hash' | 'fileKey' | 'eventId'>,
@@ -36,7 +51,8 @@ export function fileUrls(
     file: `${cdnUrl}/${record.fileKey}`,
     static_page: `${cdnUrl}/${eventPageKey(record.hash, 'index.html')}`,
     event_page: `${baseUrl}/verify/${record.eventId}`,
-    verify: `${baseUrl}/api/verify?hash=${record.hash}`,
+    verify: verifyPageUrl(baseUrl, record.hash),
+    verify_api: verifyApiUrl(baseUrl, record.hash),
     event_json: `${cdnUrl}/${eventPageKey(record.hash, 'index.json')}`,
     blossom: `${cdnUrl}/${record.hash}`,
   };

@@ -50,6 +50,7 @@ describe('web pages, event pages and served files', () => {
     const html = await response.text();
     expect(html).toContain(signed.hash);
     expect(html).toContain(`curl -s &#39;http://siegel.test/api/verify?hash=${signed.hash}&#39;`);
+    expect(html).toContain(`<a href="http://siegel.test/verify?hash=${signed.hash}">`);
     expect(html).toContain('&lt;script&gt;window.__siegelPwned = 1&lt;/script&gt;Eve Example');
     expect(html).not.toContain('<script>window.__siegelPwned');
     expect(html).toContain(signed.event.id);

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGermanError, SiegelError } from '@siegel/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
+import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 let t: Awaited<ReturnType<typeof makeTestApp>> | undefined;
 afterEach(async () => {
@@ -83,7 +83,13 @@ describe('sign API errors', () => {
     const again = await signRequest(t.app, uploadForm('other-name.png', bytes));
     expect(again.status).toBe(409);
     const body = await again.json();
-    expect(body).toMatchObject({ success: false, error: 'ALREADY_SIGNED', existing_event: first.event });
+    expect(body).toMatchObject({
+      success: false,
+      error: 'ALREADY_SIGNED',
+      existing_event: first.event,
+      urls: { verify: `${BASE_URL}/verify?hash=${first.hash}`, verify_api: first.urls.verify_api },
+    });
+    expect(body.urls).toEqual(first.urls);
     const count = t.records.db.prepare('SELECT count(*) AS n FROM signed_files').get() as { n: number };
     expect(count.n).toBe(1);
   });

@@ -53,7 +53,8 @@ describe('POST /api/sign-image-v2 with the committed fixtures', () => {
         file: `${BASE_URL}/documents/${hash}.${ext}`,
         static_page: `${BASE_URL}/events/${hash}/index.html`,
         event_page: `${BASE_URL}/verify/${body.event.id}`,
-        verify: `${BASE_URL}/api/verify?hash=${hash}`,
+        verify: `${BASE_URL}/verify?hash=${hash}`,
+        verify_api: `${BASE_URL}/api/verify?hash=${hash}`,
       });
       const event = body.event;
       expect(verifyEvent(event)).toBe(true);

@@ -246,7 +246,13 @@ describe('GET /api/verify and /api/badge', () => {
         expect(response.headers.get('Content-Type'), url).toContain('application/json');
         expect(response.headers.get('Cache-Control'), url).toBe('no-store');
         const body = await response.json();
-        expect(body).toMatchObject({ success: false, error: 'FILE_ALTERED', hash: signed.hash });
+        expect(body).toMatchObject({
+          success: false,
+          error: 'FILE_ALTERED',
+          hash: signed.hash,
+          verify: `${BASE_URL}/verify?hash=${signed.hash}`,
+          verify_api: `${BASE_URL}/api/verify?hash=${signed.hash}`,
+        });
         expect(body.message).toContain(`\`${signed.hash}\``);
       }
       const body = await (await t.app.request(`/api/verify?hash=${signed.hash}`)).json();
@@ -281,7 +287,13 @@ describe('GET /api/verify and /api/badge', () => {
         const response = await t.app.request(url);
         expect(response.status, url).toBe(410);
         const body = await response.json();
-        expect(body).toMatchObject({ success: false, error: 'RECORD_ALTERED', hash: signed.hash });
+        expect(body).toMatchObject({
+          success: false,
+          error: 'RECORD_ALTERED',
+          hash: signed.hash,
+          verify: `${BASE_URL}/verify?hash=${signed.hash}`,
+          verify_api: `${BASE_URL}/api/verify?hash=${signed.hash}`,
+        });
         expect(body.message).toContain('event id does not match');
       }
     } finally {

@@ -1,13 +1,24 @@
-// `siegel-bunker`'s exit codes, as packages/bunker/README.md documents them: 0 done (or `--help`),
-// 2 a usage error (no command, unknown command, unknown option), 1 anything that failed at run time.
+// `siegel-bunker`'s exit codes, as packages/bunker/README.md documents them: 0 done (or `--help`,
+// `--version`), 2 a usage error (no command, unknown command, unknown option), 1 anything that failed at run
+// time. And `--version` of both CLIs (issue 12): the version in the package's own package.json.
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { runBunkerCli } from '../support/bunker-process.js';
+
+/** `version` of a package's package.json, read by the test on its own. */
+async function packageVersion(name: 'bunker' | 'core'): Promise<string> {
+  const path = new URL(`../../packages/${name}/package.json`, import.meta.url);
+  return (JSON.parse(await readFile(path, 'utf8')) as { version: string }).version;
+}
 
 const USAGE_LINES = [
   'Usage:',
   'siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev]',
   'siegel-bunker keys add NAME [--generate | --import KEY|-]',
   'siegel-bunker keys list [--data-dir DIR] [--json]',
+  'siegel-bunker --version | --help',
   'BUNKER_API_TOKEN',
 ];
 
@@ -55,5 +66,25 @@ describe('siegel-bunker exit codes', () => {
     const result = await runBunkerCli(['start', '--port', 'seventy']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('`--port` must be a port number, got `seventy`');
+  });
+});
+
+describe('--version', () => {
+  it('`siegel-bunker --version` and `-v` print the package version and exit 0', async () => {
+    const version = await packageVersion('bunker');
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-v']) {
+      const result = await runBunkerCli([flag]);
+      expect(result, flag).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+  });
+
+  it('`siegel --version` and `-v` print the package version and exit 0', async () => {
+    const version = await packageVersion('core');
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-v']) {
+      const result = await runCli([flag], tmpdir());
+      expect(result, flag).toEqual({ code: 0, signal: null, stdout: `${version}\n`, stderr: '' });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { verifyEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
@@ -196,13 +197,26 @@ describe('the server over HTTP against a real bunker process', () => {
 
   it('answers 503 when the bunker is down, stores nothing, and keeps verifying', async () => {
     const down = await startBunker();
+    await down.stop();
     const orphanServer = await startServer({ bunker: down });
     try {
-      await down.stop();
       const bytes = Buffer.from('---\nauthor: Nobody Home\n---\nThe bunker is gone.\n');
       const { status, body } = await signOverHttp(orphanServer, 'down.md', bytes);
       expect(status).toBe(503);
-      expect(body).toMatchObject({ success: false, error: 'BUNKER_UNAVAILABLE' });
+      expect(body).toMatchObject({
+        success: false,
+        error: 'BUNKER_UNAVAILABLE',
+        bunker_error: 'bunker_unreachable',
+      });
+      // The uploader learns the bunker is down, not where on the server BUNKER_URL was set.
+      expect(body.message).toBe(
+        `Bunker not reachable at BUNKER_URL \`${down.url}\` (ECONNREFUSED). Is it running?`,
+      );
+      // The operator does: the start-up check prints where BUNKER_URL came from (once its retries are spent).
+      for (let i = 0; i < 100 && !/cannot sign yet/.test(orphanServer.output()); i++) await sleep(100);
+      expect(orphanServer.output()).toContain(
+        `The bunker cannot sign yet: Bunker not reachable at BUNKER_URL \`${down.url}\` (ECONNREFUSED). Is it running?\nBUNKER_URL is set in the environment`,
+      );
       expect((await allFiles(orphanServer.dataDir)).filter((path) => path.includes(sha256(bytes)))).toEqual(
         [],
       );

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { runKeysCommand } from './cli-keys.js';
 import { runStartCommand } from './cli-start.js';
 import { isUsageError } from './usage-error.js';
@@ -8,6 +9,7 @@ export const USAGE = `Usage:
   siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev] [--auto-lock MINUTES]
   siegel-bunker keys add NAME [--generate | --import KEY|-] [--passphrase-file F] [--data-dir DIR]
   siegel-bunker keys list [--data-dir DIR] [--json]
+  siegel-bunker --version | --help
 
 Environment:
   BUNKER_API_TOKEN        Bearer token for listing keys and signing (required unless --dev)
@@ -17,6 +19,14 @@ Environment:
   BUNKER_PASSPHRASE_FILE  the same, read from a file
   BUNKER_AUTO_LOCK_MINUTES  lock keys idle this long (default: never)
 `;
+
+/** The version in this package's own package.json (`dist/cli.js` → `../package.json`), read when asked. */
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,6 +41,10 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
       process.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
+    case '-v':
+    case '--version':
+      process.stdout.write(`${readVersion()}\n`);
+      return 0;
     default:
       process.stderr.write(`siegel-bunker: unknown command \`${command}\`\n\n${USAGE}`);
       return 2;

@@ -9,7 +9,7 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
-export { loadEnv, readSignerConfig, type SignerConfig } from './options/env.js';
+export { loadEnv, readSignerConfig, type SignerConfig, type ValueSource } from './options/env.js';
 export {
   DEFAULTS,
   type SiegelLogger,

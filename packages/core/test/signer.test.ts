@@ -45,6 +45,7 @@ describe('configuration', () => {
   it('applies the DESIGN defaults and treats blank values as unset', () => {
     expect(readSignerConfig({})).toEqual({
       url: 'http://localhost:7777',
+      urlSource: { kind: 'default' },
       apiToken: undefined,
       keyName: 'default',
     });
@@ -52,6 +53,7 @@ describe('configuration', () => {
       readSignerConfig({ BUNKER_API_TOKEN: '  ', BUNKER_URL: 'http://b:1/', BUNKER_KEY_NAME: 'k' }),
     ).toEqual({
       url: 'http://b:1',
+      urlSource: { kind: 'environment' },
       apiToken: undefined,
       keyName: 'k',
     });
@@ -69,6 +71,16 @@ describe('configuration', () => {
       expect(env.BUNKER_KEY_NAME).toBe('envkey');
       expect(process.env.SIEGEL_TEST_ONLY_VAR).toBeUndefined();
       expect(loadEnv(join(dir, 'missing'), {})).toEqual({});
+      // Where BUNKER_URL came from, as the unreachable-bunker message names it.
+      const file = join(dir, '.env');
+      expect(readSignerConfig(env).urlSource).toEqual({ kind: 'default', envFile: file });
+      await writeFile(file, 'BUNKER_URL=http://from-file:1\n');
+      expect(readSignerConfig(loadEnv(dir, {})).urlSource).toEqual({ kind: 'env-file', path: file });
+      expect(readSignerConfig(loadEnv(dir, { BUNKER_URL: 'http://env:1' })).urlSource).toEqual({
+        kind: 'environment',
+      });
+      // A copy no longer knows what came from `.env`: a value in it is the environment given.
+      expect(readSignerConfig({ ...loadEnv(dir, {}) }).urlSource).toEqual({ kind: 'environment' });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -325,7 +337,9 @@ describe('HttpBunkerSigner', () => {
     const slow = new HttpBunkerSigner({ url, apiToken: bunker.token, timeoutMs: 150, retries: 0 });
     const timeout = await rejection(slow.check());
     expect(timeout.code).toBe('bunker_unreachable');
-    expect(timeout.message).toContain('did not answer within 150 ms');
+    expect(timeout.message).toBe(
+      `Bunker at BUNKER_URL \`${url}\` did not answer within 150 ms.\nThe address is the \`url\` option (BUNKER_URL is not used).`,
+    );
     await bunker.close();
     bunker = undefined;
     const down = new HttpBunkerSigner({ url, apiToken: 'x', retries: 1, retryDelayMs: 5 });

@@ -5,7 +5,7 @@ import { describeRecord } from '../describe-record.js';
 import { PAGE_STYLE, renderEventPage } from '../event-page.js';
 import { CONTENT_TYPES, FILE_FORMATS } from '../metadata/formats.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
-import { fileUrls } from '../public-urls.js';
+import { fileUrls, verifyApiUrl, verifyPageUrl } from '../public-urls.js';
 import { type FileStorage, isStorageKey } from '../storage/file-storage.js';
 import { hashBytes } from '../storage/stored-file-hashes.js';
 
@@ -46,7 +46,8 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
       c,
       new ApiError(410, 'FILE_ALTERED', `The stored file of \`${hash}\` ${why}; it is not served`, {
         hash,
-        verify: `${baseUrl}/api/verify?hash=${hash}`,
+        verify: verifyPageUrl(baseUrl, hash),
+        verify_api: verifyApiUrl(baseUrl, hash),
       }),
     );
 
@@ -87,7 +88,7 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
       410,
       'RECORD_ALTERED',
       `The stored event of \`${hash}\` no longer verifies: ${reasons.join(' ')}`,
-      { hash, reasons, verify: `${baseUrl}/api/verify?hash=${hash}` },
+      { hash, reasons, verify: verifyPageUrl(baseUrl, hash), verify_api: verifyApiUrl(baseUrl, hash) },
     );
     return { refusal: gone(c, error) };
   };

@@ -4,7 +4,7 @@ import { renderBadge } from '../badge.js';
 import type { RecordChecker } from '../checked-records.js';
 import { describeRecord, npubOf } from '../describe-record.js';
 import { createSecurityHeaders } from '../middleware/security-headers.js';
-import { fileUrls } from '../public-urls.js';
+import { fileUrls, verifyPageUrl } from '../public-urls.js';
 
 /** Options of {@link createVerifyRoutes}. */
 export interface VerifyRoutesOptions {
@@ -151,7 +151,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         ? `${baseUrl}/verify`
         : verified
           ? `${baseUrl}/verify/${checked.record.eventId}`
-          : `${baseUrl}/verify?hash=${checked.record.hash}`;
+          : verifyPageUrl(baseUrl, checked.record.hash);
     return c.body(renderBadge(verified, href), 200, {
       ...security,
       'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",

@@ -66,7 +66,7 @@ export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordV
           <a href={urls.event_page}>Verify page of this event</a>
         </li>
         <li>
-          <a href={urls.verify}>Verify API (JSON)</a>
+          <a href={urls.verify_api}>Verify API (JSON)</a>
         </li>
       </ul>
       <details>

@@ -1,5 +1,5 @@
 import { createGermanError, isSiegelError } from '../errors.js';
-import { readSignerConfig } from '../options/env.js';
+import { readSignerConfig, type ValueSource } from '../options/env.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { cleartextBunkerWarningOnce } from './cleartext-bunker.js';
 import { HttpBunkerSigner } from './http-bunker-signer.js';
@@ -12,6 +12,8 @@ export interface CreateSignerOptions {
   env?: Record<string, string | undefined>;
   /** Bunker base address (default: `BUNKER_URL`, else `http://localhost:7777`). */
   url?: string;
+  /** Where `url` came from, for the message when the bunker cannot be reached (default: the `url` option). */
+  urlSource?: ValueSource;
   /** Bearer token (default: `BUNKER_API_TOKEN`). */
   apiToken?: string;
   /** Key name (default: `BUNKER_KEY_NAME`, else `default`). */
@@ -41,7 +43,9 @@ export function createSigner(options: CreateSignerOptions = {}): HttpBunkerSigne
     );
   }
   return new HttpBunkerSigner({
-    url: options.url ?? config.url,
+    ...(options.url === undefined
+      ? { url: config.url, urlSource: config.urlSource }
+      : { url: options.url, urlSource: options.urlSource ?? { kind: 'option', name: 'url' } }),
     apiToken,
     keyName: options.keyName ?? config.keyName,
   });
@@ -66,6 +70,7 @@ export async function openSigner(
       signer = createSigner({
         env: options.env,
         url: options.bunkerUrl,
+        urlSource: { kind: 'option', name: 'bunkerUrl' },
         apiToken: options.bunkerApiToken,
         keyName: options.bunkerKeyName,
         secretKey,

@@ -3,6 +3,7 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
+import { describeValueSource, type ValueSource } from '../options/env.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
 import type { Signer } from './signer.js';
 
@@ -10,6 +11,11 @@ import type { Signer } from './signer.js';
 export interface HttpBunkerSignerOptions {
   /** Bunker base address (default `http://localhost:7777`). */
   url?: string;
+  /**
+   * Where `url` came from, named when the bunker cannot be reached (default: the `url` option when `url` is
+   * given, else the default). `createSigner` passes where `BUNKER_URL` was read from.
+   */
+  urlSource?: ValueSource;
   /** Bearer token, `BUNKER_API_TOKEN` (required; missing → `BUNKER_API_TOKEN nicht gesetzt`). */
   apiToken?: string;
   /** Name of the key to sign with (default `default`). */
@@ -57,6 +63,7 @@ interface BunkerResponse {
 export class HttpBunkerSigner implements Signer {
   readonly url: string;
   readonly keyName: string;
+  readonly #urlSource: ValueSource;
   readonly #apiToken: string;
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
@@ -85,6 +92,9 @@ export class HttpBunkerSigner implements Signer {
     }
     this.#apiToken = apiToken;
     this.url = (options.url ?? DEFAULTS.bunkerUrl).replace(/\/+$/, '');
+    this.#urlSource =
+      options.urlSource ??
+      (options.url === undefined ? { kind: 'default' } : { kind: 'option', name: 'url' });
     try {
       new URL(this.url);
     } catch (cause) {
@@ -361,12 +371,14 @@ export class HttpBunkerSigner implements Signer {
     }
   }
 
+  /** `bunker_unreachable`: the first line names the address, the second where that address came from. */
   #networkError(error: unknown): SiegelError {
+    const source = describeValueSource('BUNKER_URL', this.#urlSource);
     const name = (error as Error)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') {
       return new SiegelError(
         'bunker_unreachable',
-        `Bunker at BUNKER_URL \`${this.url}\` did not answer within ${this.#timeoutMs} ms`,
+        `Bunker at BUNKER_URL \`${this.url}\` did not answer within ${this.#timeoutMs} ms.\n${source}`,
         { cause: error },
       );
     }
@@ -374,7 +386,7 @@ export class HttpBunkerSigner implements Signer {
       ((error as { cause?: { code?: string } })?.cause?.code ?? (error as Error)?.message) || 'network error';
     return new SiegelError(
       'bunker_unreachable',
-      `Bunker not reachable at BUNKER_URL \`${this.url}\` (${code}). Is it running? Check BUNKER_URL in .env.`,
+      `Bunker not reachable at BUNKER_URL \`${this.url}\` (${code}). Is it running?\n${source}`,
       { cause: error },
     );
   }

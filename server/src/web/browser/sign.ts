@@ -10,6 +10,7 @@ interface FileUrls {
   static_page: string;
   event_page: string;
   verify: string;
+  verify_api: string;
 }
 
 /** What this script reads of an API answer (an error answer has `error` and `message` only). */
@@ -124,7 +125,7 @@ function showLinks(urls: FileUrls, title: string): void {
   addLink(list, 'link-file', 'The file', urls.file);
   addLink(list, 'link-page', 'Event page', urls.static_page);
   addLink(list, 'link-verify', 'Verify page', urls.event_page);
-  addLink(list, 'link-api', 'Verify API', urls.verify);
+  addLink(list, 'link-api', 'Verify API', urls.verify_api);
 }
 
 wireFileDrop(fileInput, drop, inspect);
