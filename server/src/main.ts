@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the file-signing service: the only module that reads the environment and listens.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
@@ -18,7 +19,35 @@ import { prepareEventChecks } from './verify-record.js';
 // 10–20 MB while it ran. Set before any WebAssembly is compiled.
 setFlagsFromString('--no-wasm-dynamic-tiering');
 
-const dev = process.argv.includes('--dev');
+const USAGE = `Usage: siegel-server [--dev]
+
+Starts the file-signing service in the working directory (settings from the environment and \`.env\` there).
+  --dev          also accept a generated sign token, printed at start
+  --version, -v  print the version
+  --help, -h     print this help
+
+Settings: HOST, PORT (8787), BASE_URL, CDN_URL, SIEGEL_DATA_DIR (./data), SIGN_API_TOKENS,
+BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README of @siegel/server.
+`;
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+if (args.includes('--version') || args.includes('-v')) {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  process.stdout.write(`${pkg.version}\n`);
+  process.exit(0);
+}
+const unknown = args.filter((arg) => arg !== '--dev');
+if (unknown.length > 0) {
+  process.stderr.write(`siegel-server: unknown argument \`${unknown[0]}\`\n\n${USAGE}`);
+  process.exit(2);
+}
+const dev = args.includes('--dev');
 // process.env, overlaid with `.env` in the working directory (never mutating process.env).
 const env = loadEnv(process.cwd());
 let config: ServerConfig;

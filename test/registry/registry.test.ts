@@ -281,6 +281,7 @@ export default defineConfig({
   it('`npx siegel-server` from the registry signs a file and verifies it', async () => {
     const project = await freshProject('fresh-server');
     await shell.ok(project, 'npm', ['install', '@siegel/server']);
+    expect((await shell.ok(project, 'npx', ['siegel-server', '--version'])).trim()).toBe('0.1.0');
     const port = await freePort();
     const server = startCommand('npx', ['siegel-server'], {
       cwd: project,
@@ -306,12 +307,16 @@ export default defineConfig({
         headers: { authorization: 'Bearer a-sign-token-for-the-test' },
         body: form,
       });
-      const body = (await signed.json()) as { hash: string; urls: { verify_api?: string } };
+      const body = (await signed.json()) as { hash: string; urls: Record<string, string> };
       expect(signed.status, JSON.stringify(body)).toBe(200);
+      expect(body.urls.verify).toBe(`http://localhost:${port}/verify?hash=${body.hash}`);
+      expect(body.urls.verify_api).toBe(`http://localhost:${port}/api/verify?hash=${body.hash}`);
       const verified = (await (await fetch(`${base}/api/verify?hash=${body.hash}`)).json()) as {
         verified: boolean;
       };
       expect(verified.verified).toBe(true);
+      const page = await (await fetch(`${base}/verify?hash=${body.hash}`)).text();
+      expect(page).toContain('Jane Writer');
     } finally {
       await server.stop();
     }
