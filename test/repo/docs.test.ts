@@ -145,8 +145,9 @@ async function filesThatMayCite(): Promise<string[]> {
   const packages = (await readdir(join(ROOT, 'packages'))).map((name) => join(ROOT, 'packages', name));
   const examples = (await readdir(join(ROOT, 'examples'))).map((name) => join(ROOT, 'examples', name));
   const sourceDirs = [
-    ...packages.flatMap((dir) => [join(dir, 'src'), join(dir, 'scripts'), join(dir, 'test')]),
+    ...packages.flatMap((dir) => ['src', 'scripts', 'test', 'bin'].map((sub) => join(dir, sub))),
     join(ROOT, 'server', 'src'),
+    join(ROOT, 'server', 'bin'),
     join(ROOT, 'server', 'scripts'),
     join(ROOT, 'server', 'test'),
     join(ROOT, 'scripts'),
