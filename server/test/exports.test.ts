@@ -32,7 +32,7 @@ describe('@siegel/server', () => {
     );
   });
 
-  it('reads the DESIGN defaults and refuses malformed values, quoting them', () => {
+  it('reads the documented defaults and refuses malformed values, quoting them', () => {
     expect(readServerConfig({}, '/srv')).toEqual({
       host: '127.0.0.1',
       port: 8787,

@@ -77,7 +77,7 @@ describe('readTextMetadata', () => {
 });
 
 describe('placeholder authors', () => {
-  it('rejects the DESIGN list case-insensitively and names under 2 characters', () => {
+  it('rejects the documented placeholder list case-insensitively and names under 2 characters', () => {
     for (const name of [
       'unknown',
       'Unbekannt',

@@ -1,4 +1,4 @@
-// Acceptance 1 of issue 3 and 2 of issue 9 / DESIGN "Invariant, tested in real Chromium": for every
+// Acceptance 1 of issue 3 and 2 of issue 9 / docs/page-hash.md (the invariant, tested in real Chromium): for every
 // siegel-page/2 vector, sha256(new DOMParser().parseFromString(html, 'text/html').querySelector('main')
 // .innerHTML), computed IN the browser with crypto.subtle, equals our hash — with no list of known
 // divergences left (customizable <select>, processing instructions and <noscript> text included).

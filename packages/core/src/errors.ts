@@ -1,6 +1,6 @@
 /**
- * Stable error codes of `@siegel/core`. The first four carry a German first line (three of them exactly
- * the messages of DESIGN.md "Signers"); the rest carry a clear English message. `event_refused`: the
+ * Stable error codes of `@siegel/core`, listed in docs/errors.md with what the user does about each. The
+ * first four carry a German first line; the rest carry a clear English message. `event_refused`: the
  * signer refused what it was asked to sign (an event too large for the bunker, say) while it signs other
  * events — a failure of those events, not of the signer; `signSite` then fails those pages only.
  */
@@ -17,8 +17,9 @@ export type SiegelErrorCode =
   | 'event_refused';
 
 /**
- * The exact German first line of the user-facing signer errors (stable; tests pin them): the three of
- * DESIGN.md, and `token_rejected` for a token that is set but refused by the bunker (HTTP 401).
+ * The exact German first line of the user-facing signer errors (stable; tests pin them): the seed's
+ * three (token missing, key not found, key locked), and `token_rejected` for a token that is set but
+ * refused by the bunker (HTTP 401). docs/errors.md lists them.
  */
 export const GERMAN_MESSAGES = {
   token_missing: 'BUNKER_API_TOKEN nicht gesetzt',

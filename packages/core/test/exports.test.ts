@@ -80,7 +80,7 @@ describe('@siegel/core exports', () => {
     });
   });
 
-  it('keeps the three German messages of DESIGN exactly, plus the one for a rejected token', () => {
+  it('keeps the three German messages of the seed exactly, plus the one for a rejected token', () => {
     expect(core.GERMAN_MESSAGES).toEqual({
       token_missing: 'BUNKER_API_TOKEN nicht gesetzt',
       token_rejected: 'BUNKER_API_TOKEN ungültig',

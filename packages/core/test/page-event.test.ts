@@ -39,7 +39,7 @@ describe('pageUrl', () => {
 });
 
 describe('createPageEvent', () => {
-  it('builds the NIP-94 kind 1063 event of DESIGN', () => {
+  it('builds the NIP-94 kind 1063 event of docs/signature-block.md', () => {
     const template = createPageEvent({
       hash,
       url: 'https://example.com/a/',

@@ -21,7 +21,7 @@ const event = finalizeEvent(
 const verifyUrl = `https://example.com/verify/${event.id}`;
 
 describe('renderSignatureBlock', () => {
-  it('renders exactly the DESIGN block', () => {
+  it('renders exactly the documented block', () => {
     const block = renderSignatureBlock(event, { verifyUrl });
     const nevent = neventEncode({ id: event.id, author: pubkey, kind: 1063, relays: [] });
     expect(block).toBe(

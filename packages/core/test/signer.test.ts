@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 describe('configuration', () => {
-  it('applies the DESIGN defaults and treats blank values as unset', () => {
+  it('applies the documented defaults and treats blank values as unset', () => {
     expect(readSignerConfig({})).toEqual({
       url: 'http://localhost:7777',
       urlSource: { kind: 'default' },
@@ -149,7 +149,7 @@ describe('HttpBunkerSigner', () => {
       expect(error.message.split('\n')[0]).toBe('Key ist gesperrt');
     }
     // Regression: a token that is set but rejected (401) was reported as `BUNKER_API_TOKEN nicht gesetzt`,
-    // which DESIGN reserves for a missing token.
+    // which docs/errors.md reserves for a missing token.
     const wrongToken = new HttpBunkerSigner({ url: bunker.url, apiToken: 'tok-3f9a' });
     for (const error of [
       await rejection(wrongToken.check()),

@@ -67,7 +67,7 @@ export interface SignerConfig {
 }
 
 /**
- * Read the signer configuration from an environment object, applying the DESIGN defaults.
+ * Read the signer configuration from an environment object, applying the defaults of docs/configuration.md.
  * Blank values count as unset.
  *
  * @example

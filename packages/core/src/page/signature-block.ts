@@ -46,7 +46,7 @@ function readHashTag(event: NostrEvent): string {
 }
 
 /**
- * Render the `siegel-page/2` signature block for a signed page event, exactly as DESIGN.md specifies:
+ * Render the `siegel-page/2` signature block for a signed page event, exactly as docs/signature-block.md describes it:
  * an opening comment, `nostr:event`/`nostr:pubkey`/`nostr:hash` metas, the `nostr-verification` link,
  * the NIP-21 `rel="alternate"` `nostr:nevent1…` link, and the closing comment. Every value is escaped.
  * The returned string starts with `<!--` and ends with `-->` (no newline around it).
