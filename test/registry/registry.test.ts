@@ -6,9 +6,10 @@
 // files listed in expected-files.json. The tarballs are published to a real Verdaccio on loopback, and
 // projects under the OS temp directory, each with its own node_modules and an `.npmrc` naming that
 // registry, install them: the bunker and the CLI with `npm install` and run them with `npx`, Astro with
-// `npx astro add @siegel/astro`, Eleventy, Vite and VitePress with `npm install`. Each project builds,
-// signs against the bunker installed from the registry, and is verified page by page with its own
-// `npx siegel verify` and the checks of the integration tests, and one verify page of each in Chromium.
+// `npx astro add @siegel/astro`, Eleventy, Vite and VitePress with `npm install`, the file server with
+// `npm install` and `npx siegel-server`. Each project builds, signs against the bunker installed from the
+// registry, and is verified page by page with its own `npx siegel verify` and the checks of the integration
+// tests, and one verify page of each in Chromium.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -276,6 +277,34 @@ export default defineConfig({
     });
     await shell.ok(project, 'npm', ['run', 'build']);
     expect(await expectSigned(project, 'dist')).toBe(2);
+  });
+
+  it('`npm install @siegel/vite` in a fresh VitePress site: `vitepress build` signs every page', async () => {
+    const project = await freshProject('fresh-vitepress', {
+      scripts: { 'docs:build': 'vitepress build docs' },
+    });
+    await shell.ok(project, 'npm', [
+      'install',
+      `vitepress@${await repoVersion('vitepress')}`,
+      '@siegel/vite',
+    ]);
+    await writeFiles(project, {
+      // In the project root, where `npm run` starts, not in the VitePress root `docs/`.
+      '.env': dotenv(),
+      'docs/.vitepress/config.mts': `import siegel from '@siegel/vite';
+import { defineConfig } from 'vitepress';
+
+export default defineConfig({
+  title: 'Fresh VitePress',
+  vite: { plugins: [siegel({ site: 'https://vitepress.siegel.invalid' })] },
+});
+`,
+      'docs/index.md': '# Fresh VitePress\n\nHello from a registry install.\n',
+      'docs/guide/start.md': '# Start\n\nA page with `code` & more.\n',
+    });
+    const build = await shell.ok(project, 'npm', ['run', 'docs:build']);
+    expect(build).toMatch(/Siegel: 2 signed/);
+    expect(await expectSigned(project, 'docs/.vitepress/dist')).toBe(2);
   });
 
   it('`npx siegel-server` from the registry signs a file and verifies it', async () => {
