@@ -3,7 +3,7 @@ import siegel from '@siegel/eleventy';
 
 /** @param {import('@11ty/eleventy').UserConfig} eleventyConfig */
 export default function (eleventyConfig) {
-  // Signs every HTML output's <main> as Eleventy writes it; feeds and JSON are left alone.
+  // Signs the <main> of every HTML page this build wrote, once Eleventy has written them; feeds and JSON are left alone.
   eleventyConfig.addPlugin(siegel, { site: 'https://eleventy-example.siegel.invalid' });
 }
 

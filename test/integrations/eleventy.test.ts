@@ -1,4 +1,5 @@
-// What only Eleventy has: per-page transforms (batched), non-HTML outputs, and --serve.
+// What only Eleventy has: eleventy.after's results (what this run wrote), batched signing, non-HTML outputs,
+// --dryrun and --serve.
 import { existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,44 @@ describe('@siegel/eleventy', () => {
     expect(existsSync(join(project.outDir, 'draft/index.html'))).toBe(false);
   });
 
+  it('signs only what this run wrote (eleventy.after’s results): a stray page in _site stays as it was', async () => {
+    // A page in the output directory that Eleventy did not write in this run — left by an earlier build,
+    // another tool or a hand copy — is not this build's page: it is neither signed nor counted.
+    const stray = join(project.outDir, 'stray/index.html');
+    const html = '<!doctype html><title>Stray</title><main><p>Not from this build.</p></main>\n';
+    await mkdir(join(project.outDir, 'stray'), { recursive: true });
+    await writeFile(stray, html);
+    await rm(join(project.dir, '.sign-cache.json'), { force: true });
+    try {
+      counter.reset();
+      const result = await project.build();
+      expect(result.code, result.output).toBe(0);
+      expect(await readFile(stray, 'utf8')).toBe(html);
+      const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
+      const written = pages.filter((page) => page.path !== 'stray/index.html');
+      expect(written.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
+      expect(counter.signedEvents()).toBe(written.length);
+      expect(result.output).toContain(`Siegel: ${written.length} signed, 0 unchanged`);
+    } finally {
+      await rm(join(project.outDir, 'stray'), { recursive: true, force: true });
+    }
+  });
+
+  it('eleventy --dryrun writes nothing, so Siegel signs nothing (and says so)', async () => {
+    // With --dryrun Eleventy renders every page (its transforms run) but writes none: `results` is empty.
+    // A transform noting pages would have signed the previous build's files on disk.
+    await rm(join(project.dir, '.sign-cache.json'), { force: true });
+    const before = new Map((await checkPages(project.outDir)).map((page) => [page.path, page.raw]));
+    counter.reset();
+    const result = await project.build({}, { args: ['--dryrun'] });
+    expect(result.code, result.output).toBe(0);
+    expect(counter.signRequests()).toBe(0);
+    expect(result.output).toContain('Siegel: 0 signed, 0 unchanged, 0 skipped (no <main>), 0 failed');
+    expect(result.output).toContain(`Siegel: no HTML page found in \`${project.outDir}\`, nothing signed`);
+    for (const page of await checkPages(project.outDir))
+      expect(page.raw, page.path).toBe(before.get(page.path));
+  });
+
   it('is off in --serve unless enabled', async () => {
     const port = await freePort();
     counter.reset();
@@ -112,14 +151,9 @@ describe('@siegel/eleventy', () => {
       await writeFile(page, html);
       await link(page, join(dir, 'before-signing.html'));
 
-      const transforms: ((this: { page: { outputPath: string | false } }, content: unknown) => unknown)[] =
-        [];
       const handlers = new Map<string, (args: EleventyEventArgs) => unknown>();
       siegel(
-        {
-          addTransform: (_name, callback) => void transforms.push(callback),
-          on: (event, callback) => void handlers.set(event, callback),
-        },
+        { versionCheck: () => {}, on: (event, callback) => void handlers.set(event, callback) },
         {
           site: 'https://atomic.siegel.invalid',
           cacheFile: join(dir, '.sign-cache.json'),
@@ -128,10 +162,12 @@ describe('@siegel/eleventy', () => {
           bunkerKeyName: bunker.keyName,
         },
       );
-      const args: EleventyEventArgs = { directories: { output: outDir }, runMode: 'build', outputMode: 'fs' };
-      await handlers.get('eleventy.before')?.(args);
-      for (const transform of transforms) transform.call({ page: { outputPath: page } }, html);
-      await handlers.get('eleventy.after')?.(args);
+      await handlers.get('eleventy.after')?.({
+        directories: { output: outDir },
+        runMode: 'build',
+        outputMode: 'fs',
+        results: [{ outputPath: page }],
+      });
 
       const [signed] = (await checkPages(outDir)).filter((check) => check.path === 'about/index.html');
       expect(signed && signatureProblems(signed, bunker.pubkey)).toEqual([]);

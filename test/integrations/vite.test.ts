@@ -86,6 +86,32 @@ describe('@siegel/vite', () => {
     }
   });
 
+  it('a build that signs no page says so as a warning: pages without the element, or no HTML page at all', async () => {
+    const copy = await project((source) =>
+      source.replace(
+        "siegel({ site: 'https://vite-example.siegel.invalid' })",
+        "siegel({ site: 'https://vite-example.siegel.invalid', selector: 'aside' })",
+      ),
+    );
+    counter.reset();
+    const none = await copy.build();
+    expect(none.code, none.output).toBe(0);
+    expect(none.output).toContain(
+      `[@siegel/vite] Siegel: 4 HTML pages found in \`${copy.outDir}\`, none signed: none has an <aside>`,
+    );
+    expect(counter.signRequests()).toBe(0);
+
+    // A build whose only input is a script writes no HTML page at all.
+    await copy.configureSource((source) =>
+      source.replace(/input: \{[^}]*\}/, "input: { main: resolve(root, 'src/main.js') }"),
+    );
+    const empty = await copy.build();
+    expect(empty.code, empty.output).toBe(0);
+    expect(empty.output).toContain(
+      `[@siegel/vite] Siegel: no HTML page found in \`${copy.outDir}\`, nothing signed`,
+    );
+  });
+
   it('a dev server signs nothing, neither while running nor when it closes', async () => {
     const copy = await project((source) => source);
     counter.reset();

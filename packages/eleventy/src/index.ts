@@ -2,6 +2,7 @@ export {
   DEFAULTS,
   type EleventyConfigLike,
   type EleventyEventArgs,
+  type EleventyResult,
   optionsSchema,
   PLUGIN_NAME,
   parseOptions,
@@ -9,3 +10,4 @@ export {
   siegel,
   siegel as default,
 } from './plugin.js';
+export { checkEleventyVersion, ELEVENTY_VERSION_RANGE, type VersionCheckable } from './version-check.js';

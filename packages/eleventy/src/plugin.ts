@@ -7,8 +7,9 @@ import {
   toSignSiteOptions,
 } from '@siegel/core/integration';
 import { z } from 'zod';
+import { checkEleventyVersion, type VersionCheckable } from './version-check.js';
 
-/** The plugin's name, used for its transform. */
+/** The plugin's name: its npm name, the prefix of its messages. */
 export const PLUGIN_NAME = '@siegel/eleventy';
 
 /** Default values of every option; `undefined` means "taken from the host or from `.env`". */
@@ -30,11 +31,7 @@ export const { optionsSchema, parseOptions } = defineIntegrationOptions(PLUGIN_N
 export type SiegelEleventyOptions = z.input<typeof optionsSchema>;
 
 /** The part of Eleventy's `eleventyConfig` this plugin uses. */
-export interface EleventyConfigLike {
-  addTransform(
-    name: string,
-    callback: (this: { page: { outputPath: string | false } }, content: unknown) => unknown,
-  ): void;
+export interface EleventyConfigLike extends VersionCheckable {
   on(event: string, callback: (args: EleventyEventArgs) => unknown): void;
   /** Eleventy's console logger (Eleventy 3 sets it on the config). */
   logger?: {
@@ -48,11 +45,21 @@ export interface EleventyConfigLike {
   };
 }
 
-/** Arguments of Eleventy's `eleventy.before` / `eleventy.after` events. */
+/** One output Eleventy wrote in this run, as listed in `eleventy.after`'s `results`. */
+export interface EleventyResult {
+  /** Where it was written, relative to the working directory (or absolute); `false` when not written. */
+  outputPath: string | false;
+  inputPath?: string;
+  url?: string | false;
+}
+
+/** Arguments of Eleventy's `eleventy.after` event (Eleventy 3). */
 export interface EleventyEventArgs {
   directories: { output: string };
   runMode: 'build' | 'serve' | 'watch';
   outputMode: 'fs' | 'json' | 'ndjson';
+  /** Every template output this run wrote (not passthrough copies, not `permalink: false`). */
+  results?: EleventyResult[];
 }
 
 type LogType = 'log' | 'warn' | 'error';
@@ -76,50 +83,42 @@ function createLog(eleventyConfig: EleventyConfigLike) {
 }
 
 /**
- * Eleventy plugin: a transform notes each HTML output Eleventy writes; `eleventy.after` signs exactly those
- * files with core's `signSite` (so they share few bunker requests) and writes the signed pages, the cache,
- * the verify pages and the summary. Pages are signed as written, after every transform.
+ * Eleventy plugin: in `eleventy.after`, signs exactly the HTML pages this run wrote — Eleventy's own list
+ * of them, the event's `results` — with core's `signSite` (so they share few bunker requests), and writes
+ * the signed pages, the cache, the verify pages and the summary. Pages are signed as written, after every
+ * transform. Checks the Eleventy version when added (`eleventyConfig.versionCheck`).
  *
  * @example
  * // eleventy.config.js
  * import siegel from '@siegel/eleventy';
  * export default (eleventyConfig) => { eleventyConfig.addPlugin(siegel, { site: 'https://example.com' }); };
- * @throws {SiegelError} `invalid_options` for unknown or malformed options; with `onError: 'fail'` (default)
- *   signing errors (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`, `Key ist gesperrt`, …) fail the build.
+ * @throws {SiegelError} `invalid_options` for unknown or malformed options, or an Eleventy older than
+ *   {@link ELEVENTY_VERSION_RANGE}; with `onError: 'fail'` (default) signing errors
+ *   (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`, `Key ist gesperrt`, …) fail the build.
  */
 export function siegel(eleventyConfig: EleventyConfigLike, options?: SiegelEleventyOptions): void {
   const settings = parseOptions(options);
+  checkEleventyVersion(eleventyConfig, PLUGIN_NAME);
   const log = createLog(eleventyConfig);
-  let run: { outDir: string; pages: Set<string> } | undefined;
 
-  eleventyConfig.on('eleventy.before', ({ directories, runMode, outputMode }) => {
-    run = undefined;
+  // Why `results` and not the output directory: the directory also holds what this run did not write
+  // (passthrough copies, files left by earlier builds or other tools), which are not this build's pages;
+  // and an incremental build writes a few pages only. Why not a transform noting each page: a transform
+  // also runs for pages that are then not written (`--dryrun`). The pages are read back from disk, as
+  // written: transforms registered after this plugin (a minifier, say) are kept.
+  eleventyConfig.on('eleventy.after', async ({ directories, runMode, outputMode, results }) => {
     const enabled = settings.enabled ?? runMode === 'build';
     if (!enabled || outputMode !== 'fs') return;
-    run = { outDir: resolve(process.cwd(), directories.output), pages: new Set() };
-  });
-
-  // The transform only notes each HTML output Eleventy is about to write. Pages of one paginated
-  // template are rendered one after another (Eleventy awaits each page's transforms before rendering the
-  // next), so awaiting a signature here would cost one bunker request per page. Signing them all in
-  // `eleventy.after` lets `signSite` put them into few batches, and reading back what Eleventy wrote keeps
-  // the work of transforms registered after this plugin (a minifier, say).
-  eleventyConfig.addTransform(PLUGIN_NAME, function (content) {
-    const outputPath = this.page.outputPath;
-    if (!run || typeof outputPath !== 'string' || !outputPath.endsWith('.html')) return content;
-    run.pages.add(resolve(outputPath));
-    return content;
-  });
-
-  eleventyConfig.on('eleventy.after', async () => {
-    if (!run) return;
-    const { outDir, pages } = run;
-    run = undefined;
     const root = process.cwd();
-    // Only this build's pages (an incremental build writes a few): the cache keeps the others' entries.
-    const files = [...pages].map((file) => relative(outDir, file));
+    const outDir = resolve(root, directories.output);
+    const files = new Set<string>();
+    for (const { outputPath } of results ?? []) {
+      if (typeof outputPath === 'string' && outputPath.endsWith('.html'))
+        files.add(relative(outDir, resolve(root, outputPath)));
+    }
+    // Only this build's pages: the cache keeps the others' entries.
     await runBuildSigning(
-      () => signSite(outDir, { ...toSignSiteOptions(settings, { root, logger: log }), files }),
+      () => signSite(outDir, { ...toSignSiteOptions(settings, { root, logger: log }), files: [...files] }),
       { onError: settings.onError, logger: log },
     );
   });

@@ -1,9 +1,2 @@
-export {
-  DEFAULTS,
-  optionsSchema,
-  PLUGIN_NAME,
-  parseOptions,
-  type SiegelViteOptions,
-  siegel,
-  siegel as default,
-} from './plugin.js';
+export { DEFAULTS, optionsSchema, PLUGIN_NAME, parseOptions, type SiegelViteOptions } from './options.js';
+export { siegel, siegel as default } from './plugin.js';

@@ -1,38 +1,27 @@
 import { resolve } from 'node:path';
 import { signSite } from '@siegel/core';
-import {
-  defineIntegrationOptions,
-  INTEGRATION_DEFAULTS,
-  runBuildSigning,
-  toSignSiteOptions,
-} from '@siegel/core/integration';
+import { runBuildSigning, toSignSiteOptions } from '@siegel/core/integration';
 import type { Plugin, ResolvedConfig } from 'vite';
-import type { z } from 'zod';
-
-/** The plugin's name: its npm name. */
-export const PLUGIN_NAME = '@siegel/vite';
-
-/** Default values of every option; `undefined` means "taken from the host or from `.env`". */
-export const DEFAULTS = INTEGRATION_DEFAULTS;
-
-/**
- * Options of `siegel()` for Vite: those every Siegel integration shares, as a strict schema (a typo never
- * silently turns signing off), and their validation.
- */
-export const { optionsSchema, parseOptions } = defineIntegrationOptions(PLUGIN_NAME);
-
-/** Options of `siegel()` for Vite (see {@link optionsSchema} for defaults). */
-export type SiegelViteOptions = z.input<typeof optionsSchema>;
+import { PLUGIN_NAME, parseOptions, prefixLogger, type SiegelViteOptions } from './options.js';
+import { chainVitePressBuildEnd, type VitePressSiteConfigLike } from './vitepress.js';
 
 /** What a build hook sees of Vite 6+'s per-environment context (absent in older Vite). */
 interface EnvironmentContext {
   environment?: { name: string; config: ResolvedConfig };
 }
 
+/** VitePress's site config, which VitePress puts on the Vite config it builds with. */
+function vitePressOf(config: ResolvedConfig): VitePressSiteConfigLike | undefined {
+  const site = (config as { vitepress?: VitePressSiteConfigLike }).vitepress;
+  return site && typeof site.outDir === 'string' && typeof site.root === 'string' ? site : undefined;
+}
+
 /**
  * Vite plugin that signs every built HTML page's `<main>` with the author's Nostr key, once, after the
  * client build has written its output. Not in dev (`apply: 'build'`), not for SSR or other environments,
- * not after a failed build.
+ * not after a failed build. In a VitePress build (`vite.plugins` in `.vitepress/config`), where the pages
+ * are rendered only after Vite's builds, it signs in VitePress's `buildEnd` instead, after yours, with
+ * `.env` from the project root (see `@siegel/vite/vitepress`).
  *
  * @example
  * // vite.config.js
@@ -59,6 +48,8 @@ export function siegel(options?: SiegelViteOptions): Plugin {
     enforce: 'post',
     configResolved(config) {
       resolved = config;
+      const site = vitePressOf(config);
+      if (site) chainVitePressBuildEnd(site, settings);
     },
     buildStart() {
       const environment = environmentOf(this);
@@ -83,6 +74,8 @@ export function siegel(options?: SiegelViteOptions): Plugin {
       const current = state.get(environment.name);
       state.delete(environment.name);
       const { config } = environment;
+      // VitePress has not rendered any page yet: its `buildEnd` signs them (see configResolved).
+      if (vitePressOf(config)) return;
       const isClient = environment.name === 'client' && !config.build.ssr;
       if (!isClient || !current?.written || current.failed) return;
       const outDir = resolve(config.root, config.build.outDir);
@@ -92,15 +85,5 @@ export function siegel(options?: SiegelViteOptions): Plugin {
         { onError: settings.onError, logger },
       );
     },
-  };
-}
-
-/** Vite's logger, each message prefixed with the plugin's name. */
-function prefixLogger(logger: ResolvedConfig['logger']) {
-  const prefix = `[${PLUGIN_NAME}] `;
-  return {
-    info: (message: string) => logger.info(prefix + message),
-    warn: (message: string) => logger.warn(prefix + message),
-    error: (message: string) => logger.error(prefix + message),
   };
 }

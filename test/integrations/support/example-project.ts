@@ -94,6 +94,26 @@ export const ADAPTERS: ExampleAdapter[] = [
   },
 ];
 
+/**
+ * The VitePress example, driven like the others but not part of the shared conformance suite (ADAPTERS):
+ * test/integrations/vitepress.test.ts checks what its builds must do. Its config lives below the
+ * VitePress root `docs/`, and `.env` and the cache in the project root above it.
+ */
+export const VITEPRESS_ADAPTER: ExampleAdapter = {
+  tool: 'vitepress',
+  example: 'vitepress-site',
+  outDir: 'docs/.vitepress/dist',
+  configFile: 'docs/.vitepress/config.mts',
+  command: () => ({ script: binOf('vitepress'), args: ['build', 'docs'] }),
+  withOptions: mergeCall('siegel('),
+  withoutSiegel: (source) => source.replace(/siegel\(\{[^)]*\}\)/, ''),
+  editable: {
+    file: 'docs/about.md',
+    page: 'about.html',
+    edit: (source) => `${source}\nAn added paragraph: this page changed after it was signed.\n`,
+  },
+};
+
 /** Result of one build. */
 export interface BuildResult {
   code: number | null;
@@ -114,7 +134,8 @@ export interface ExampleProject {
   configureSource(edit: (original: string) => string): Promise<void>;
   /** Write `.env` (replacing it); `undefined` values are left out. */
   writeEnv(env: Record<string, string | undefined>): Promise<void>;
-  build(extraEnv?: Record<string, string>): Promise<BuildResult>;
+  /** Run the build command (in `cwd`, default the project, with other `args` if given). */
+  build(extraEnv?: Record<string, string>, run?: { cwd?: string; args?: string[] }): Promise<BuildResult>;
   /** Every file in the output, relative paths with `/`, sorted. */
   listOutput(): Promise<string[]>;
   read(relativePath: string): Promise<string>;
@@ -153,7 +174,7 @@ export async function copyExample(
         .map(([key, value]) => `${key}=${value}`);
       await writeFile(join(dir, '.env'), `${lines.join('\n')}\n`);
     },
-    build: (extraEnv = {}) => runBuild(adapter, dir, extraEnv),
+    build: (extraEnv = {}, run = {}) => runBuild(adapter, run.cwd ?? dir, extraEnv, run.args),
     listOutput: () => listFiles(outDir),
     read: (relativePath) => readFile(join(outDir, relativePath), 'utf8'),
     remove: () => rm(dir, { recursive: true, force: true }),
@@ -173,6 +194,7 @@ function runBuild(
   adapter: ExampleAdapter,
   cwd: string,
   extraEnv: Record<string, string>,
+  otherArgs?: string[],
 ): Promise<BuildResult> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -183,7 +205,8 @@ function runBuild(
     { NO_COLOR: '1', FORCE_COLOR: '0', ASTRO_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
     extraEnv,
   );
-  const { script, args } = adapter.command();
+  const { script, args: defaultArgs } = adapter.command();
+  const args = otherArgs ?? defaultArgs;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -14,13 +14,14 @@ import {
 import { findSitePages } from './find-pages.js';
 import { PagePump } from './pump.js';
 import { SigningSession } from './session.js';
-import { formatSummary, type SignSummary } from './summary.js';
+import { formatNothingSignedWarning, formatSummary, type SignSummary } from './summary.js';
 
 /**
  * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
  * signer in large batches (while later pages are still being parsed), take unchanged pages' blocks from the
  * cache with no bunker call, and write the pages, the verify pages and the cache — atomically, and during
- * long runs after every batch. Logs the summary through `options.logger` and returns it.
+ * long runs after every batch. Logs the summary through `options.logger` — and a warning when no page
+ * ended up signed (no HTML page found, or none with a `<main>`, or each refused or failed) — and returns it.
  *
  * The signer is checked first: a missing token, an unknown or locked key, or a bunker that is down throw
  * before any page or the cache is touched.
@@ -42,7 +43,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const pump = new PagePump(root, resolved, session, paths.length);
   try {
     await pump.pump(paths);
-    return await finish(pump, session, resolved, paths);
+    return await finish(pump, session, resolved, paths, dir);
   } finally {
     await pump.close();
   }
@@ -51,13 +52,14 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
 /**
  * The end of a run: every page signed and written, cache entries of pages that are gone dropped (unless
  * the run named its `files`), the cache saved — also after a fatal error, so signed batches are kept —
- * and the summary logged.
+ * and the summary logged, with a warning when no page ended up signed (never silent).
  */
 async function finish(
   pump: PagePump,
   session: SigningSession,
   options: ResolvedSignSiteOptions,
   paths: string[],
+  dir: string,
 ): Promise<SignSummary> {
   await pump.drain();
   if (!options.files && !session.fatal) session.prune(new Set(paths));
@@ -65,5 +67,7 @@ async function finish(
   if (session.fatal) throw session.fatal;
   const summary = session.summary();
   options.logger.info(formatSummary(summary, { verbose: options.verbose, selector: options.selector }));
+  const nothingSigned = formatNothingSignedWarning(summary, { dir, selector: options.selector });
+  if (nothingSigned) options.logger.warn(nothingSigned);
   return summary;
 }

@@ -72,6 +72,52 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
   return [`${head}${refused}`, ...lines].join('\n');
 }
 
+/** Options of {@link formatNothingSignedWarning}. */
+export interface NothingSignedOptions {
+  /** The output directory as the user named it, quoted in the warning. */
+  dir: string;
+  /** The selector, named when no page has the element (default `main`). */
+  selector?: string;
+}
+
+/**
+ * The warning for a run that leaves no page signed — it found no HTML page at all, or found pages but
+ * signed none (none has the element, or each was refused or failed) — so that such a build never passes
+ * silently; `undefined` when at least one page carries a signature (signed now or from the cache). Every
+ * host prints it: `signSite` logs it through the host's logger, after the summary.
+ *
+ * @example
+ * ```ts
+ * formatNothingSignedWarning(summary, { dir: 'dist' })
+ * // 'Siegel: 5 HTML pages found in `dist`, none signed: none has a <main>'
+ * ```
+ */
+export function formatNothingSignedWarning(
+  summary: SignSummary,
+  options: NothingSignedOptions,
+): string | undefined {
+  const found = summary.pages.length;
+  const where = `in \`${options.dir}\``;
+  if (found === 0) return `Siegel: no HTML page found ${where}, nothing signed`;
+  if (summary.signed + summary.unchanged > 0) return undefined;
+  const element = describeSelector(options.selector ?? 'main');
+  const none = summary.dryRun ? 'none would be signed' : 'none signed';
+  const pages = found === 1 ? '1 HTML page' : `${found} HTML pages`;
+  const reason =
+    summary.skipped === found
+      ? found === 1
+        ? `it has no ${element}`
+        : `none has ${/^<[aeiou]/i.test(element) ? 'an' : 'a'} ${element}`
+      : [
+          summary.skipped > 0 ? `${summary.skipped} without ${element}` : '',
+          summary.refused > 0 ? `${summary.refused} refused` : '',
+          summary.failed > 0 ? `${summary.failed} failed` : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+  return `Siegel: ${pages} found ${where}, ${none}: ${reason}`;
+}
+
 /** The summary of a run from its page reports (sorted by path). */
 export function summarize(reports: PageReport[], dryRun: boolean): SignSummary {
   const pages = [...reports].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
