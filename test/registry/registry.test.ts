@@ -83,6 +83,9 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+/** The last line a command printed (npm's own warnings about the machine's `.npmrc` may come first). */
+const lastLine = (output: string) => output.trim().split('\n').at(-1);
+
 /** A fresh project folder under the OS temp directory with an `.npmrc` naming the test registry. */
 async function freshProject(name: string, manifest: Record<string, unknown> = {}): Promise<string> {
   const dir = join(work, 'projects', name);
@@ -184,6 +187,7 @@ describe('the packages from a registry, installed into fresh projects', () => {
       BUNKER_API_TOKEN: apiToken as string,
       BUNKER_KEY_NAME: 'default',
     };
+    expect(lastLine(await shell.ok(project, 'npx', ['siegel-bunker', '--version']))).toBe('0.1.0');
   });
 
   it('the `siegel` CLI from the registry signs and verifies a built site', async () => {
@@ -310,7 +314,7 @@ export default defineConfig({
   it('`npx siegel-server` from the registry signs a file and verifies it', async () => {
     const project = await freshProject('fresh-server');
     await shell.ok(project, 'npm', ['install', '@siegel/server']);
-    expect((await shell.ok(project, 'npx', ['siegel-server', '--version'])).trim()).toBe('0.1.0');
+    expect(lastLine(await shell.ok(project, 'npx', ['siegel-server', '--version']))).toBe('0.1.0');
     const port = await freePort();
     const server = startCommand('npx', ['siegel-server'], {
       cwd: project,
