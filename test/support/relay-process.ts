@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const RELAY_SERVER = fileURLToPath(new URL('./relay/relay-server.mjs', import.meta.url));
+const READY = /^SIEGEL_RELAY_READY (\{.*\})$/m;
+
+/** A relay process started by {@link startRelay}. */
+export interface RunningRelay {
+  /** `ws://127.0.0.1:PORT` */
+  url: string;
+  child: ChildProcess;
+  /** Everything it wrote so far. */
+  output(): string;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start test/support/relay/relay-server.mjs (a NIP-01 relay on @nostr-relay/core + ws, its own process) on
+ * a free loopback port (or `port`). `refuse`: answer every EVENT with `OK false` and `blocked: {refuse}`.
+ */
+export async function startRelay(options: { port?: number; refuse?: string } = {}): Promise<RunningRelay> {
+  const args = [RELAY_SERVER, '--port', String(options.port ?? 0)];
+  if (options.refuse !== undefined) args.push('--refuse', options.refuse);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the relay did not start within 20 s:\n${out}`));
+    }, 20_000);
+    const check = () => {
+      const match = READY.exec(out);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      resolve((JSON.parse(match[1]) as { url: string }).url);
+    };
+    child.stdout.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the relay exited before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * Ask the relay at `url` for `filter` (one REQ, until EOSE) over a plain WebSocket, the way any client
+ * does; resolves with the events it sent. Fails after `timeoutMs` without EOSE.
+ */
+export function queryRelay(
+  url: string,
+  filter: Record<string, unknown>,
+  timeoutMs = 10_000,
+): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const events: unknown[] = [];
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no EOSE from ${url} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.onopen = () => socket.send(JSON.stringify(['REQ', 'q', filter]));
+    socket.onerror = () => {
+      clearTimeout(timer);
+      reject(new Error(`cannot reach ${url}`));
+    };
+    socket.onmessage = (message) => {
+      const data = JSON.parse(String(message.data)) as unknown[];
+      if (data[0] === 'EVENT' && data[1] === 'q') events.push(data[2]);
+      if (data[0] === 'EOSE' && data[1] === 'q') {
+        clearTimeout(timer);
+        socket.close();
+        resolve(events);
+      }
+    };
+  });
+}
