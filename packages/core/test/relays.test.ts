@@ -38,6 +38,15 @@ describe('relay hints: validation', () => {
     expect(
       parseRelays([' wss://relay.example.com ', 'wss://nos.lol/', '', 'wss://relay.example.com ']),
     ).toEqual(['wss://relay.example.com', 'wss://nos.lol/']);
+    // A local or test relay: ws:// on loopback only.
+    expect(parseRelays(['ws://127.0.0.1:7000', 'ws://localhost:7001/', 'ws://[::1]:7002'])).toEqual([
+      'ws://127.0.0.1:7000',
+      'ws://localhost:7001/',
+      'ws://[::1]:7002',
+    ]);
+    expect(() => parseRelays(['ws://192.168.1.5:7000'])).toThrow(
+      'Relay `ws://192.168.1.5:7000` (relays) must be a wss:// URL (ws:// only on a loopback host)',
+    );
     for (const bad of [
       'https://relay.example.com',
       'ws://relay.example.com',

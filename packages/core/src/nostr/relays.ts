@@ -1,12 +1,16 @@
 import { SiegelError } from '../errors.js';
+import { isLoopbackHost } from '../signer/cleartext-bunker.js';
 
 /**
- * Validate relay URLs for the block's `nevent` hint: each must be an absolute `wss://` URL (no user
- * info). Trims them, skips blanks and drops duplicates, keeping the order and the spelling.
+ * Validate relay URLs (the block's `nevent` hints, and where events are published and looked up): each
+ * must be an absolute `wss://` URL, or `ws://` on a loopback host (a local or test relay: nothing leaves
+ * the machine in cleartext); no user info. Trims them, skips blanks and drops duplicates, keeping the order
+ * and the spelling.
  *
  * @example
  * ```ts
  * parseRelays(['wss://relay.example.com', 'wss://nos.lol/']) // ['wss://relay.example.com', 'wss://nos.lol/']
+ * parseRelays(['ws://127.0.0.1:7000'])        // ['ws://127.0.0.1:7000']
  * parseRelays(['https://relay.example.com']) // throws: Relay `https://relay.example.com` must be a wss:// URL
  * ```
  * @throws {SiegelError} `invalid_options` naming the bad value in backticks (and where it came from).
@@ -22,8 +26,10 @@ export function parseRelays(values: readonly string[], source = 'relays'): strin
     } catch (cause) {
       throw new SiegelError('invalid_options', `Relay \`${value}\` (${source}) is not a URL`, { cause });
     }
-    if (url.protocol !== 'wss:' || !url.hostname || url.username || url.password) {
-      throw new SiegelError('invalid_options', `Relay \`${value}\` (${source}) must be a wss:// URL`);
+    const loopbackWs = url.protocol === 'ws:' && isLoopbackHost(url.hostname);
+    if ((url.protocol !== 'wss:' && !loopbackWs) || !url.hostname || url.username || url.password) {
+      const also = url.protocol === 'ws:' ? ' (ws:// only on a loopback host)' : '';
+      throw new SiegelError('invalid_options', `Relay \`${value}\` (${source}) must be a wss:// URL${also}`);
     }
     requireRelayHintSize(value, source);
     if (!relays.includes(value)) relays.push(value);
@@ -31,7 +37,7 @@ export function parseRelays(values: readonly string[], source = 'relays'): strin
   return relays;
 }
 
-/** `SIEGEL_RELAYS`: comma-separated `wss://` URLs (blank: none). */
+/** `SIEGEL_RELAYS`: comma-separated relay URLs as {@link parseRelays} takes them (blank: none). */
 export function readRelaysFromEnv(value: string | undefined): string[] {
   return value?.trim() ? parseRelays(value.split(','), 'SIEGEL_RELAYS') : [];
 }

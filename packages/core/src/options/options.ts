@@ -104,7 +104,7 @@ function isRelayHint(relay: string): boolean {
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
 const HTTP_URL = 'an absolute http(s) URL';
 const POSITIVE = 'a positive integer';
-const RELAY = 'a wss:// URL of at most 255 bytes';
+const RELAY = 'a wss:// URL (ws:// on loopback) of at most 255 bytes';
 const WHOLE = 'a whole number ≥ 0';
 
 /**
