@@ -9,6 +9,7 @@ import { FileSigner } from './file-signer.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { uploadGuard } from './middleware/upload-guard.js';
+import type { RelayPublishing } from './publishing/relay-publishing.js';
 import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   analysisTimeoutMs?: number;
   /** Where unexpected errors are reported (default `console.error`). */
   logError?: (error: unknown) => void;
+  /** Publishing of new events to relays (`SIEGEL_RELAYS`); none: `published_to` is always `[]`. */
+  publishing?: RelayPublishing;
 }
 
 /** The built app, the file signer inside it (for `removeOrphans()` at start) and its analyzer (workers). */
@@ -115,7 +118,17 @@ export function createApp(deps: AppDeps): SiegelApp {
   // Everything but the open verify API: security headers on every response, then one router per resource.
   const site = new Hono();
   site.use('*', securityHeaders({ https }));
-  site.route('/api', createSignRoutes({ fileSigner, uploadGuard: guard, analyzer, baseUrl, cdnUrl }));
+  site.route(
+    '/api',
+    createSignRoutes({
+      fileSigner,
+      uploadGuard: guard,
+      analyzer,
+      baseUrl,
+      cdnUrl,
+      ...(deps.publishing && { publishing: deps.publishing }),
+    }),
+  );
   site.route(
     '/api',
     createInspectRoutes({ records: deps.records, uploadGuard: guard, analyzer, baseUrl, cdnUrl }),

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readRelaysFromEnv } from '@siegel/core';
 import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 
 /** The service's settings, as {@link readServerConfig} reads them from the environment. */
@@ -30,6 +31,10 @@ export interface ServerConfig {
   analysisWorkers: number;
   /** `ANALYSIS_TIMEOUT_MS`: processor time one upload may take to read (10× that on the clock), default 5000. */
   analysisTimeoutMs: number;
+  /** `SIEGEL_RELAYS`: comma-separated relays every signed event is published to (`wss://`; `ws://` on loopback); none: off. */
+  relays: string[];
+  /** `RELAY_RETRY_MS`: wait before an event a relay did not take is offered again, doubling up to 1 h; default 30 000. */
+  relayRetryMs: number;
 }
 
 /** Defaults of every setting. */
@@ -46,6 +51,7 @@ export const SERVER_DEFAULTS = {
   /** The CPUs this process may use, at most 4. */
   analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
   analysisTimeoutMs: 5000,
+  relayRetryMs: 30_000,
 } as const;
 
 /** The default `MAX_BUFFERED_BYTES` for an upload limit: 128 MiB, or one largest upload with its framing. */
@@ -85,6 +91,8 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     uploadWaitMs: readInteger(env, 'UPLOAD_WAIT_MS', SERVER_DEFAULTS.uploadWaitMs, 0),
     analysisWorkers: readInteger(env, 'ANALYSIS_WORKERS', SERVER_DEFAULTS.analysisWorkers),
     analysisTimeoutMs: readInteger(env, 'ANALYSIS_TIMEOUT_MS', SERVER_DEFAULTS.analysisTimeoutMs),
+    relays: readRelaysFromEnv(env.SIEGEL_RELAYS),
+    relayRetryMs: readInteger(env, 'RELAY_RETRY_MS', SERVER_DEFAULTS.relayRetryMs),
   };
 }
 

@@ -9,6 +9,9 @@ import { npubEncode } from 'nostr-tools/nip19';
 import { createApp } from './app.js';
 import { databasePath, filesPath, readServerConfig, type ServerConfig } from './config.js';
 import { prepareDataDir } from './data-dir.js';
+import { RelayDeliveries } from './publishing/relay-deliveries.js';
+import { RelayPublishing } from './publishing/relay-publishing.js';
+import { createRelaySender } from './publishing/send-to-relays.js';
 import { FilesystemStorage } from './storage/filesystem-storage.js';
 import { SqliteRecordStore } from './storage/sqlite-record-store.js';
 import { prepareEventChecks } from './verify-record.js';
@@ -80,6 +83,13 @@ try {
 
 const records = new SqliteRecordStore(databasePath(config.dataDir));
 const storage = new FilesystemStorage(filesPath(config.dataDir));
+const publishing = new RelayPublishing({
+  relays: config.relays,
+  deliveries: new RelayDeliveries(records.db, { firstRetryMs: config.relayRetryMs }),
+  send: createRelaySender(),
+  // Look for due deliveries as often as the shortest wait, at most every 15 s.
+  retryEveryMs: Math.min(15_000, config.relayRetryMs),
+});
 const { app, fileSigner, analyzer } = createApp({
   signer,
   storage,
@@ -94,6 +104,7 @@ const { app, fileSigner, analyzer } = createApp({
   uploadWaitMs: config.uploadWaitMs,
   analysisWorkers: config.analysisWorkers,
   analysisTimeoutMs: config.analysisTimeoutMs,
+  publishing,
 });
 // The analysis workers load their modules now, not while the first upload waits.
 await analyzer.start();
@@ -114,6 +125,12 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
     `Siegel server listening on http://${info.address}:${info.port} (public address ${config.baseUrl})`,
   );
   console.log(`Sign page: ${config.baseUrl}/tools/sign · verify page: ${config.baseUrl}/verify`);
+  if (publishing.enabled) {
+    console.log(`Publishing signed events to ${config.relays.join(', ')}`);
+    // What waits in the outbox from before (relays down, a restart) goes out now and then with backoff.
+    void publishing.retryDue();
+    publishing.start();
+  }
   if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
   else if (signTokens.length === 0)
     console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');
@@ -133,7 +150,8 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 });
 
 function shutdown(): void {
-  server.close(() => {
+  server.close(async () => {
+    await publishing.stop();
     records.close();
     void analyzer.close().finally(() => process.exit(0));
   });

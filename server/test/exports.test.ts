@@ -47,6 +47,8 @@ describe('@siegel/server', () => {
       uploadWaitMs: 10_000,
       analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
       analysisTimeoutMs: 5000,
+      relays: [],
+      relayRetryMs: 30_000,
     });
     expect(
       readServerConfig(
@@ -90,6 +92,15 @@ describe('@siegel/server', () => {
     );
     expect(() => readServerConfig({ UPLOAD_WAIT_MS: '-1' })).toThrow(
       'UPLOAD_WAIT_MS must be an integer of 0 or more, got `-1`',
+    );
+  });
+
+  it('reads the relays to publish to (wss://, ws:// only on loopback) and the retry wait', () => {
+    expect(
+      readServerConfig({ SIEGEL_RELAYS: 'wss://relay.example, ws://127.0.0.1:7000', RELAY_RETRY_MS: '1000' }),
+    ).toMatchObject({ relays: ['wss://relay.example', 'ws://127.0.0.1:7000'], relayRetryMs: 1000 });
+    expect(() => readServerConfig({ SIEGEL_RELAYS: 'ws://relay.example' })).toThrow(
+      'Relay `ws://relay.example` (SIEGEL_RELAYS) must be a wss:// URL (ws:// only on a loopback host)',
     );
   });
 });

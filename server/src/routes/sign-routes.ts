@@ -4,6 +4,7 @@ import { describeRecord } from '../describe-record.js';
 import type { FileSigner } from '../file-signer.js';
 import { getUpload, type Upload } from '../middleware/read-upload.js';
 import { fileUrls } from '../public-urls.js';
+import type { RelayPublishing } from '../publishing/relay-publishing.js';
 
 /** Options of {@link createSignRoutes}. */
 export interface SignRoutesOptions {
@@ -14,12 +15,16 @@ export interface SignRoutesOptions {
   analyzer: FileAnalyzer;
   baseUrl: string;
   cdnUrl: string;
+  /** Sends each new event to the configured relays (`published_to`); none: `published_to` is `[]`. */
+  publishing?: RelayPublishing;
 }
 
 /**
  * `POST /api/sign-image-v2`: sign an uploaded image, PDF or Markdown/TXT file (multipart field `file` or
  * `image`, `Authorization: Bearer` one of `SIGN_API_TOKENS`). Answers the existing VisionFusen shape:
  * `{ success, hash, file_type, mime_type, size_bytes, dimensions?, metadata, urls, event, published_to }`.
+ * `published_to` lists exactly the relays that answered `OK` true for the event; the others keep it in the
+ * outbox and get it again later.
  */
 export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: { upload: Upload } }> {
   const app = new Hono<{ Variables: { upload: Upload } }>();
@@ -28,7 +33,8 @@ export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: 
     const analysis = await options.analyzer.analyze(upload);
     const record = await options.fileSigner.sign(upload.bytes, upload.name, analysis);
     const description = describeRecord(record, fileUrls(record, options.baseUrl, options.cdnUrl));
-    return c.json({ success: true, ...description, published_to: [] as string[] }, 200);
+    const publishedTo = (await options.publishing?.publish(record.event)) ?? [];
+    return c.json({ success: true, ...description, published_to: publishedTo }, 200);
   });
   return app;
 }

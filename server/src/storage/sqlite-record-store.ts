@@ -25,6 +25,17 @@ export const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL
    ) STRICT`,
   'CREATE INDEX signed_files_pubkey ON signed_files (pubkey, created_at)',
+  // The relay outbox (publishing/relay-deliveries.ts): one row per signed event and relay.
+  `CREATE TABLE relay_deliveries (
+     event_id TEXT NOT NULL,
+     relay TEXT NOT NULL,
+     delivered_at INTEGER,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_try_at INTEGER NOT NULL,
+     last_error TEXT,
+     PRIMARY KEY (event_id, relay)
+   ) STRICT`,
+  'CREATE INDEX relay_deliveries_due ON relay_deliveries (next_try_at) WHERE delivered_at IS NULL',
 ];
 
 interface Row {
