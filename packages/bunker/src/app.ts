@@ -84,6 +84,7 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     ),
   );
   app.onError((error, c) => {
+    closeIfBodyUnread(c);
     if (error instanceof BunkerError) {
       if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
       return errorResponse(c, error.code, error.message, error.status);
@@ -119,6 +120,23 @@ function limitBodyTo(maxBytes: number): MiddlewareHandler {
       throw new BunkerError('payload_too_large', `The request body is larger than ${maxBytes} bytes`);
     },
   });
+}
+
+/**
+ * An error answered before the request's body was read (a wrong token, an unknown key, a body over the
+ * limit) says `Connection: close`. The HTTP layer drains such a body for at most 500 ms and then drops the
+ * connection; without the header a keep-alive client may already have sent its next request on that
+ * connection, which then fails with "other side closed" (seen under load). With it, the client opens a new
+ * connection for the next request.
+ */
+function closeIfBodyUnread(c: {
+  env: unknown;
+  req: { method: string };
+  header(name: string, value: string): void;
+}): void {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
+  const incoming = (c.env as { incoming?: { readableEnded?: boolean } })?.incoming;
+  if (incoming !== undefined && incoming.readableEnded === false) c.header('Connection', 'close');
 }
 
 /** Whether the request's connection was torn down before its body ended (the client hung up). */
