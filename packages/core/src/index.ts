@@ -53,6 +53,7 @@ export {
   renderSignatureBlock,
 } from './page/signature-block.js';
 export { readSignatureBlock, type SignatureBlockInfo } from './page/signature-block-read.js';
+export { type PublishSiteOptions, publishSite } from './pipeline/publish-site.js';
 export { signSite } from './pipeline/sign-site.js';
 export {
   type FormatSummaryOptions,

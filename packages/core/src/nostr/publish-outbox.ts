@@ -46,7 +46,8 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
-const isEvent = (value: unknown): value is NostrEvent => {
+/** True for something shaped like a signed Nostr event (hex id, pubkey and sig; not checked here). */
+export const isEventShape = (value: unknown): value is NostrEvent => {
   const event = value as NostrEvent;
   return (
     typeof event === 'object' &&
@@ -69,7 +70,7 @@ const isEntry = (value: unknown): value is OutboxEntry => {
   return (
     typeof entry === 'object' &&
     entry !== null &&
-    isEvent(entry.event) &&
+    isEventShape(entry.event) &&
     Array.isArray(entry.relays) &&
     entry.relays.every((relay) => typeof relay === 'string') &&
     Number.isInteger(entry.attempts) &&
