@@ -56,7 +56,8 @@ a loopback, link-local or private address unless the site itself is on one — t
 Configuration is read from .env in the current directory (and the environment):
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
   SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
-  SIEGEL_RELAYS (comma-separated wss:// relay hints; a change rewrites blocks, re-signs nothing).
+  SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
+  blocks, re-signs nothing).
 
 Exit codes: 0 success, 1 signing or verification failed (publish: some event reached no relay), 2 usage error.
 `;
