@@ -1,10 +1,11 @@
 // RelayPublisher against real relay processes (test/support/relay): what counts as published (`OK` true
 // only), why the rest failed, timeouts, and that events are pipelined over one connection per relay.
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { RelayPublisher } from '@siegel/core';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import { freePort } from '../support/free-port.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 
@@ -133,9 +134,19 @@ describe('RelayPublisher', () => {
     const held = new Set<Socket>();
     const silentTcp = createServer((socket) => void held.add(socket));
     await new Promise<void>((resolve) => silentTcp.listen(0, '127.0.0.1', resolve));
-    // Completes the handshake, never answers an EVENT.
-    const silentWs = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => silentWs.once('listening', resolve));
+    // Completes the WebSocket handshake (RFC 6455), then reads and never answers an EVENT.
+    const silentWs = createHttpServer();
+    silentWs.on('upgrade', (request, socket) => {
+      held.add(socket as Socket);
+      const accept = createHash('sha1')
+        .update(`${request.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+        .digest('base64');
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+      );
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silentWs.listen(0, '127.0.0.1', resolve));
     const tcpUrl = `ws://127.0.0.1:${(silentTcp.address() as { port: number }).port}`;
     const wsUrl = `ws://127.0.0.1:${(silentWs.address() as { port: number }).port}`;
     const publisher = new RelayPublisher([tcpUrl, wsUrl, relay.url], {
@@ -151,9 +162,8 @@ describe('RelayPublisher', () => {
       ]);
     } finally {
       publisher.close();
-      for (const client of silentWs.clients) client.terminate();
-      await new Promise((resolve) => silentWs.close(resolve));
       for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silentWs.close(resolve));
       await new Promise((resolve) => silentTcp.close(resolve));
     }
   });
