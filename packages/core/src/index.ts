@@ -9,6 +9,25 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
+export {
+  type OutboxEntry,
+  outboxFileOf,
+  readOutbox,
+} from './nostr/publish-outbox.js';
+export {
+  formatPublishReport,
+  type PublishReport,
+  PublishSession,
+  type PublishSessionOptions,
+  type RelayPublishCount,
+} from './nostr/publish-session.js';
+export {
+  type EventPublishResult,
+  PUBLISH_DEFAULTS,
+  type RelayAnswer,
+  RelayPublisher,
+  type RelayPublisherOptions,
+} from './nostr/relay-publisher.js';
 export { parseRelays, readRelaysFromEnv } from './nostr/relays.js';
 export { loadEnv, readSignerConfig, type SignerConfig, type ValueSource } from './options/env.js';
 export {
@@ -35,6 +54,7 @@ export {
   renderSignatureBlock,
 } from './page/signature-block.js';
 export { readSignatureBlock, type SignatureBlockInfo } from './page/signature-block-read.js';
+export { type PublishSiteOptions, publishSite } from './pipeline/publish-site.js';
 export { signSite } from './pipeline/sign-site.js';
 export {
   type FormatSummaryOptions,

@@ -18,16 +18,22 @@ describe('siegel CLI (built dist/cli.js)', () => {
     const help = await runCli(['--help'], root);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('siegel sign [dir]');
-    expect(help.stdout).toContain('Exit codes: 0 success, 1 signing or verification failed, 2 usage error.');
+    expect(help.stdout).toContain('siegel publish [dir]');
+    expect(help.stdout).toContain(
+      'Exit codes: 0 success, 1 signing or verification failed (publish: some event reached no relay), 2 usage error.',
+    );
     const version = await runCli(['--version'], root);
     const pkg = JSON.parse(
       await readFile(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
     );
     expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
     expect((await runCli([], root)).code).toBe(2);
-    const unknown = await runCli(['publish'], root);
+    const unknown = await runCli(['unpublish'], root);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('Unknown command `publish`');
+    expect(unknown.stderr).toContain('Unknown command `unpublish` (use sign, verify or publish)');
+    const allWithoutRelays = await runCli(['publish', '--all'], root);
+    expect(allWithoutRelays.code).toBe(2);
+    expect(allWithoutRelays.stderr).toContain('`--all` needs relays: `--relay wss://…` or SIEGEL_RELAYS');
     expect((await runCli(['sign', '--frobnicate'], root)).code).toBe(2);
     const noSite = await runCli(['sign'], root, { BUNKER_API_TOKEN: 't' });
     expect(noSite.code).toBe(2);

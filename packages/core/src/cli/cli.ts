@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
 import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
+import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
 import { formatVerifyReport, verifySite } from '../verify/verify-site.js';
 
@@ -18,15 +19,23 @@ const HELP = `siegel — sign the <main> of every page of a built site with your
 Usage:
   siegel sign [dir]          sign the HTML pages in dir (default: dist)
   siegel verify [dirOrUrl]   check every page's signature in dir or at an http(s) URL (default: dist)
+  siegel publish [dir]       send the events waiting in the outbox to their relays again (default: dist)
 
 Options for sign:
   --site URL        public URL of the site (default: SITE_URL)
   --selector CSS    signed element (default: main)
   --cache FILE      cache file (default: .sign-cache.json in the current directory)
-  --relay URL       relay hint (wss://) for the block's nevent link; repeatable (default: SIEGEL_RELAYS)
+  --relay URL       relay (wss://; ws:// on loopback): the block's nevent hint, and where the events are
+                    published; repeatable (default: SIEGEL_RELAYS). Events a relay did not take wait in
+                    .sign-outbox.json beside the cache and are sent again by later runs (with backoff)
   --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
   --max-page-bytes N  largest page to sign, e.g. 64MiB (default: 32MiB or SIEGEL_MAX_PAGE_BYTES)
   --verbose         list every page and its outcome
+
+Options for publish:
+  --relay URL       relay for --all; repeatable (default: SIEGEL_RELAYS)
+  --cache FILE      the cache whose outbox is sent (default: .sign-cache.json in the current directory)
+  --all             also send every event in dir/verify/*.json to the relays
 
 Options for verify:
   --pubkey P        expected signer, hex or npub
@@ -47,9 +56,10 @@ a loopback, link-local or private address unless the site itself is on one — t
 Configuration is read from .env in the current directory (and the environment):
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
   SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
-  SIEGEL_RELAYS (comma-separated wss:// relay hints; a change rewrites blocks, re-signs nothing).
+  SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
+  blocks, re-signs nothing).
 
-Exit codes: 0 success, 1 signing or verification failed, 2 usage error.
+Exit codes: 0 success, 1 signing or verification failed (publish: some event reached no relay), 2 usage error.
 `;
 
 function version(): string {
@@ -92,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'sign') {
     for (const name of ['pubkey', 'allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
+    if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const summary = await signSite(target ?? 'dist', {
       env,
       logger,
@@ -105,10 +116,34 @@ async function main(argv: string[]): Promise<number> {
     });
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
   }
+  if (command === 'publish') {
+    for (const name of [
+      'site',
+      'selector',
+      'dry-run',
+      'verbose',
+      'pubkey',
+      'max-page-bytes',
+      'allow-redirects-to',
+      'request-timeout',
+      'total-timeout',
+    ] as const) {
+      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is not for publish`);
+    }
+    const report = await publishSite(target ?? 'dist', {
+      env,
+      logger,
+      all: values.all ?? false,
+      ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
+      ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    });
+    return report.unreached > 0 ? EXIT.failure : EXIT.ok;
+  }
   if (command === 'verify') {
     for (const name of ['site', 'cache', 'dry-run', 'relay'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
+    if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     if (!/^https?:\/\//i.test(target ?? '')) {
       for (const name of ['allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
         if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
@@ -134,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
       logger.error('No signed pages found.');
     return report.ok ? EXIT.ok : EXIT.failure;
   }
-  throw new UsageError(`Unknown command \`${command}\` (use sign or verify)`);
+  throw new UsageError(`Unknown command \`${command}\` (use sign, verify or publish)`);
 }
 
 /** Seconds from an option, in milliseconds. */
@@ -152,6 +187,7 @@ function parse(argv: string[]) {
     strict: true,
     options: {
       'dry-run': { type: 'boolean' },
+      all: { type: 'boolean' },
       verbose: { type: 'boolean' },
       site: { type: 'string' },
       selector: { type: 'string' },

@@ -11,6 +11,8 @@ import {
   writeSignCache,
 } from '../cache/sign-cache.js';
 import { isSiegelError } from '../errors.js';
+import { outboxFileOf } from '../nostr/publish-outbox.js';
+import { type PublishReport, PublishSession } from '../nostr/publish-session.js';
 import { formatByteSize } from '../options/byte-size.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
@@ -64,6 +66,10 @@ export class SigningSession {
   #cacheWrite: Promise<void> = Promise.resolve();
   #journal: CacheJournal<SignCacheEntry> | undefined;
   #flushRequested = false;
+  /** Publishing to the relays (when relays are configured and this is no dry run). */
+  #publishing: PublishSession | undefined;
+  /** The relays changed since the cache was written: unchanged pages' events go to them too. */
+  #republishUnchanged = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -100,6 +106,17 @@ export class SigningSession {
         await session.saveCache();
       }
       session.#journal = new CacheJournal(options.cacheFile, cache);
+    }
+    if (options.relays.length > 0 && !options.dryRun && signer) {
+      const { session: publishing, warning: outboxWarning } = await PublishSession.open({
+        relays: options.relays,
+        outboxFile: outboxFileOf(options.cacheFile),
+      });
+      if (outboxWarning) logger.warn(outboxWarning);
+      session.#publishing = publishing;
+      // Earlier runs' events that some relay has not taken yet, once their next try has come.
+      publishing.sendOutbox({ dueOnly: true });
+      session.#republishUnchanged = relaysChanged === true;
     }
     return session;
   }
@@ -147,6 +164,10 @@ export class SigningSession {
 
   /** Add a line to the summary. */
   record(path: string, result: Pick<PageResult, 'outcome' | 'event' | 'error'>): void {
+    // Unchanged pages' events reached the relays in an earlier run (or wait in the outbox), unless the
+    // relays changed since.
+    if (this.#republishUnchanged && result.outcome === 'unchanged' && result.event)
+      this.#publishing?.send([result.event]);
     this.reports.push({
       path,
       outcome: result.outcome,
@@ -337,6 +358,8 @@ export class SigningSession {
       }
       // The signatures reach the cache's journal before the pages reach the disk.
       if (journal.length > 0) await this.#appendJournal(journal);
+      // Off to the relays while the run goes on; finishPublishing waits for their answers.
+      this.#publishing?.send(journal.map(([, entry]) => entry.event));
       for (const [index, item] of items.entries()) item.resolve(results[index] as PageResult);
     } catch (error) {
       this.#fatal ??= error;
@@ -419,8 +442,17 @@ export class SigningSession {
     return this.#cacheWrite;
   }
 
-  /** The summary of everything recorded so far. */
-  summary(): SignSummary {
-    return summarize(this.reports, this.options.dryRun);
+  /**
+   * Wait for the relays' answers to this run's events and write the outbox (see `PublishSession.finish`);
+   * `undefined` when nothing is published (no relays, a dry run). Called again, the same report.
+   */
+  finishPublishing(): Promise<PublishReport | undefined> {
+    return this.#publishing ? this.#publishing.finish() : Promise.resolve(undefined);
+  }
+
+  /** The summary of everything recorded so far (with `published` once publishing finished). */
+  summary(published?: PublishReport): SignSummary {
+    const summary = summarize(this.reports, this.options.dryRun);
+    return published ? { ...summary, published } : summary;
   }
 }

@@ -6,6 +6,7 @@
 // verify pages; it knows nothing about HTML itself.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { formatPublishReport } from '../nostr/publish-session.js';
 import {
   type ResolvedSignSiteOptions,
   resolveSignSiteOptions,
@@ -46,6 +47,9 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     return await finish(pump, session, resolved, paths, dir);
   } finally {
     await pump.close();
+    // Also after a fatal error: the signed batches' events reach the relays or the outbox (an error
+    // here must not hide the one that stopped the run; on success finish() reported it already).
+    await session.finishPublishing().catch(() => undefined);
   }
 }
 
@@ -65,8 +69,13 @@ async function finish(
   if (!options.files && !session.fatal) session.prune(new Set(paths));
   await session.saveCache();
   if (session.fatal) throw session.fatal;
-  const summary = session.summary();
+  const published = await session.finishPublishing();
+  const summary = session.summary(published);
   options.logger.info(formatSummary(summary, { verbose: options.verbose, selector: options.selector }));
+  // A relay that is down never fails the run; the events wait in the outbox, and the line says so.
+  const line = published ? formatPublishReport(published) : '';
+  if (line && published?.waiting) options.logger.warn(line);
+  else if (line) options.logger.info(line);
   const nothingSigned = formatNothingSignedWarning(summary, { dir, selector: options.selector });
   if (nothingSigned) options.logger.warn(nothingSigned);
   return summary;

@@ -1,3 +1,4 @@
+import type { PublishReport } from '../nostr/publish-session.js';
 import { describeSelector } from '../page/selector.js';
 /**
  * What happened to one page. `would-sign` only in a dry run. `refused`: not signed, because a signature would
@@ -33,6 +34,11 @@ export interface SignSummary {
   pages: PageReport[];
   /** True for a dry run: nothing was signed or written. */
   dryRun?: boolean;
+  /**
+   * What went to the relays (when relays are configured, not in a dry run): per relay how many events it
+   * took, and how many wait in the outbox for a later run or `siegel publish`.
+   */
+  published?: PublishReport;
 }
 
 /** Options of {@link formatSummary}. */

@@ -1,0 +1,235 @@
+import { isAbsolute, relative } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import { type Outbox, type OutboxEntry, readOutbox, retryDelayMs, writeOutbox } from './publish-outbox.js';
+import { type EventPublishResult, RelayPublisher, type RelayPublisherOptions } from './relay-publisher.js';
+import { parseRelays } from './relays.js';
+
+/** How one relay did in a publishing run. */
+export interface RelayPublishCount {
+  relay: string;
+  /** Events sent to it in this run. */
+  sent: number;
+  /** Of those, how many it took (`OK` true). */
+  accepted: number;
+  /** Why the first event it did not take failed (`cannot connect`, `refused: blocked: …`, `timed out: …`). */
+  reason?: string;
+}
+
+/** What a publishing run did: `signSite`'s `summary.published` and `publishSite`'s result. */
+export interface PublishReport {
+  /** Distinct events sent in this run. */
+  events: number;
+  /** Per relay, in the configured order (then the outbox's other relays). */
+  relays: RelayPublishCount[];
+  /** Events sent in this run that no relay has taken so far. */
+  unreached: number;
+  /** Events in the outbox after the run, waiting for some relay. */
+  waiting: number;
+  /** The outbox file. */
+  outboxFile: string;
+}
+
+/** Options of {@link PublishSession.open}. */
+export interface PublishSessionOptions {
+  /** Where new events go (validated with `parseRelays`). */
+  relays: readonly string[];
+  /** The outbox file (`outboxFileOf(cacheFile)`). */
+  outboxFile: string;
+  /** Timeouts and window of the {@link RelayPublisher}. */
+  publisher?: RelayPublisherOptions;
+  /** The clock, for the outbox's retry times (default `Date.now`). */
+  now?: () => number;
+}
+
+/**
+ * One publishing run over a durable outbox: events are sent as they are handed in (nothing waits for the
+ * network until {@link finish}), every answer updates the outbox in memory, and {@link finish} waits for
+ * the last answers, writes the outbox (atomically; removed when empty) and closes the connections. An event
+ * leaves the outbox only when every relay it was meant for has taken it; until then it waits there with its
+ * attempts and the time of its next try (1 min, doubled per attempt, at most 6 h).
+ *
+ * @example
+ * ```ts
+ * const { session } = await PublishSession.open({ relays, outboxFile: '.sign-outbox.json' });
+ * session.sendOutbox({ dueOnly: true });
+ * session.send(signedEvents);
+ * console.log(formatPublishReport(await session.finish()));
+ * ```
+ */
+export class PublishSession {
+  readonly relays: readonly string[];
+  readonly outbox: Outbox;
+  readonly #file: string;
+  readonly #publisher: RelayPublisher;
+  readonly #now: () => number;
+  readonly #tasks = new Set<Promise<void>>();
+  /** Relays each event was sent to in this run (each pair once). */
+  readonly #sent = new Map<string, Set<string>>();
+  readonly #counts = new Map<string, RelayPublishCount>();
+  #finished: Promise<PublishReport> | undefined;
+
+  private constructor(relays: string[], outbox: Outbox, file: string, options: PublishSessionOptions) {
+    this.relays = relays;
+    this.outbox = outbox;
+    this.#file = file;
+    this.#now = options.now ?? Date.now;
+    // The outbox may name relays that are no longer configured: its events still go there.
+    const known = [...relays];
+    for (const entry of outbox.values())
+      for (const relay of entry.relays) if (!known.includes(relay) && isRelay(relay)) known.push(relay);
+    this.#publisher = new RelayPublisher(known, options.publisher);
+    for (const relay of known) this.#counts.set(relay, { relay, sent: 0, accepted: 0 });
+  }
+
+  /**
+   * Read the outbox and get ready to publish (no connection is opened before the first event).
+   * @returns the session, and a warning when the outbox file was unreadable (it is moved aside, not lost).
+   * @throws {SiegelError} `invalid_options` for a bad relay URL.
+   */
+  static async open(options: PublishSessionOptions): Promise<{ session: PublishSession; warning?: string }> {
+    const relays = parseRelays(options.relays);
+    const { outbox, warning } = await readOutbox(options.outboxFile);
+    const session = new PublishSession(relays, outbox, options.outboxFile, options);
+    return warning ? { session, warning } : { session };
+  }
+
+  /** Send `events` to the configured relays (or to `relays`); returns at once. */
+  send(events: readonly NostrEvent[], relays: readonly string[] = this.relays): void {
+    if (this.#finished) throw new Error('PublishSession: send after finish');
+    const byRelays = new Map<string, NostrEvent[]>();
+    for (const event of events) {
+      const sent = this.#sent.get(event.id) ?? new Set<string>();
+      this.#sent.set(event.id, sent);
+      const targets = relays.filter((relay) => !sent.has(relay) && this.#counts.has(relay));
+      for (const relay of targets) sent.add(relay);
+      if (targets.length === 0) continue;
+      const key = targets.join('\n');
+      byRelays.set(key, [...(byRelays.get(key) ?? []), event]);
+    }
+    for (const [key, group] of byRelays) {
+      const task = this.#publisher
+        .publish(group, key.split('\n'))
+        .then((results) => this.#settle(results))
+        .finally(() => this.#tasks.delete(task));
+      this.#tasks.add(task);
+    }
+  }
+
+  /**
+   * Send the outbox's events to the relays each still needs: all of them, or with `dueOnly` only those
+   * whose next try has come. Returns how many were sent.
+   */
+  sendOutbox(options: { dueOnly?: boolean } = {}): number {
+    const now = this.#now();
+    let count = 0;
+    for (const entry of [...this.outbox.values()]) {
+      if (options.dueOnly && entry.nextTry > now) continue;
+      this.send([entry.event], entry.relays);
+      count++;
+    }
+    return count;
+  }
+
+  #settle(results: EventPublishResult[]): void {
+    for (const { event, accepted, failed } of results) {
+      for (const relay of accepted) {
+        const count = this.#counts.get(relay) as RelayPublishCount;
+        count.sent++;
+        count.accepted++;
+      }
+      for (const { relay, reason } of failed) {
+        const count = this.#counts.get(relay) as RelayPublishCount;
+        count.sent++;
+        count.reason ??= reason;
+      }
+      const entry = this.outbox.get(event.id);
+      const remaining = new Set([...(entry?.relays ?? []), ...failed.map((failure) => failure.relay)]);
+      for (const relay of accepted) remaining.delete(relay);
+      const delivered = [...new Set([...(entry?.delivered ?? []), ...accepted])];
+      if (remaining.size === 0) {
+        this.outbox.delete(event.id);
+        continue;
+      }
+      const attempts = (entry?.attempts ?? 0) + (failed.length > 0 ? 1 : 0);
+      const next: OutboxEntry = {
+        event,
+        relays: [...remaining],
+        delivered,
+        attempts,
+        nextTry: failed.length > 0 ? this.#now() + retryDelayMs(attempts) : (entry?.nextTry ?? this.#now()),
+        lastError: {
+          ...entry?.lastError,
+          ...Object.fromEntries(failed.map((failure) => [failure.relay, failure.reason])),
+        },
+      };
+      for (const relay of accepted) delete next.lastError?.[relay];
+      this.outbox.set(event.id, next);
+    }
+  }
+
+  /**
+   * Wait for every answer (each bounded by the publisher's timeouts), write the outbox and close the
+   * connections. Called again, it returns the same report.
+   * @throws the file system's error when the outbox cannot be written.
+   */
+  finish(): Promise<PublishReport> {
+    this.#finished ??= (async () => {
+      try {
+        while (this.#tasks.size > 0) await Promise.all(this.#tasks);
+      } finally {
+        this.#publisher.close();
+      }
+      await writeOutbox(this.#file, this.outbox);
+      let unreached = 0;
+      for (const id of this.#sent.keys()) {
+        const entry = this.outbox.get(id);
+        if (entry && (entry.delivered ?? []).length === 0) unreached++;
+      }
+      return {
+        events: [...this.#sent.values()].filter((relays) => relays.size > 0).length,
+        relays: [...this.#counts.values()].filter(
+          (count) => count.sent > 0 || this.relays.includes(count.relay),
+        ),
+        unreached,
+        waiting: this.outbox.size,
+        outboxFile: this.#file,
+      };
+    })();
+    return this.#finished;
+  }
+}
+
+function isRelay(relay: string): boolean {
+  try {
+    return parseRelays([relay]).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One line about a publishing run: how many events went to how many relays and how many each took; when
+ * some relay did not take them all, why (its first failure) and how many events wait in the outbox
+ * (named relative to `cwd` when inside it). Empty when nothing was sent and nothing waits.
+ *
+ * @example
+ * ```ts
+ * formatPublishReport(report)
+ * // 'Siegel: published 40 events to 2 relays (wss://a: 40, wss://b: 0 — cannot connect); 40 waiting in .sign-outbox.json'
+ * ```
+ */
+export function formatPublishReport(report: PublishReport, cwd = process.cwd()): string {
+  if (report.events === 0 && report.waiting === 0) return '';
+  const relays = report.relays.map((count) =>
+    count.accepted < count.sent && count.reason
+      ? `${count.relay}: ${count.accepted} — ${count.reason}`
+      : `${count.relay}: ${count.accepted}`,
+  );
+  const events = report.events === 1 ? '1 event' : `${report.events} events`;
+  const to = report.relays.length === 1 ? '1 relay' : `${report.relays.length} relays`;
+  const head = `Siegel: published ${events} to ${to} (${relays.join(', ')})`;
+  if (report.waiting === 0) return head;
+  const path = relative(cwd, report.outboxFile);
+  const shown = path && !path.startsWith('..') && !isAbsolute(path) ? path : report.outboxFile;
+  return `${head}; ${report.waiting} waiting in ${shown}`;
+}

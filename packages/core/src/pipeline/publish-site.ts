@@ -1,0 +1,92 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
+import { SiegelError } from '../errors.js';
+import { loadSigningEngine } from '../nostr/crypto.js';
+import { isEventShape, outboxFileOf } from '../nostr/publish-outbox.js';
+import { formatPublishReport, type PublishReport, PublishSession } from '../nostr/publish-session.js';
+import type { RelayPublisherOptions } from '../nostr/relay-publisher.js';
+import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
+import { verifyEventSignature } from '../nostr/verify-signature.js';
+import { DEFAULTS, type SiegelLogger } from '../options/options.js';
+import { VERIFY_DIR } from '../verify/verify-output.js';
+
+/** Options of {@link publishSite}; every field is optional. */
+export interface PublishSiteOptions {
+  /** Relays for `all` (default: `SIEGEL_RELAYS` from `env`). The outbox's events go where they still must. */
+  relays?: string[];
+  /** Environment for `SIEGEL_RELAYS` (default: none; the CLI passes `loadEnv(cwd)`). */
+  env?: Record<string, string | undefined>;
+  /** The cache file whose outbox is sent (default `.sign-cache.json` in the current directory). */
+  cacheFile?: string;
+  /** Also send every event in `{dir}/verify/*.json` to the relays (default `false`). */
+  all?: boolean;
+  /** Where the report and warnings go (default: the console). */
+  logger?: SiegelLogger;
+  /** Timeouts and window of the publisher. */
+  publisher?: RelayPublisherOptions;
+}
+
+/**
+ * Send a signed site's events to the relays again: every event waiting in the outbox (beside the cache) to
+ * the relays it still needs, whatever its next-try time, and with `all` every event in `{dir}/verify/*.json`
+ * (each checked: id and signature) to the configured relays. Logs one line per run — how many events each
+ * relay took, and how many still wait in the outbox — and returns the report; `unreached` counts the events
+ * no relay has taken.
+ *
+ * @example
+ * ```ts
+ * const report = await publishSite('dist', { env: loadEnv(process.cwd()), all: true });
+ * if (report.unreached > 0) process.exitCode = 1;
+ * ```
+ * @throws {SiegelError} `invalid_options` (a bad relay; `all` without relays), `io_error` (no
+ *   `{dir}/verify/` for `all`, an outbox that cannot be written).
+ */
+export async function publishSite(dir: string, options: PublishSiteOptions = {}): Promise<PublishReport> {
+  const logger = options.logger ?? console;
+  const relays = options.relays ? parseRelays(options.relays) : readRelaysFromEnv(options.env?.SIEGEL_RELAYS);
+  if (options.all && relays.length === 0)
+    throw new SiegelError('invalid_options', '`--all` needs relays: `--relay wss://…` or SIEGEL_RELAYS');
+  const events = options.all ? await readVerifyEvents(resolve(dir), logger) : [];
+  const outboxFile = outboxFileOf(resolve(options.cacheFile ?? DEFAULTS.cacheFile));
+  const { session, warning } = await PublishSession.open({
+    relays,
+    outboxFile,
+    ...(options.publisher ? { publisher: options.publisher } : {}),
+  });
+  if (warning) logger.warn(warning);
+  session.sendOutbox();
+  session.send(events);
+  const report = await session.finish();
+  const line = formatPublishReport(report);
+  if (!line) logger.info('Siegel: nothing to publish (the outbox is empty; `--all` sends every event)');
+  else if (report.waiting > 0) logger.warn(line);
+  else logger.info(line);
+  return report;
+}
+
+/** The events of `{root}/verify/*.json`; files that are not a signed event are named in a warning and left out. */
+async function readVerifyEvents(root: string, logger: SiegelLogger): Promise<NostrEvent[]> {
+  const folder = join(root, VERIFY_DIR);
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((name) => name.endsWith('.json')).sort();
+  } catch (cause) {
+    throw new SiegelError('io_error', `No verify pages in \`${folder}\`: is it a site signed by Siegel?`, {
+      cause,
+    });
+  }
+  const engine = await loadSigningEngine();
+  const events: NostrEvent[] = [];
+  for (const name of names) {
+    let event: unknown;
+    try {
+      event = JSON.parse(await readFile(join(folder, name), 'utf8'));
+    } catch {
+      event = undefined;
+    }
+    if (isEventShape(event) && verifyEventSignature(engine, event)) events.push(event);
+    else logger.warn(`Siegel: \`${VERIFY_DIR}/${name}\` is not a validly signed event; not sent`);
+  }
+  return events;
+}
