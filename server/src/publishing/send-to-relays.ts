@@ -1,5 +1,4 @@
-import type { NostrEvent } from 'nostr-tools/core';
-import { Relay } from 'nostr-tools/relay';
+import { RelayPublisher } from '@siegel/core';
 import type { RelayOutcome, SendToRelays } from './relay-publishing.js';
 
 /** Options of {@link createRelaySender}. */
@@ -11,56 +10,31 @@ export interface RelaySenderOptions {
 }
 
 /**
- * A {@link SendToRelays} on nostr-tools' relay client: per relay one WebSocket connection for the whole
- * batch, every event sent at once (pipelined) and each `OK` matched to its event; a relay's refusal
- * (`OK` false) is reported with its message, a connection that cannot be opened or an answer that does not
- * come with why. Connections are closed after the batch.
+ * A {@link SendToRelays} on core's {@link RelayPublisher}: per call one publisher, so one WebSocket per
+ * relay for the whole batch, events pipelined and each `OK` matched to its event; a refusal (`OK` false)
+ * comes with the relay's message, a relay that cannot be reached or does not answer with why. The
+ * connections are closed after the batch (a relay down now is tried afresh on the next call).
  */
 export function createRelaySender(options: RelaySenderOptions = {}): SendToRelays {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-  const answerTimeoutMs = options.answerTimeoutMs ?? 5000;
-  return async (events, relays) => {
-    const outcomes = new Map<string, RelayOutcome[]>(events.map((event) => [event.id, []]));
-    await Promise.all(
-      relays.map(async (url) => {
-        for (const [id, outcome] of await sendToOne(url, events, connectTimeoutMs, answerTimeoutMs)) {
-          outcomes.get(id)?.push(outcome);
-        }
-      }),
-    );
-    return outcomes;
+  const timeouts = {
+    connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    answerTimeoutMs: options.answerTimeoutMs ?? 5000,
   };
-}
-
-async function sendToOne(
-  url: string,
-  events: readonly NostrEvent[],
-  connectTimeoutMs: number,
-  answerTimeoutMs: number,
-): Promise<Map<string, RelayOutcome>> {
-  const results = new Map<string, RelayOutcome>();
-  let relay: Relay;
-  try {
-    relay = await Relay.connect(url, { timeout: connectTimeoutMs, enableReconnect: false });
-  } catch (error) {
-    const message = `cannot connect: ${(error as Error).message || String(error)}`;
-    for (const event of events) results.set(event.id, { relay: url, ok: false, message });
-    return results;
-  }
-  relay.publishTimeout = answerTimeoutMs;
-  try {
-    const answers = await Promise.allSettled(events.map((event) => relay.publish(event)));
-    answers.forEach((answer, i) => {
-      const id = (events[i] as NostrEvent).id;
-      results.set(
-        id,
-        answer.status === 'fulfilled'
-          ? { relay: url, ok: true, message: answer.value }
-          : { relay: url, ok: false, message: (answer.reason as Error)?.message || String(answer.reason) },
+  return async (events, relays) => {
+    const publisher = new RelayPublisher(relays, timeouts);
+    try {
+      const results = await publisher.publish(events);
+      return new Map(
+        results.map((result): [string, RelayOutcome[]] => [
+          result.event.id,
+          [
+            ...result.accepted.map((relay) => ({ relay, ok: true, message: '' })),
+            ...result.failed.map(({ relay, reason }) => ({ relay, ok: false, message: reason })),
+          ],
+        ]),
       );
-    });
-  } finally {
-    relay.close();
-  }
-  return results;
+    } finally {
+      publisher.close();
+    }
+  };
 }
