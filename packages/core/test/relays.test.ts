@@ -141,7 +141,9 @@ describe('relay hints: CLI', () => {
     const { root, dist } = await createProject();
     const env = { SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: SITE, SIEGEL_RELAYS: 'wss://env.example' };
     const help = await runCli(['--help'], root);
-    expect(help.stdout).toMatch(/--relay URL +relay hint \(wss:\/\/\)/);
+    expect(help.stdout).toMatch(
+      /--relay URL +relay \(wss:\/\/; ws:\/\/ on loopback\): the block's nevent hint/,
+    );
     expect(help.stdout).toContain('SIEGEL_RELAYS');
     expect((await runCli(['sign'], root, env)).code).toBe(0);
     expect(relaysOf(await readFile(join(dist, 'about.html'), 'utf8'))).toEqual(['wss://env.example']);

@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
+import { SiegelError } from '../errors.js';
 import { type Outbox, type OutboxEntry, readOutbox, retryDelayMs, writeOutbox } from './publish-outbox.js';
 import { type EventPublishResult, RelayPublisher, type RelayPublisherOptions } from './relay-publisher.js';
 import { parseRelays } from './relays.js';
@@ -170,7 +171,7 @@ export class PublishSession {
   /**
    * Wait for every answer (each bounded by the publisher's timeouts), write the outbox and close the
    * connections. Called again, it returns the same report.
-   * @throws the file system's error when the outbox cannot be written.
+   * @throws {SiegelError} `io_error` when the outbox cannot be written.
    */
   finish(): Promise<PublishReport> {
     this.#finished ??= (async () => {
@@ -179,7 +180,15 @@ export class PublishSession {
       } finally {
         this.#publisher.close();
       }
-      await writeOutbox(this.#file, this.outbox);
+      try {
+        await writeOutbox(this.#file, this.outbox);
+      } catch (cause) {
+        throw new SiegelError(
+          'io_error',
+          `Cannot write the outbox \`${this.#file}\`: ${(cause as Error).message}`,
+          { cause },
+        );
+      }
       let unreached = 0;
       for (const id of this.#sent.keys()) {
         const entry = this.outbox.get(id);
