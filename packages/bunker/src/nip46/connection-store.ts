@@ -145,8 +145,9 @@ export class ConnectionStore {
   }
 
   /**
-   * Use a connection secret: the first client to present it for its key gets its offer; any other use
-   * (another client, another key, a secret never made) is refused.
+   * Use a connection secret: the first client to present it for its key gets its offer; any later use
+   * (by another client, or by the same one after it was revoked), another key, or a secret never made is
+   * refused.
    *
    * @returns the offered permissions.
    * @throws {BunkerError} `forbidden`.
@@ -159,7 +160,7 @@ export class ConnectionStore {
         'Unknown connection secret: ask the bunker admin for a new bunker:// URI',
       );
     }
-    if (offer.usedBy !== undefined && offer.usedBy !== client) {
+    if (offer.usedBy !== undefined) {
       throw new BunkerError(
         'forbidden',
         'This connection secret was used already: each bunker:// URI connects one client; ask for a new one',

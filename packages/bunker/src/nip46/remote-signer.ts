@@ -209,16 +209,10 @@ export class RemoteSigner {
         '`connect` must name the remote-signer pubkey of the bunker:// URI',
       );
     }
-    const known = this.#options.connections.client(key, clientPubkey);
-    if (known && (typeof secret !== 'string' || secret === '')) return 'ack';
+    // An authorised client connecting again (a restart of the app) keeps what it has.
+    if (this.#options.connections.client(key, clientPubkey)) return 'ack';
     if (typeof secret !== 'string' || secret === '') {
       throw new BunkerError('forbidden', 'A new client needs the secret of a bunker:// URI to connect');
-    }
-    if (known) {
-      // A known client presenting a secret: only its own (or an unused one) is accepted, nothing changes
-      // unless the secret is new to it.
-      this.#options.connections.redeem(key, secret, clientPubkey);
-      return 'ack';
     }
     const offer = this.#options.connections.redeem(key, secret, clientPubkey);
     const granted = grantPermissions(typeof perms === 'string' ? perms : undefined, offer);
