@@ -242,6 +242,24 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
     expect(printedUri(bunker.output(), 'default')).not.toBe(`bunker://${pointer.pubkey}`);
   });
 
+  it('refuses to start with a relay that is not wss:// (or ws:// on loopback), quoting it', async () => {
+    const env = { BUNKER_API_TOKEN: 'a'.repeat(24), BUNKER_ADMIN_TOKEN: 'b'.repeat(24) };
+    for (const bad of ['http://relay.example', 'ws://relay.example']) {
+      const result = await runBunkerCli(['start', '--port', '0', '--data-dir', dataDir, '--relay', bad], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Relay \`${bad}\` (--relay) must be a wss:// URL`);
+    }
+    const kinds = await runBunkerCli(
+      ['start', '--port', '0', '--data-dir', dataDir, '--nip46-kinds', '1,x'],
+      {
+        ...env,
+        BUNKER_RELAYS: relay.url,
+      },
+    );
+    expect(kinds.code).toBe(1);
+    expect(kinds.stderr).toContain('`x` (--nip46-kinds) is not an event kind');
+  });
+
   describe('on the admin page', () => {
     let browser: LaunchedChromium;
     beforeAll(async () => {
