@@ -9,7 +9,7 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
-export { parseRelays, readRelaysFromEnv } from './nostr/relays.js';
+export { parseRelays } from './nostr/relays.js';
 export { loadEnv, readSignerConfig, type SignerConfig, type ValueSource } from './options/env.js';
 export {
   DEFAULTS,

@@ -30,6 +30,7 @@ describe('@siegel/core exports', () => {
       'isSiegelError',
       'loadEnv',
       'pageUrl',
+      'parseRelays',
       'readPageContent',
       'readSignatureBlock',
       'readSignerConfig',
