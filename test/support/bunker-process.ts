@@ -22,6 +22,8 @@ export interface RunningBunker {
   pubkey: string;
   /** Passphrase that key is encrypted with. */
   passphrase: string;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
   /** SIGTERM, waits for exit (and removes the data directory when it made it). */
   stop(): Promise<void>;
 }
@@ -45,6 +47,8 @@ export async function startBunker(
     dataDir?: string;
     keys?: Array<{ name: string; locked?: boolean }>;
     env?: Record<string, string>;
+    /** More `start` arguments, e.g. `['--relay', url]`. */
+    args?: string[];
   } = {},
 ): Promise<RunningBunker> {
   const apiToken = opts.env?.BUNKER_API_TOKEN || newSecret();
@@ -53,7 +57,7 @@ export async function startBunker(
   const ownDir = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'siegel-bunker-')));
   const bunker = await spawnBunker({
-    args: ['--port', '0', '--data-dir', dataDir],
+    args: ['--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])],
     env: { ...opts.env, BUNKER_API_TOKEN: apiToken, BUNKER_ADMIN_TOKEN: adminToken },
   });
   const stop = async () => {
@@ -95,6 +99,7 @@ export async function startBunker(
       keyName: keys[0]?.name ?? '',
       pubkey,
       passphrase,
+      output: bunker.output,
       stop,
     };
   } catch (error) {

@@ -5,9 +5,11 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BunkerError, type BunkerErrorCode } from './errors.js';
 import type { KeyStore } from './key-store.js';
 import { type Logger, silentLogger } from './logger.js';
+import type { RemoteSigner } from './nip46/remote-signer.js';
 import { createAdminApi } from './routes/admin-api.js';
 import { createCompatApi } from './routes/compat-api.js';
 import { createDashboard } from './routes/dashboard.js';
+import { createNip46Api } from './routes/nip46-api.js';
 import { createSignApi } from './routes/sign-api.js';
 import { type BunkerEnv, createTokenThrottle } from './token-auth.js';
 
@@ -33,6 +35,8 @@ export interface AppOptions {
   maxBodyBytes?: number;
   /** Where unexpected errors are reported. Default: silent. */
   logger?: Logger;
+  /** The NIP-46 side (its connections on `/api/nip46` and the dashboard). Default: none (NIP-46 off). */
+  nip46?: RemoteSigner;
 }
 
 /**
@@ -65,11 +69,13 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
   const limitBody = limitBodyTo(maxBodyBytes);
   app.route('/api/keys', createSignApi({ ...deps, limitBody, maxBatch }));
   app.route('/api/keys', createAdminApi({ ...deps, limitBody }));
+  app.route('/api/nip46', createNip46Api({ ...deps, limitBody, nip46: options.nip46 }));
   app.route('/api', createCompatApi({ ...deps, limitBody }));
   app.route(
     '/admin',
     createDashboard({
       store: options.store,
+      nip46: options.nip46,
       adminToken: options.adminToken,
       throttle,
       limitForm: limitBodyTo(DASHBOARD_FORM_BYTES),

@@ -10,6 +10,8 @@ export interface AuditEntry {
   id: string;
   /** The signed event's kind. */
   kind: number;
+  /** The NIP-46 client (hex pubkey) the signature was made for; absent for the HTTP API. */
+  client?: string;
 }
 
 /** Where signatures are recorded. */
@@ -21,7 +23,7 @@ export interface AuditLog {
 }
 
 /**
- * An append-only audit log: one JSON line per signed event (`{"time","key","id","kind"}`), in a file
+ * An append-only audit log: one JSON line per signed event (`{"time","key","id","kind"}`, plus `"client"` for a NIP-46 client), in a file
  * opened for appending (`O_APPEND`, mode `0600`). Writes are serialised, so lines never interleave.
  *
  * @example
@@ -37,7 +39,15 @@ export async function openAuditLog(path: string): Promise<AuditLog> {
     record(entries) {
       if (entries.length === 0) return queue;
       const text = entries
-        .map((e) => JSON.stringify({ time: e.time, key: e.key, id: e.id, kind: e.kind }))
+        .map((e) =>
+          JSON.stringify({
+            time: e.time,
+            key: e.key,
+            id: e.id,
+            kind: e.kind,
+            ...(e.client !== undefined && { client: e.client }),
+          }),
+        )
         .join('\n')
         .concat('\n');
       const written = queue.then(async () => {

@@ -3,9 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseRelays } from '@siegel/core';
 import { dataDirOf } from './cli-keys.js';
 import { BunkerError } from './errors.js';
 import { consoleLogger } from './logger.js';
+import { DEFAULT_NIP46_KINDS, parseKinds } from './nip46/permissions.js';
 import { passphraseFromEnv } from './passphrase-input.js';
 import { startBunker } from './server.js';
 import { MIN_TOKEN_LENGTH } from './token-auth.js';
@@ -35,6 +37,8 @@ export async function runStartCommand(
       'data-dir': { type: 'string' },
       dev: { type: 'boolean', default: false },
       'auto-lock': { type: 'string' },
+      relay: { type: 'string', multiple: true },
+      'nip46-kinds': { type: 'string' },
     },
   });
   const port = Number(values.port);
@@ -49,6 +53,16 @@ export async function runStartCommand(
       `The auto-lock period must be a number of minutes, got \`${autoLockText}\``,
     );
   }
+
+  // `--relay` (repeatable) wins over BUNKER_RELAYS; one rule for relay URLs in all of Siegel.
+  const relays = values.relay?.length
+    ? parseRelays(values.relay, '--relay')
+    : parseRelays((env.BUNKER_RELAYS ?? '').split(','), 'BUNKER_RELAYS');
+  const kindsText = values['nip46-kinds'] ?? env.BUNKER_NIP46_KINDS;
+  const nip46Kinds =
+    kindsText === undefined || kindsText === ''
+      ? [...DEFAULT_NIP46_KINDS]
+      : parseKinds(kindsText, values['nip46-kinds'] === undefined ? 'BUNKER_NIP46_KINDS' : '--nip46-kinds');
 
   const dev = values.dev;
   let apiToken = env.BUNKER_API_TOKEN ?? '';
@@ -82,6 +96,8 @@ export async function runStartCommand(
     adminToken,
     autoLockMs: autoLockMinutes * 60_000,
     ...(givenPassphrase !== undefined && { passphrase: givenPassphrase }),
+    relays,
+    nip46Defaults: { kinds: nip46Kinds, nip44: false, nip04: false },
     logger,
   }).catch(async (error: unknown) => {
     if (throwaway) await rm(dataDir, { recursive: true, force: true });
@@ -131,6 +147,13 @@ export async function runStartCommand(
     out.write(`  data directory: ${dataDir}${throwaway ? ' (deleted on exit)' : ''}\n`);
   }
   out.write(`siegel-bunker listening on ${bunker.url} (signing engine: ${bunker.engine})\n`);
+  if (bunker.nip46) {
+    out.write(`NIP-46 remote signer on ${relays.join(', ')}; each URI below connects one client, once:\n`);
+    for (const key of bunker.store.list()) {
+      if (key.locked) out.write(`  ${key.name}: locked (make its URI at /admin once unlocked)\n`);
+      else out.write(`  ${key.name}: ${await bunker.nip46.connectionUri(key.name)}\n`);
+    }
+  }
   const ready: Record<string, unknown> = {
     url: bunker.url,
     keys: bunker.store.list().map((key) => key.name),

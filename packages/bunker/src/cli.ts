@@ -7,6 +7,7 @@ import { isUsageError } from './usage-error.js';
 /** `siegel-bunker --help`. */
 export const USAGE = `Usage:
   siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev] [--auto-lock MINUTES]
+                      [--relay URL]... [--nip46-kinds 1063,…]
   siegel-bunker keys add NAME [--generate | --import KEY|-] [--passphrase-file F] [--data-dir DIR]
   siegel-bunker keys list [--data-dir DIR] [--json]
   siegel-bunker --version | --help
@@ -18,6 +19,8 @@ Environment:
   BUNKER_PASSPHRASE       unlock at start every key this passphrase opens
   BUNKER_PASSPHRASE_FILE  the same, read from a file
   BUNKER_AUTO_LOCK_MINUTES  lock keys idle this long (default: never)
+  BUNKER_RELAYS           comma-separated relays: be a NIP-46 remote signer there (--relay wins)
+  BUNKER_NIP46_KINDS      event kinds a new NIP-46 connection may sign (default 1063)
 `;
 
 /** The version in this package's own package.json (`dist/cli.js` → `../package.json`), read when asked. */

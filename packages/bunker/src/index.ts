@@ -10,7 +10,21 @@ export { type AuditEntry, type AuditLog, noAuditLog, openAuditLog } from './audi
 export { BunkerError, type BunkerErrorCode, ERROR_STATUS } from './errors.js';
 export { MAX_EVENT_BYTES, parseEventTemplate } from './event-template.js';
 export { assertKeyName, isValidKeyName, KEY_NAME_PATTERN } from './key-name.js';
-export { type CreateKeyOptions, type KeyInfo, KeyStore, type KeyStoreOptions } from './key-store.js';
+export {
+  type CreateKeyOptions,
+  type KeyCipherMethod,
+  type KeyInfo,
+  KeyStore,
+  type KeyStoreOptions,
+} from './key-store.js';
 export { consoleLogger, type Logger, silentLogger } from './logger.js';
+export { ConnectionStore, type Nip46Client } from './nip46/connection-store.js';
+export {
+  DEFAULT_NIP46_KINDS,
+  grantPermissions,
+  type Nip46Permissions,
+  parseKinds,
+} from './nip46/permissions.js';
+export { NIP46_KIND, RemoteSigner, type RemoteSignerOptions } from './nip46/remote-signer.js';
 export { type RunningBunker, type StartBunkerOptions, startBunker } from './server.js';
 export type { Role } from './token-auth.js';

@@ -1,6 +1,8 @@
 import type { SigningEngine } from '@siegel/core/crypto';
 import type { EventTemplate, VerifiedEvent } from 'nostr-tools/core';
+import * as nip04 from 'nostr-tools/nip04';
 import * as nip19 from 'nostr-tools/nip19';
+import * as nip44 from 'nostr-tools/nip44';
 import * as nip49 from 'nostr-tools/nip49';
 import { type AuditLog, noAuditLog } from './audit-log.js';
 import { prepareDataDir } from './data-dir.js';
@@ -23,6 +25,9 @@ export interface KeyInfo {
   /** Unix seconds. */
   created_at: number;
 }
+
+/** The encryption methods a key offers its NIP-46 clients. */
+export type KeyCipherMethod = 'nip44_encrypt' | 'nip44_decrypt' | 'nip04_encrypt' | 'nip04_decrypt';
 
 /** How to make a new key: generate one, or import `nsec1…` / `ncryptsec1…` / hex. */
 export interface CreateKeyOptions {
@@ -324,17 +329,54 @@ export class KeyStore {
    * Sign templates with a key, in order, and record each signature in the audit log. Templates are not
    * mutated; `pubkey`, `id` and `sig` are set by the bunker.
    *
+   * @param options.client - the NIP-46 client (hex pubkey) asking, recorded in the audit log.
    * @throws {BunkerError} `key_not_found`, `key_locked`.
    */
-  async sign(name: string, templates: readonly EventTemplate[]): Promise<VerifiedEvent[]> {
+  async sign(
+    name: string,
+    templates: readonly EventTemplate[],
+    options: { client?: string } = {},
+  ): Promise<VerifiedEvent[]> {
     const entry = this.#entry(name);
     const secret = entry.secret;
     if (!secret) throw new BunkerError('key_locked', `Key \`${name}\` is locked`);
     const events = templates.map((template) => this.#engine.signEvent(template, secret));
     entry.lastUsed = this.#now();
     const time = new Date(this.#now()).toISOString();
-    await this.#audit.record(events.map((e) => ({ time, key: name, id: e.id, kind: e.kind })));
+    const client = options.client === undefined ? {} : { client: options.client };
+    await this.#audit.record(events.map((e) => ({ time, key: name, id: e.id, kind: e.kind, ...client })));
     return events;
+  }
+
+  /**
+   * NIP-44 (v2) or NIP-04 encryption with a key, for its NIP-46 clients: encrypt `text` to `peer`, or
+   * decrypt what `peer` sent.
+   *
+   * @throws {BunkerError} `key_not_found`, `key_locked`; `invalid_request` when `peer` is no pubkey or the
+   *   ciphertext does not decrypt.
+   */
+  cipher(name: string, method: KeyCipherMethod, peer: string, text: string): string {
+    const entry = this.#entry(name);
+    const secret = entry.secret;
+    if (!secret) throw new BunkerError('key_locked', `Key \`${name}\` is locked`);
+    if (!/^[0-9a-f]{64}$/.test(peer)) {
+      throw new BunkerError('invalid_request', `\`${peer.slice(0, 80)}\` is not a hex pubkey`);
+    }
+    entry.lastUsed = this.#now();
+    try {
+      switch (method) {
+        case 'nip44_encrypt':
+          return nip44.encrypt(text, nip44.getConversationKey(secret, peer));
+        case 'nip44_decrypt':
+          return nip44.decrypt(text, nip44.getConversationKey(secret, peer));
+        case 'nip04_encrypt':
+          return nip04.encrypt(secret, peer, text);
+        case 'nip04_decrypt':
+          return nip04.decrypt(secret, peer, text);
+      }
+    } catch (cause) {
+      throw new BunkerError('invalid_request', `${method} failed: ${(cause as Error).message}`, { cause });
+    }
   }
 
   /** Lock every key and stop the auto-lock timer. */

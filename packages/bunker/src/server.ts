@@ -7,6 +7,9 @@ import { type AuditLog, openAuditLog } from './audit-log.js';
 import { prepareDataDir } from './data-dir.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { ConnectionStore } from './nip46/connection-store.js';
+import { DEFAULT_NIP46_KINDS, type Nip46Permissions } from './nip46/permissions.js';
+import { RemoteSigner } from './nip46/remote-signer.js';
 
 /** How long `close()` lets requests in flight finish before it closes every connection. */
 const CLOSE_GRACE_MS = 3000;
@@ -31,6 +34,13 @@ export interface StartBunkerOptions {
   maxBodyBytes?: number;
   /** Default: `siegel-bunker: …` lines on stderr. */
   logger?: Logger;
+  /**
+   * Relays to be a NIP-46 remote signer on (already checked with `parseRelays` of `@siegel/core`).
+   * Default: none = NIP-46 off.
+   */
+  relays?: readonly string[];
+  /** What a new NIP-46 connection may do. Default: sign kind 1063, no encryption methods. */
+  nip46Defaults?: Nip46Permissions;
 }
 
 /** A running bunker. */
@@ -41,6 +51,8 @@ export interface RunningBunker {
   store: KeyStore;
   /** `wasm` or `js`: the signing engine in use. */
   engine: string;
+  /** The NIP-46 side, when relays were given. */
+  nip46?: RemoteSigner;
   /**
    * Stop listening, let requests in flight finish (up to 3 s, then every connection is closed), wipe
    * unlocked keys, close the audit log.
@@ -78,7 +90,22 @@ export async function startBunker(options: StartBunkerOptions): Promise<RunningB
       logger,
       autoLockMs: options.autoLockMs ?? 0,
     });
-    return await listen(store, audit, engine.name, options, logger);
+    const nip46 =
+      options.relays && options.relays.length > 0
+        ? new RemoteSigner({
+            relays: options.relays,
+            store,
+            connections: await ConnectionStore.open({ dataDir: options.dataDir, engine, logger }),
+            engine,
+            defaults: options.nip46Defaults ?? {
+              kinds: [...DEFAULT_NIP46_KINDS],
+              nip44: false,
+              nip04: false,
+            },
+            logger,
+          })
+        : undefined;
+    return await listen(store, audit, engine.name, options, logger, nip46);
   } catch (error) {
     await audit.close();
     throw error;
@@ -91,6 +118,7 @@ async function listen(
   engineName: string,
   options: StartBunkerOptions,
   logger: Logger,
+  nip46: RemoteSigner | undefined,
 ): Promise<RunningBunker> {
   if (options.passphrase !== undefined) {
     const { unlocked, failed } = store.unlockAll(options.passphrase);
@@ -104,6 +132,7 @@ async function listen(
     adminToken: options.adminToken,
     ...(options.maxBatch !== undefined && { maxBatch: options.maxBatch }),
     ...(options.maxBodyBytes !== undefined && { maxBodyBytes: options.maxBodyBytes }),
+    ...(nip46 !== undefined && { nip46 }),
     logger,
   });
   const host = options.host ?? '127.0.0.1';
@@ -115,8 +144,10 @@ async function listen(
     });
   } catch (error) {
     store.close();
+    await nip46?.connections.close();
     throw error;
   }
+  nip46?.start();
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
@@ -125,6 +156,7 @@ async function listen(
     port,
     store,
     engine: engineName,
+    ...(nip46 !== undefined && { nip46 }),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -139,6 +171,8 @@ async function listen(
           }, CLOSE_GRACE_MS);
           force.unref();
         });
+        nip46?.close();
+        await nip46?.connections.close();
         store.close();
         await audit.close();
       })();

@@ -1,5 +1,7 @@
 import type { FC, PropsWithChildren } from 'hono/jsx';
 import type { KeyInfo } from '../key-store.js';
+import type { Nip46Client } from '../nip46/connection-store.js';
+import { formatPermissions, type Nip46Permissions } from '../nip46/permissions.js';
 
 const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}
@@ -17,6 +19,9 @@ form.inline{display:flex;gap:.4rem;margin:0}
 input[type=password]{padding:.3rem .4rem;min-width:12rem}
 button{padding:.3rem .8rem;cursor:pointer}
 .signin{max-width:24rem;margin:4rem auto;background:#fff;padding:1.5rem;border-radius:6px}
+section{margin-top:2rem}
+.uri{background:#fff;border:1px solid #e2e2e8;padding:.7rem;border-radius:4px}
+input[type=text]{padding:.3rem .4rem}
 .signin input{width:100%;box-sizing:border-box;margin:.4rem 0 1rem;padding:.4rem}
 `;
 
@@ -69,11 +74,21 @@ export const SignInPage: FC<{ error?: string }> = ({ error }) => (
 /** A key as the dashboard shows it: with the reason it cannot be locked, if it cannot. */
 export type DashboardKey = KeyInfo & { lockRefusal?: string };
 
-/** The dashboard: every key with its lock state, and unlock / lock buttons. */
-export const DashboardPage: FC<{ keys: DashboardKey[]; notice?: Notice | undefined }> = ({
-  keys,
-  notice,
-}) => (
+/** The NIP-46 side as the dashboard shows it. */
+export interface Nip46View {
+  relays: readonly string[];
+  defaults: Nip46Permissions;
+  connections: Nip46Client[];
+  /** A URI just made (shown once, in the answer to the form). */
+  newUri?: { key: string; uri: string; permissions: Nip46Permissions };
+}
+
+/** The dashboard: every key with its lock state, and unlock / lock buttons; the NIP-46 connections. */
+export const DashboardPage: FC<{
+  keys: DashboardKey[];
+  notice?: Notice | undefined;
+  nip46?: Nip46View | undefined;
+}> = ({ keys, notice, nip46 }) => (
   <Layout signedIn={true}>
     {notice && (
       <p
@@ -133,5 +148,90 @@ export const DashboardPage: FC<{ keys: DashboardKey[]; notice?: Notice | undefin
         </tbody>
       </table>
     )}
+    {nip46 ? <Nip46Section view={nip46} keys={keys} /> : null}
   </Layout>
+);
+
+const when = (seconds: number) =>
+  seconds > 0 ? new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ') : 'never';
+
+/** Remote signing (NIP-46): the connections with Revoke buttons, and a form for a new `bunker://` URI. */
+const Nip46Section: FC<{ view: Nip46View; keys: DashboardKey[] }> = ({ view, keys }) => (
+  <section id="nip46">
+    <h2>Remote signing (NIP-46)</h2>
+    <p class="note">Relays: {view.relays.join(', ')}</p>
+    {view.newUri && (
+      <div class="uri" role="status">
+        <p>
+          New connection URI for key {view.newUri.key} (
+          {formatPermissions(view.newUri.permissions) || 'no permissions'}
+          ). It works once: the first client to connect with it is authorised. It is shown only now.
+        </p>
+        <code data-bunker-uri={view.newUri.key}>{view.newUri.uri}</code>
+      </div>
+    )}
+    {view.connections.length === 0 ? (
+      <p>No connections yet.</p>
+    ) : (
+      <table>
+        <thead>
+          <tr>
+            <th>Client</th>
+            <th>Key</th>
+            <th>Allowed kinds</th>
+            <th>Encryption</th>
+            <th>Connected</th>
+            <th>Last used</th>
+            <th>Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.connections.map((client) => (
+            <tr data-client={client.pubkey} data-client-key={client.key}>
+              <td>
+                {client.name && <div>{client.name}</div>}
+                <code title={client.pubkey}>{`${client.pubkey.slice(0, 16)}…`}</code>
+              </td>
+              <td>{client.key}</td>
+              <td>{client.kinds.join(', ') || 'none'}</td>
+              <td>
+                {[client.nip44 && 'NIP-44', client.nip04 && 'NIP-04'].filter(Boolean).join(', ') || 'none'}
+              </td>
+              <td>{when(client.connected_at)}</td>
+              <td>{when(client.last_used)}</td>
+              <td>
+                <form method="post" action="/admin/nip46/revoke" class="inline">
+                  <input type="hidden" name="key" value={client.key} />
+                  <input type="hidden" name="pubkey" value={client.pubkey} />
+                  <button type="submit">Revoke</button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+    {keys.length > 0 && (
+      <form method="post" action="/admin/nip46/uri" class="inline" style="margin-top:1rem;flex-wrap:wrap">
+        <label>
+          Key{' '}
+          <select name="key">
+            {keys.map((key) => (
+              <option value={key.name}>{key.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Kinds <input type="text" name="kinds" value={view.defaults.kinds.join(',')} size={12} required />
+        </label>
+        <label>
+          <input type="checkbox" name="nip44" checked={view.defaults.nip44} /> NIP-44 encryption
+        </label>
+        <label>
+          <input type="checkbox" name="nip04" checked={view.defaults.nip04} /> NIP-04
+        </label>
+        <button type="submit">New connection URI</button>
+      </form>
+    )}
+  </section>
 );

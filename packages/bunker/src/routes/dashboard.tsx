@@ -7,8 +7,10 @@ import { clientAddress } from '../client-address.js';
 import { BunkerError } from '../errors.js';
 import { isValidKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
+import { type Nip46Permissions, parseKinds } from '../nip46/permissions.js';
+import type { RemoteSigner } from '../nip46/remote-signer.js';
 import type { Throttle } from '../throttle.js';
-import { DashboardPage, type Notice, SignInPage } from './dashboard-view.js';
+import { DashboardPage, type Nip46View, type Notice, SignInPage } from './dashboard-view.js';
 
 const COOKIE = 'siegel_admin';
 
@@ -26,6 +28,8 @@ const NOTICES = new Map<string, (key: string) => Notice>([
   ],
   ['key_not_found', (key) => ({ kind: 'error', text: `No key named ${key}.` })],
   ['key_not_lockable', (key) => ({ kind: 'error', text: `Key ${key} cannot be locked.` })],
+  ['revoked', (key) => ({ kind: 'ok', text: `The NIP-46 connection to key ${key} is revoked.` })],
+  ['not_found', (key) => ({ kind: 'error', text: `No such NIP-46 connection to key ${key}.` })],
 ]);
 
 /**
@@ -35,6 +39,8 @@ const NOTICES = new Map<string, (key: string) => Notice>([
  */
 export function createDashboard(deps: {
   store: KeyStore;
+  /** The NIP-46 side: its connections are listed, revocable, and new URIs made. */
+  nip46?: RemoteSigner | undefined;
   adminToken: string;
   /** Counts wrong tokens per client address, with the API's Bearer tokens. */
   throttle: Throttle;
@@ -66,12 +72,21 @@ export function createDashboard(deps: {
     // The reason a key cannot be locked comes from the store, not the URL.
     const refusal = notice && c.req.query('notice') === 'key_not_lockable' && deps.store.lockRefusal(key);
     if (notice && refusal) notice = { ...notice, text: plain(refusal) };
-    const keys = deps.store.list().map((k) => {
+    return c.html(<DashboardPage keys={dashboardKeys()} notice={notice} nip46={nip46View()} />);
+  });
+
+  const dashboardKeys = () =>
+    deps.store.list().map((k) => {
       const reason = deps.store.lockRefusal(k.name);
       return reason === undefined ? k : { ...k, lockRefusal: plain(reason) };
     });
-    return c.html(<DashboardPage keys={keys} notice={notice} />);
-  });
+  const nip46View = (newUri?: Nip46View['newUri']): Nip46View | undefined =>
+    deps.nip46 && {
+      relays: deps.nip46.relays,
+      defaults: deps.nip46.defaults,
+      connections: deps.nip46.connections.list(),
+      ...(newUri && { newUri }),
+    };
 
   // A throttled address is answered before its form is read.
   const notThrottled: MiddlewareHandler = async (c, next) => {
@@ -133,6 +148,47 @@ export function createDashboard(deps: {
     }
     const shown = isValidKeyName(name) ? name : '';
     return c.redirect(`/admin?notice=${outcome}&key=${encodeURIComponent(shown)}`, 303);
+  });
+
+  app.post('/nip46/revoke', requireSession, deps.limitForm, async (c) => {
+    const form = await readForm(c);
+    const key = typeof form.key === 'string' ? form.key : '';
+    const pubkey = typeof form.pubkey === 'string' ? form.pubkey : '';
+    let outcome = 'revoked';
+    try {
+      if (!deps.nip46 || !isValidKeyName(key)) throw new BunkerError('not_found', 'no such connection');
+      await deps.nip46.connections.revoke(key, pubkey);
+    } catch (error) {
+      if (!(error instanceof BunkerError) || error.code !== 'not_found') throw error;
+      outcome = 'not_found';
+    }
+    const shown = isValidKeyName(key) ? key : '';
+    return c.redirect(`/admin?notice=${outcome}&key=${encodeURIComponent(shown)}`, 303);
+  });
+
+  // The new URI carries a one-time secret: it is shown in this answer only, never put in a URL.
+  app.post('/nip46/uri', requireSession, deps.limitForm, async (c) => {
+    const form = await readForm(c);
+    const key = typeof form.key === 'string' ? form.key : '';
+    let notice: Notice | undefined;
+    let newUri: Nip46View['newUri'];
+    try {
+      if (!deps.nip46) throw new BunkerError('not_found', 'NIP-46 is off: start the bunker with --relay.');
+      if (!isValidKeyName(key)) throw new BunkerError('key_not_found', 'No such key.');
+      const permissions: Nip46Permissions = {
+        kinds: parseKinds(typeof form.kinds === 'string' ? form.kinds : '', 'kinds'),
+        nip44: form.nip44 === 'on',
+        nip04: form.nip04 === 'on',
+      };
+      newUri = { key, uri: await deps.nip46.connectionUri(key, permissions), permissions };
+    } catch (error) {
+      if (!(error instanceof BunkerError)) throw error;
+      notice = { kind: 'error', text: plain(error.message) };
+    }
+    return c.html(
+      <DashboardPage keys={dashboardKeys()} notice={notice} nip46={nip46View(newUri)} />,
+      notice ? 400 : 200,
+    );
   });
 
   return app;
