@@ -1,0 +1,146 @@
+// Acceptance 5 of issue 13: a site signed with a relay configured (its blocks' `nevent` links name the
+// relay), its events put on a real relay process, then every `verify/*.json` deleted — `siegel verify`
+// still verifies every page, from the relay; with the relay down no page is valid and each says why.
+// `--signer name@domain` pins the key its NIP-05 names (a small local HTTP server plays the domain).
+// The verify pages in Chromium: the site-wide page `verify/#nevent1…` reads the event from the relay, and
+// a verify page shows the signer's NIP-05 name when the profile on the relay has one that checks out.
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NostrEvent } from '@siegel/core';
+import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSite } from '../../bench/sign-site/generate-site.mjs';
+import { runSiegel } from '../site/support.js';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningRelay, startRelay } from '../support/relay-process.js';
+
+const PAGES = 12;
+
+let bunker: RunningBunker;
+let relay: RunningRelay;
+let spare: RunningRelay;
+let nip05: Server;
+let nip05Host: string;
+let root: string;
+let dist: string;
+let events: NostrEvent[];
+const otherKey = getPublicKey(generateSecretKey());
+
+/** Send `list` to the relay at `url` as EVENT messages; resolves once every one is answered `OK` true. */
+function publishEvents(url: string, list: readonly NostrEvent[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const pending = new Set(list.map((event) => event.id));
+    const timer = setTimeout(
+      () => reject(new Error(`${url}: ${pending.size} events not stored in time`)),
+      15_000,
+    );
+    socket.onopen = () => {
+      for (const event of list) socket.send(JSON.stringify(['EVENT', event]));
+    };
+    socket.onerror = () => reject(new Error(`cannot reach ${url}`));
+    socket.onmessage = (message) => {
+      const [type, id, ok, why] = JSON.parse(String(message.data)) as [string, string, boolean, string];
+      if (type !== 'OK') return;
+      if (!ok) reject(new Error(`${url} refused ${id}: ${why}`));
+      pending.delete(id);
+      if (pending.size === 0) {
+        clearTimeout(timer);
+        socket.close();
+        resolve();
+      }
+    };
+  });
+}
+
+function verify(args: string[]) {
+  return runSiegel(['verify', 'dist', ...args], { cwd: root });
+}
+
+beforeAll(async () => {
+  [bunker, relay, spare] = await Promise.all([startBunker(), startRelay(), startRelay()]);
+  root = await mkdtemp(join(tmpdir(), 'siegel-verify-relay-'));
+  dist = join(root, 'dist');
+  await generateSite(dist, PAGES, 13);
+  await writeFile(
+    join(root, '.env'),
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=https://example.com/\nSIEGEL_RELAYS=${relay.url}\n`,
+  );
+  const signed = await runSiegel(['sign', 'dist'], { cwd: root });
+  expect(signed.code, signed.stderr).toBe(0);
+  const files = (await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'));
+  events = await Promise.all(
+    files.map(async (name) => JSON.parse(await readFile(join(dist, 'verify', name), 'utf8')) as NostrEvent),
+  );
+  expect(events).toHaveLength(PAGES);
+  // Publishing is another part of issue 13: put the events on the relay ourselves, then drop every file.
+  await publishEvents(relay.url, events);
+  await Promise.all(files.map((name) => unlink(join(dist, 'verify', name))));
+  // The domain of the NIP-05 names: `alice` is the bunker's key, `mallory` another.
+  nip05 = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/.well-known/nostr.json') {
+      response.writeHead(404).end();
+      return;
+    }
+    const names: Record<string, string> = { alice: bunker.pubkey, mallory: otherKey };
+    const name = url.searchParams.get('name') ?? '';
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+      .end(JSON.stringify({ names: name in names ? { [name]: names[name] } : {} }));
+  });
+  await new Promise<void>((resolve) => nip05.listen(0, '127.0.0.1', resolve));
+  const address = nip05.address();
+  nip05Host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (nip05 ? nip05.close(() => resolve()) : resolve()));
+  await Promise.all([bunker?.stop(), relay?.stop(), spare?.stop()]);
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('siegel verify without verify/*.json', () => {
+  it('verifies every page from the relay its nevent names, and says so with --verbose', async () => {
+    expect((await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'))).toEqual([]);
+    const result = await verify(['--verbose']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Siegel verify: ${PAGES} valid, 0 invalid, 0 unsigned`);
+    expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(PAGES + 1);
+  });
+
+  it('pins the key a NIP-05 name resolves to: the right name is valid, another names both keys', async () => {
+    const right = await verify(['--signer', `alice@${nip05Host}`]);
+    expect(right.code, right.stdout + right.stderr).toBe(0);
+    expect(right.stdout).toContain(`${PAGES} valid, 0 invalid`);
+    const wrong = await verify(['--signer', `Mallory@${nip05Host}`]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain(`0 valid, ${PAGES} invalid`);
+    expect(wrong.stdout).toContain(
+      `signed by \`${bunker.pubkey}\`, expected \`${otherKey}\` (the key of \`Mallory@${nip05Host}\` by NIP-05)`,
+    );
+    const unknown = await verify(['--signer', `bob@${nip05Host}`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`NIP-05 \`bob@${nip05Host}\`:`);
+    expect(unknown.stderr).toContain('names no key for `bob`');
+  });
+
+  it('with the relay down no page is valid, each says where it looked; --relay finds the events elsewhere', async () => {
+    await publishEvents(spare.url, events);
+    await relay.stop();
+    const down = await verify([]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain(`0 valid, ${PAGES} invalid`);
+    expect(down.stdout).toContain(
+      `event file \`verify/${events[0]?.id}.json\` is missing; event not found on relays \`${relay.url}\` (cannot connect)`,
+    );
+    const elsewhere = await verify(['--relay', spare.url, '--verbose']);
+    expect(elsewhere.code, elsewhere.stdout + elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout.split(`event from ${spare.url}`)).toHaveLength(PAGES + 1);
+    const refused = await verify(['--relay', 'ws://relay.example.com']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Relay `ws://relay.example.com` (--relay) must be a wss:// URL');
+  });
+});
