@@ -8,13 +8,17 @@ import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promi
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NostrEvent } from '@siegel/core';
+import { HttpBunkerSigner, type NostrEvent, readSignatureBlock } from '@siegel/core';
+import { neventEncode } from 'nostr-tools/nip19';
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+import { type StaticServer, serveDirectory } from '../support/static-server.js';
 
 const PAGES = 12;
 
@@ -26,6 +30,8 @@ let nip05Host: string;
 let root: string;
 let dist: string;
 let events: NostrEvent[];
+let site: StaticServer;
+let chromium: LaunchedChromium;
 const otherKey = getPublicKey(generateSecretKey());
 
 /** Send `list` to the relay at `url` as EVENT messages; resolves once every one is answered `OK` true. */
@@ -94,11 +100,60 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => nip05.listen(0, '127.0.0.1', resolve));
   const address = nip05.address();
   nip05Host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  [site, chromium] = await Promise.all([serveDirectory(dist), launchChromium()]);
 }, 120_000);
+
+/** The first event's page path (`…/index.html`) and the nevent of its block. */
+async function firstPage(): Promise<{ event: NostrEvent; nevent: string }> {
+  const event = events[0] as NostrEvent;
+  const url = event.tags.find((tag) => tag[0] === 'url')?.[1] ?? '';
+  const path = url.replace('https://example.com/', '').replace(/(^|\/)$/, '$1index.html');
+  const block = readSignatureBlock(await readFile(join(dist, path), 'utf8'));
+  expect(block?.eventId).toBe(event.id);
+  expect(block?.relays).toEqual([relay.url]);
+  return { event, nevent: block?.nevent ?? '' };
+}
+
+/** Open `path` under the site, wait for the verdict (and the identity step when valid). */
+async function openVerify(path: string, waitForIdentity = true) {
+  const page: Page = await chromium.context.newPage();
+  try {
+    await page.goto(`${site.url}${path}`);
+    const status = page.locator('#siegel-status:not([data-state="pending"])');
+    await status.waitFor({ timeout: 20_000 });
+    const state = await status.getAttribute('data-state');
+    if (state === 'valid' && waitForIdentity)
+      await page.locator('#siegel-status[data-identity]').waitFor({ timeout: 30_000 });
+    const identity = page.locator('#siegel-identity');
+    return {
+      state,
+      reason: await status.getAttribute('data-reason'),
+      text: (await status.textContent()) ?? '',
+      source: await status.getAttribute('data-source'),
+      identity: await status.getAttribute('data-identity'),
+      nip05: (await identity.count()) > 0 ? await identity.getAttribute('data-nip05') : null,
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The bunker's key publishes a kind-0 profile naming `nip05`, `at` seconds after the others. */
+async function publishProfile(nip05Name: string, at: number): Promise<void> {
+  const signer = new HttpBunkerSigner({
+    url: bunker.url,
+    apiToken: bunker.apiToken,
+    keyName: bunker.keyName,
+  });
+  const [profile] = await signer.signEvents([
+    { kind: 0, created_at: at, tags: [], content: JSON.stringify({ name: 'Alice', nip05: nip05Name }) },
+  ]);
+  await publishEvents(relay.url, [profile as NostrEvent]);
+}
 
 afterAll(async () => {
   await new Promise<void>((resolve) => (nip05 ? nip05.close(() => resolve()) : resolve()));
-  await Promise.all([bunker?.stop(), relay?.stop(), spare?.stop()]);
+  await Promise.all([bunker?.stop(), relay?.stop(), spare?.stop(), site?.close(), chromium?.close()]);
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -126,8 +181,44 @@ describe('siegel verify without verify/*.json', () => {
     expect(unknown.stderr).toContain(`NIP-05 \`bob@${nip05Host}\`:`);
     expect(unknown.stderr).toContain('names no key for `bob`');
   });
+});
 
-  it('with the relay down no page is valid, each says where it looked; --relay finds the events elsewhere', async () => {
+describe('the verify pages in Chromium, without verify/*.json', () => {
+  it('the site-wide page reads the event from the relay and verifies; the signer’s NIP-05 name is shown', async () => {
+    const { event, nevent } = await firstPage();
+    await publishProfile(`alice@${nip05Host}`, Math.floor(Date.now() / 1000) - 60);
+    const lookup = await openVerify(`verify/#${nevent}`);
+    expect(lookup.state, lookup.text).toBe('valid');
+    expect(lookup.source).toBe(relay.url);
+    expect(lookup.nip05).toBe(`alice@${nip05Host}`);
+    // The event's own verify page (it embeds the event) agrees.
+    const own = await openVerify(`verify/${event.id}/`);
+    expect(own.state, own.text).toBe('valid');
+    expect(own.nip05).toBe(`alice@${nip05Host}`);
+  });
+
+  it('a profile naming a NIP-05 that points at another key shows no name', async () => {
+    const { event } = await firstPage();
+    await publishProfile(`mallory@${nip05Host}`, Math.floor(Date.now() / 1000));
+    const own = await openVerify(`verify/${event.id}/`);
+    expect(own.state, own.text).toBe('valid');
+    expect(own.identity).toBe('none');
+    expect(own.nip05).toBeNull();
+  });
+
+  it('an event the relay does not have is not verifiable, with the reason', async () => {
+    const missing = 'ab'.repeat(32);
+    const unknown = neventEncode({ id: missing, author: bunker.pubkey, kind: 1063, relays: [relay.url] });
+    const result = await openVerify(`verify/#${unknown}`);
+    expect(result.state).toBe('error');
+    expect(result.reason).toBe('not-found');
+    expect(result.text).toContain(`the site has no verify/${missing}.json`);
+    expect(result.text).toContain(`event not found on relays \`${relay.url}\` (not there)`);
+  });
+});
+
+describe('with the relay down', () => {
+  it('no page is valid, each says where it looked; --relay finds the events elsewhere', async () => {
     await publishEvents(spare.url, events);
     await relay.stop();
     const down = await verify([]);
@@ -142,5 +233,11 @@ describe('siegel verify without verify/*.json', () => {
     const refused = await verify(['--relay', 'ws://relay.example.com']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('Relay `ws://relay.example.com` (--relay) must be a wss:// URL');
+    // The site-wide verify page cannot reach the relay either: not verifiable, never valid.
+    const { nevent } = await firstPage();
+    const page = await openVerify(`verify/#${nevent}`);
+    expect(page.state).toBe('error');
+    expect(page.reason).toBe('not-found');
+    expect(page.text).toContain(`\`${relay.url}\` (cannot connect)`);
   });
 });

@@ -139,7 +139,7 @@ export async function fetchEventFromRelays(
 
 /** `event not found on relays `a` (not there), `b` (cannot connect)`. */
 export function describeRelayMiss(answers: readonly RelayAnswer[]): string {
-  if (answers.length === 0) return 'event not found: no relay to ask (the block names none; add `--relay`)';
+  if (answers.length === 0) return 'event not found: no relay to ask';
   const each = answers.map((answer) => {
     const why =
       answer.error ??

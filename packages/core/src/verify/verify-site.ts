@@ -351,6 +351,8 @@ function lookupOnRelays(
       } catch {}
     }
     for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);
+    if (relays.length === 0)
+      throw new Error("event not found: no relay to ask (the block's nevent names none; add `--relay`)");
     const found = await fetchEventFromRelays(
       id,
       relays.filter((relay) => !unreachable.has(relay)),
