@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promi
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HttpBunkerSigner, type NostrEvent, readSignatureBlock } from '@siegel/core';
+import { HttpBunkerSigner, type NostrEvent, readSignatureBlock, verifySite } from '@siegel/core';
 import { neventEncode } from 'nostr-tools/nip19';
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import type { Page } from 'playwright-core';
@@ -17,6 +17,7 @@ import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { startHostileRelay } from '../support/relay/hostile-relay.mjs';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 
@@ -239,5 +240,38 @@ describe('with the relay down', () => {
     expect(page.state).toBe('error');
     expect(page.reason).toBe('not-found');
     expect(page.text).toContain(`\`${relay.url}\` (cannot connect)`);
+  });
+});
+
+describe('a relay that lies', () => {
+  it('forged events and events with other ids never make a page valid; the true event elsewhere does', async () => {
+    const byId = new Map(events.map((event) => [event.id, event]));
+    // For every id asked: the event with its text changed and with a tag added (the id kept, so it no longer
+    // matches the content), and another page's valid event (another id).
+    const liar = await startHostileRelay((filter) => {
+      const id = (filter.ids as string[])[0] as string;
+      const real = byId.get(id) as NostrEvent;
+      const other = events.find((event) => event.id !== id) as NostrEvent;
+      return [
+        { ...real, content: `${real.content} (forged)` },
+        { ...real, tags: [...real.tags, ['t', 'x']] },
+        other,
+      ];
+    });
+    try {
+      const alone = await verifySite(dist, { relays: [liar.url], relayTimeoutMs: 5000 });
+      expect(alone.valid).toBe(0);
+      expect(alone.invalid).toBe(PAGES);
+      expect(liar.requests).toHaveLength(PAGES);
+      expect(alone.pages[0]?.problems.join('\n')).toContain(
+        `event not found on relays \`${relay.url}\` (cannot connect), \`${liar.url}\` (sent 3 events that did not check out)`,
+      );
+      // The liar answers first; the real relay's event still counts, and only that one.
+      const both = await verifySite(dist, { relays: [liar.url, spare.url], relayTimeoutMs: 5000 });
+      expect(both.valid).toBe(PAGES);
+      expect(new Set(both.pages.map((page) => page.eventFrom))).toEqual(new Set([spare.url]));
+    } finally {
+      await liar.close();
+    }
   });
 });
