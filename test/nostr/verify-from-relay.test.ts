@@ -275,3 +275,14 @@ describe('a relay that lies', () => {
     }
   });
 });
+
+describe('the site-wide verify page', () => {
+  it('is never signed itself: signing the signed site again signs nothing', async () => {
+    const again = await runSiegel(['sign', 'dist'], { cwd: root });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`0 signed, ${PAGES} unchanged`);
+    const lookupPage = await readFile(join(dist, 'verify', 'index.html'), 'utf8');
+    expect(lookupPage).toContain('data-lookup=""');
+    expect(readSignatureBlock(lookupPage)).toBeUndefined();
+  });
+});

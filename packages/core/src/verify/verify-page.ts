@@ -74,7 +74,8 @@ function npubOf(pubkey: string): string {
 /**
  * The static verify page for one signed page (`verify/{event id}/index.html`): the event, who signed it
  * (npub), when, the page it covers, and a check that runs in the reader's browser with no network but
- * the site itself. The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
+ * the site itself (once valid, the signer's NIP-05 name is looked up on the relays the page's block names
+ * and confirmed by its domain, see script/identity.ts). The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
  * {@link readVerifyScript}); the event is embedded as JSON. When the check says valid, the script un-hides
  * the "What was signed" section (`#siegel-content`): the signed content rendered in an iframe with an empty
  * `sandbox` and as HTML text (the page's `frame-src 'none'` keeps a link clicked in that frame from loading
