@@ -167,6 +167,16 @@ describe('siegel verify without verify/*.json', () => {
     expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(PAGES + 1);
   });
 
+  it('a live site answering 404 for verify/{id}.json: the events come from the relay too', async () => {
+    const result = await runSiegel(['verify', site.url, '--verbose'], { cwd: root });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // The crawl reaches the pages that are linked (the generated site leaves one page unlinked).
+    const valid = Number(/Siegel verify: (\d+) valid, 0 invalid, 0 unsigned/.exec(result.stdout)?.[1]);
+    expect(valid).toBeGreaterThanOrEqual(PAGES - 2);
+    expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(valid + 1);
+    expect(site.requests.filter((path) => path.endsWith('.json')).length).toBeGreaterThanOrEqual(valid);
+  });
+
   it('pins the key a NIP-05 name resolves to: the right name is valid, another names both keys', async () => {
     const right = await verify(['--signer', `alice@${nip05Host}`]);
     expect(right.code, right.stdout + right.stderr).toBe(0);
