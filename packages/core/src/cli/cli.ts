@@ -39,9 +39,12 @@ Options for publish:
 
 Options for verify:
   --pubkey P        expected signer, hex or npub
+  --signer NAME@DOMAIN  expected signer by NIP-05 (https://DOMAIN/.well-known/nostr.json)
+  --relay URL       relay to ask for an event whose verify/{id}.json is missing, besides the nevent's
+                    hints (wss://; ws:// only on loopback); repeatable
   --selector CSS    signed element (default: main)
   --max-page-bytes N  largest page to check, as sent and unpacked (default: 32MiB)
-  --verbose         list every page
+  --verbose         list every page, and where its event came from
 
 Options for verify <url> (the site is not trusted: responses and time are bounded, and no request goes to
 a loopback, link-local or private address unless the site itself is on one — then only to its own):
@@ -100,7 +103,13 @@ async function main(argv: string[]): Promise<number> {
       ? undefined
       : parseByteSize(values['max-page-bytes'], '--max-page-bytes');
   if (command === 'sign') {
-    for (const name of ['pubkey', 'allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
+    for (const name of [
+      'pubkey',
+      'signer',
+      'allow-redirects-to',
+      'request-timeout',
+      'total-timeout',
+    ] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const summary = await signSite(target ?? 'dist', {
@@ -140,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
     return report.unreached > 0 ? EXIT.failure : EXIT.ok;
   }
   if (command === 'verify') {
-    for (const name of ['site', 'cache', 'dry-run', 'relay'] as const) {
+    for (const name of ['site', 'cache', 'dry-run'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
@@ -152,6 +161,8 @@ async function main(argv: string[]): Promise<number> {
     const totalTimeout = values['total-timeout'];
     const report = await verifySite(target ?? 'dist', {
       ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
+      ...(values.signer !== undefined ? { signer: values.signer } : {}),
+      ...(values.relay !== undefined ? { relays: values.relay } : {}),
       ...(values.selector !== undefined ? { selector: values.selector } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
       ...(values['allow-redirects-to'] !== undefined
@@ -194,6 +205,7 @@ function parse(argv: string[]) {
       cache: { type: 'string' },
       relay: { type: 'string', multiple: true },
       pubkey: { type: 'string' },
+      signer: { type: 'string' },
       'max-page-bytes': { type: 'string' },
       'allow-redirects-to': { type: 'string', multiple: true },
       'request-timeout': { type: 'string' },

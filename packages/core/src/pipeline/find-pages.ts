@@ -4,8 +4,8 @@ import { isAbsolute, normalize, relative, sep } from 'node:path';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName } from '../fs/atomic-write.js';
 
-/** Our own verify pages (`verify/{event id}/index.html`) are never signed. */
-const VERIFY_PAGE = /^verify\/[0-9a-f]{64}\/index\.html$/;
+/** Our own verify pages (`verify/{event id}/index.html`, the site-wide `verify/index.html`) are never signed. */
+const VERIFY_PAGE = /^verify\/(?:[0-9a-f]{64}\/)?index\.html$/;
 
 /**
  * Every `*.html` file under `dir`, as sorted paths relative to it with `/` separators — except Siegel's own

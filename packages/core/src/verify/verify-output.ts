@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
 import type { FileIo } from '../pipeline/file-io.js';
-import { readVerifyScript, renderVerifyPage, VERIFY_SCRIPT_NAME } from './verify-page.js';
+import {
+  LOOKUP_PAGE_NAME,
+  readVerifyScript,
+  renderLookupPage,
+  renderVerifyPage,
+  VERIFY_SCRIPT_NAME,
+} from './verify-page.js';
 
 /** Folder of the verify pages inside the output directory. */
 export const VERIFY_DIR = 'verify';
@@ -15,8 +21,9 @@ export const VERIFY_DIR = 'verify';
 export const VERIFY_MARKER = '.siegel-writing';
 
 /**
- * Writes the verify pages of a signed site: `verify/{event id}/index.html`, `verify/{event id}.json`, and
- * the one shared script `verify/siegel-verify.js`. Event ids are content addresses: a verify page that
+ * Writes the verify pages of a signed site: `verify/{event id}/index.html`, `verify/{event id}.json`, the
+ * one shared script `verify/siegel-verify.js` and the site-wide verify page `verify/index.html` (it finds
+ * an event by the id in its URL, on the site or on the relays the `nevent` names). Event ids are content addresses: a verify page that
  * already exists for an id is not written again.
  *
  * Crash safety without temp files: the per-event files are written in place (no temp file + rename: two
@@ -79,12 +86,16 @@ export class VerifyOutput {
     }
   }
 
-  /** Write the shared verify script (once per run). */
+  /** Write the shared verify script and the site-wide verify page `verify/index.html` (once per run). */
   async writeScript(): Promise<void> {
     if (this.#scriptWritten) return;
     this.#scriptWritten = true;
     await mkdirFast(join(this.#outDir, VERIFY_DIR));
     await writeFileAtomic(join(this.#outDir, VERIFY_DIR, VERIFY_SCRIPT_NAME), await readVerifyScript());
+    await writeFileAtomic(
+      join(this.#outDir, VERIFY_DIR, LOOKUP_PAGE_NAME),
+      renderLookupPage({ site: this.#site.href, selector: this.#selector }),
+    );
   }
 
   /** Remove the marker once every {@link writePage} has settled — unless one failed (it may be partial). */

@@ -9,6 +9,9 @@ import { escapeHtml } from '../page/signature-block.js';
 /** File name of the one shared browser script every verify page loads (written next to the verify pages). */
 export const VERIFY_SCRIPT_NAME = 'siegel-verify.js';
 
+/** File name of the site-wide verify page, `verify/index.html`: it checks the event named in its URL. */
+export const LOOKUP_PAGE_NAME = 'index.html';
+
 /** Input of {@link renderVerifyPage}. */
 export interface VerifyPageInput {
   /** The signed page event (kind 1063). Required. */
@@ -71,7 +74,8 @@ function npubOf(pubkey: string): string {
 /**
  * The static verify page for one signed page (`verify/{event id}/index.html`): the event, who signed it
  * (npub), when, the page it covers, and a check that runs in the reader's browser with no network but
- * the site itself. The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
+ * the site itself (once valid, the signer's NIP-05 name is looked up on the relays the page's block names
+ * and confirmed by its domain, see script/identity.ts). The check lives in the shared script ({@link VERIFY_SCRIPT_NAME}, see
  * {@link readVerifyScript}); the event is embedded as JSON. When the check says valid, the script un-hides
  * the "What was signed" section (`#siegel-content`): the signed content rendered in an iframe with an empty
  * `sandbox` and as HTML text (the page's `frame-src 'none'` keeps a link clicked in that frame from loading
@@ -146,6 +150,73 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 </main>
 <script type="application/json" id="siegel-event">${embedJson(event)}</script>
 <script src="${e(fromVerifyDirectory(input.scriptPath, basePath))}" defer></script>
+</body>
+</html>
+`;
+}
+
+/** Input of {@link renderLookupPage}. */
+export interface LookupPageInput {
+  /** The site's public URL (`SITE_URL`): only events for pages under it are checked here. Required. */
+  site: string;
+  /** The selector the hash covers. Default `'main'`. */
+  selector?: string;
+}
+
+/**
+ * The site-wide verify page, `verify/index.html`, for an event whose own verify page is missing: opened as
+ * `verify/#nevent1…` (the block's `nostr:` link; or `verify/#{event id}`), its script reads
+ * `verify/{id}.json` from the site, or, when that is missing, asks the `nevent`'s relay hints for the event
+ * (browser WebSocket; only an event with that id and a valid signature counts), shows who signed it, when,
+ * and where the event came from, and checks the page as a verify page does. It checks only pages under
+ * `site` (the event's `url` tag), fetched from where this page is served (`../` is the site's root).
+ *
+ * @example
+ * ```ts
+ * await writeFile('dist/verify/index.html', renderLookupPage({ site: 'https://example.com/', selector: 'main' }));
+ * ```
+ */
+export function renderLookupPage(input: LookupPageInput): string {
+  const selector = input.selector ?? DEFAULT_SELECTOR;
+  const e = escapeHtml;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">
+<title>Signature check</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
+#siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
+#siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
+#siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
+#siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
+#siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
+</style>
+</head>
+<body>
+<main>
+<h1>Signature check</h1>
+<p id="siegel-status" role="status" data-state="pending" data-lookup="" data-site="${e(input.site)}" data-selector="${e(selector)}">Looking for the signature event…</p>
+<noscript><p>The check runs in your browser and needs JavaScript.</p></noscript>
+<p>Open this page with the signature's Nostr event after <code>#</code>: <code>verify/#nevent1…</code> (the page's <code>nostr:</code> link) or <code>verify/#{event id}</code>.</p>
+<dl id="siegel-facts" hidden>
+<dt>Page</dt><dd><a id="siegel-fact-page"></a></dd>
+<dt>Signed by</dt><dd><code id="siegel-fact-signer"></code></dd>
+<dt>Signed at</dt><dd><code id="siegel-fact-time"></code></dd>
+<dt>Nostr event</dt><dd><code id="siegel-fact-event"></code><br>from <code id="siegel-fact-source"></code></dd>
+</dl>
+<section id="siegel-content" hidden>
+<h2>What was signed</h2>
+<p>The frame shows the signed element’s content rendered without scripts, without the site’s stylesheets and without the network, so it may look plainer than the page; its HTML source follows below.</p>
+<iframe id="siegel-content-frame" sandbox title="The signed content, rendered without scripts, site stylesheets or network"></iframe>
+<pre id="siegel-content-text"></pre>
+</section>
+</main>
+<script src="${VERIFY_SCRIPT_NAME}" defer></script>
 </body>
 </html>
 `;

@@ -7,14 +7,18 @@ import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { classifyAddress } from '../net/address-policy.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
-import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
+import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
+import { parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { describeByteSize, formatByteSize } from '../options/byte-size.js';
 import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
 import { readEventSpec } from '../page/parse.js';
 import { findPages } from '../pipeline/find-pages.js';
+import { resolveNip05 } from './nip05.js';
 
 /**
  * Largest event file (`verify/{id}.json`) read, in bytes: 1 MiB. A page event holds a title, a description,
@@ -43,6 +47,18 @@ export interface VerifySiteOptions {
   requestTimeoutMs?: number;
   /** URL only: time for the whole check, in ms (default 600 000). */
   totalTimeoutMs?: number;
+  /**
+   * Relays to ask for an event whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's
+   * block (default none): `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
+   */
+  relays?: string[];
+  /** Time for one relay lookup, connect to `EOSE`, in ms (default 10 000). */
+  relayTimeoutMs?: number;
+  /**
+   * The expected signer as a NIP-05 identifier, `name@domain` (default none): its pubkey is read from
+   * `https://domain/.well-known/nostr.json?name=name` (see `resolveNip05`) and pinned like `pubkey`.
+   */
+  signer?: string;
 }
 
 /** `valid`: block, event and page agree. `invalid`: something does not. `unsigned`: a page with the element but no block. `skipped`: no element, no block. */
@@ -61,6 +77,8 @@ export interface PageVerification {
   expected: { hash?: string; pubkey?: string };
   /** The spec the page was checked by: the one its event was signed under (`siegel-page/1` for events without a `spec` tag). */
   spec?: string;
+  /** Where the event was read: `verify/{id}.json`, its URL, or the relay it came from (`wss://…`). */
+  eventFrom?: string;
 }
 
 /** The result of {@link verifySite}. `ok` is false when any page is invalid or unsigned. */
@@ -89,13 +107,17 @@ export interface VerifyReport {
  * start URL cannot be read (refused, too large, too slow), or when the whole check runs out of time.
  */
 export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
-  const expectedPubkey = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
+  const pinned = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
+  const expectedPubkey = await readExpectedSigner(pinned, options);
+  const signerNote = options.signer === undefined ? '' : ` (the key of \`${options.signer}\` by NIP-05)`;
+  const extraRelays = parseRelays(options.relays ?? [], '--relay');
   const selector = options.selector ?? 'main';
   const maxPageBytes = options.maxPageBytes ?? DEFAULTS.maxPageBytes;
   const source = /^https?:\/\//i.test(dirOrUrl)
     ? urlSource(dirOrUrl, options, maxPageBytes)
     : dirSource(resolve(dirOrUrl), maxPageBytes);
   const crypto = await loadSigningEngine();
+  const relayLookup = lookupOnRelays(crypto, extraRelays, source.relayHintAllowed, options.relayTimeoutMs);
   const pages: PageVerification[] = [];
   for await (const page of source.pages()) {
     if ('problem' in page) {
@@ -129,12 +151,25 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     let event: NostrEvent | Error | undefined;
     if (!block.eventId) problems.push('the block names no event');
     else {
-      event = await source
-        .loadEvent(block.eventId, block.verifyUrl, page.name)
-        .catch((error: Error) => error);
+      const eventId = block.eventId;
+      const loaded = await source
+        .loadEvent(eventId, block.verifyUrl, page.name)
+        .catch(async (error: Error) =>
+          error instanceof MissingEvent
+            ? relayLookup(eventId, block.relays ?? []).catch(
+                (miss: Error) => new Error(`${error.message}; ${miss.message}`),
+              )
+            : error,
+        );
       const expired = source.expired?.();
       if (expired) throw expired;
-      if (event instanceof Error) problems.push(event.message);
+      if (loaded instanceof Error) {
+        event = loaded;
+        problems.push(loaded.message);
+      } else {
+        event = loaded.event;
+        result.eventFrom = loaded.from;
+      }
     }
     // The page is read by the rules its event was signed under: the signed `spec` tag, never the block's word.
     if (event && !(event instanceof Error)) {
@@ -170,7 +205,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
         problems.push(`block pubkey \`${block.pubkey}\` differs from the event's \`${event.pubkey}\``);
       }
       if (expectedPubkey && event.pubkey !== expectedPubkey) {
-        problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\``);
+        problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\`${signerNote}`);
       }
       result.found.pubkey = event.pubkey;
     }
@@ -212,12 +247,30 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
         `  page hash now ${page.expected.hash ?? '-'}${page.expected.pubkey ? `  expected signer ${page.expected.pubkey}` : ''}`,
       );
     }
+    if (options.verbose && page.eventFrom) lines.push(`  event from ${page.eventFrom}`);
     for (const problem of page.problems) lines.push(`  - ${problem}`);
   }
   lines.push(
     `Siegel verify: ${report.valid} valid, ${report.invalid} invalid, ${report.unsigned} unsigned, ${report.skipped} skipped (no element)`,
   );
   return lines.join('\n');
+}
+
+/** The pinned signer: `pubkey`, or the key `signer` resolves to by NIP-05 (both given: they must agree). */
+async function readExpectedSigner(
+  pubkey: string | undefined,
+  options: VerifySiteOptions,
+): Promise<string | undefined> {
+  if (options.signer === undefined) return pubkey;
+  const resolved = await resolveNip05(options.signer, {
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+  });
+  if (pubkey !== undefined && pubkey !== resolved)
+    throw new SiegelError(
+      'invalid_options',
+      `The expected pubkey \`${pubkey}\` is not the key of \`${options.signer}\` by NIP-05 (\`${resolved}\`)`,
+    );
+  return resolved;
 }
 
 function parsePubkey(value: string): string {
@@ -259,11 +312,76 @@ function checkEventShape(value: unknown, where: string): NostrEvent {
 /** A page of a source: its HTML, or why it could not be read. */
 type SourcePage = { name: string; html: string } | { name: string; problem: string };
 
+/** An event and where it was read. */
+type LoadedEvent = { event: NostrEvent; from: string };
+
+/** The event file is not there (no file, HTTP 404/410): the event may still be on a relay. */
+class MissingEvent extends Error {}
+
 interface Source {
   pages(): AsyncIterable<SourcePage>;
-  loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<NostrEvent>;
+  loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<LoadedEvent>;
   /** The error that ends the whole check (its time ran out), once there is one. */
   expired?(): Error | undefined;
+  /** Whether a relay hint read from a page of this source may be asked (see {@link hintAllowedFor}). */
+  relayHintAllowed(relay: string): boolean;
+}
+
+/**
+ * Looks an event up on relays: the block's `nevent` hints (valid by `parseRelays`, and allowed by the
+ * source) and the `--relay` ones. Only an event with the asked id, a matching id hash and a valid signature
+ * counts; the page's own checks (x tag, pubkey, spec) follow as for a local event. A relay that could not
+ * be reached is not asked again in this check.
+ * @throws {Error} `event not found on relays …`, naming each relay and what it said.
+ */
+function lookupOnRelays(
+  crypto: SigningEngine,
+  extra: string[],
+  hintAllowed: (relay: string) => boolean,
+  timeoutMs: number = RELAY_QUERY_DEFAULTS.timeoutMs,
+): (id: string, hints: string[]) => Promise<LoadedEvent> {
+  const unreachable = new Map<string, string>();
+  const accept = (event: NostrEvent) =>
+    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  return async (id, hints) => {
+    const relays: string[] = [];
+    for (const hint of hints) {
+      try {
+        relays.push(...parseRelays([hint], 'nevent hint').filter(hintAllowed));
+      } catch {}
+    }
+    for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);
+    if (relays.length === 0)
+      throw new Error("event not found: no relay to ask (the block's nevent names none; add `--relay`)");
+    const found = await fetchEventFromRelays(
+      id,
+      relays.filter((relay) => !unreachable.has(relay)),
+      { accept, timeoutMs },
+    );
+    if (found.event) return { event: found.event, from: found.relay };
+    for (const answer of found.answers)
+      if (answer.error && answer.events.length === 0) unreachable.set(answer.relay, answer.error);
+    const skipped = relays
+      .filter((relay) => unreachable.has(relay) && !found.answers.some((a) => a.relay === relay))
+      .map((relay) => ({ relay, events: [], rejected: 0, error: unreachable.get(relay) as string }));
+    throw new Error(describeRelayMiss([...found.answers, ...skipped]));
+  };
+}
+
+/**
+ * A relay hint comes from the page, which may be hostile: on a live site at a public address, hints that
+ * name a loopback, private or link-local IP address or `localhost` are not asked (the page cannot make the
+ * check probe the reader's network); a site on such an address itself (a local preview) may name them.
+ */
+function hintAllowedFor(siteHost: string | undefined): (relay: string) => boolean {
+  const local = (host: string) => {
+    const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+    if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+    const kind = classifyAddress(bare);
+    return kind !== undefined && kind !== 'not an IP address';
+  };
+  if (siteHost === undefined || local(siteHost)) return () => true;
+  return (relay) => !local(new URL(relay).hostname);
 }
 
 function tooLarge(size: number, limit: number): string {
@@ -272,6 +390,7 @@ function tooLarge(size: number, limit: number): string {
 
 function dirSource(dir: string, maxPageBytes: number): Source {
   return {
+    relayHintAllowed: hintAllowedFor(undefined),
     async *pages() {
       for (const path of await findPages(dir)) {
         const size = (await stat(join(dir, path))).size;
@@ -291,10 +410,10 @@ function dirSource(dir: string, maxPageBytes: number): Source {
         text = await readFile(file, 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === undefined) throw error;
-        throw new Error(`event file \`verify/${id}.json\` is missing`);
+        throw new MissingEvent(`event file \`verify/${id}.json\` is missing`);
       }
       try {
-        return checkEventShape(JSON.parse(text), `verify/${id}.json`);
+        return { event: checkEventShape(JSON.parse(text), `verify/${id}.json`), from: `verify/${id}.json` };
       } catch (error) {
         throw new Error(`event file \`verify/${id}.json\` is not valid: ${(error as Error).message}`);
       }
@@ -315,6 +434,7 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
   });
   const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
   return {
+    relayHintAllowed: hintAllowedFor(root.hostname),
     async *pages() {
       const queue: URL[] = [root];
       const seen = new Set<string>([root.href]);
@@ -372,10 +492,15 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
       } catch {}
       const url = new URL(`${path}.json`, new URL(page));
       const response = await client.get(url, { maxBytes: MAX_EVENT_BYTES, accept: 'application/json' });
+      if (response.status === 404 || response.status === 410)
+        throw new MissingEvent(`event \`${url.href}\` answered HTTP ${response.status}`);
       if (response.status < 200 || response.status >= 300 || !response.body)
         throw new Error(`event \`${url.href}\` answered HTTP ${response.status}`);
       try {
-        return checkEventShape(JSON.parse(response.body.toString('utf8')), url.href);
+        return {
+          event: checkEventShape(JSON.parse(response.body.toString('utf8')), url.href),
+          from: url.href,
+        };
       } catch (error) {
         throw new Error(`event \`${url.href}\` is not valid: ${(error as Error).message}`);
       }

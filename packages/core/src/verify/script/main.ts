@@ -1,19 +1,26 @@
 /**
  * The shared verify script (`siegel-verify.js`), bundled for the browser by `scripts/build-verify-script.mjs`.
- * It runs on `verify/{event id}/index.html` (see `renderVerifyPage`) and uses no network but the site:
- * 1. the embedded event's id is recomputed and its Schnorr signature verified;
+ * It runs on `verify/{event id}/index.html` (see `renderVerifyPage`, the event embedded) and on the
+ * site-wide `verify/index.html` (see `renderLookupPage`: the event named in the URL, read from the site or
+ * from the `nevent`'s relays, lookup.ts):
+ * 1. the event's id is recomputed and its Schnorr signature verified;
  * 2. the signed page is fetched from the site and parsed with the signer's parser (parse5, bundled — never
  *    the live DOM, which scripts and hydration change);
  * 3. SHA-256 of the selected element's `innerHTML` is compared with the event's `x` tag.
  * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `error`)
- * with `data-reason` (a stable code) for tools and tests.
+ * with `data-reason` (a stable code) for tools and tests. Once valid, the signer's NIP-05 name is shown
+ * when their profile on the relays names one that its domain confirms (identity.ts).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { decode } from 'nostr-tools/nip19';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { checkCoverage } from '../../page/coverage.js';
 import { parseDocument, readEventSpec, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectAll, selectFirst } from '../../page/selector.js';
+import { pickRelays } from './browser-relays.js';
+import { showIdentity } from './identity.js';
+import { LookupFailure, lookUpEvent } from './lookup.js';
 import { showSignedContent } from './show-content.js';
 
 type State = 'valid' | 'invalid' | 'error';
@@ -36,6 +43,21 @@ function readTag(event: NostrEvent, name: string): string | undefined {
   return event.tags.find((tag) => tag[0] === name)?.[1];
 }
 
+/** The relay hints of the fetched page's `nostr:nevent1…` link (where the signer's profile may be). */
+function readBlockRelays(document: ReturnType<typeof parseDocument>['document']): string[] {
+  const link = selectFirst(
+    document,
+    compileCachedSelector('head > link[rel="alternate"][href^="nostr:nevent1"]'),
+  );
+  const href = link?.attrs.find((attribute) => attribute.name === 'href')?.value.trim() ?? '';
+  try {
+    const decoded = decode(href.replace(/^nostr:/, ''));
+    return decoded.type === 'nevent' ? pickRelays(decoded.data.relays ?? []) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The `nostr:event` meta of the fetched page, to explain a mismatch (page re-signed since). */
 function readBlockEventId(document: ReturnType<typeof parseDocument>['document']): string | undefined {
   const meta = selectFirst(document, compileCachedSelector('head > meta[name="nostr:event"]'));
@@ -49,10 +71,26 @@ function shortDate(seconds: number): string {
     .replace(/\.\d+Z$/, ' UTC');
 }
 
-async function check(status: HTMLElement): Promise<Verdict> {
+/** The event to check, the page it covers (relative to this page) and the relays known so far. */
+type Target = { event: NostrEvent; pagePath: string; relays: string[] };
+
+async function readTarget(status: HTMLElement): Promise<Target | Verdict> {
+  if (status.dataset.lookup !== undefined) {
+    try {
+      return await lookUpEvent(status);
+    } catch (error) {
+      if (!(error instanceof LookupFailure)) throw error;
+      const state = error.reason === 'event-id' ? 'invalid' : 'error';
+      return { state, reason: error.reason, message: error.message };
+    }
+  }
   const source = document.getElementById('siegel-event')?.textContent;
   if (!source) return { state: 'error', reason: 'no-event', message: 'This page carries no event to check.' };
-  const event = JSON.parse(source) as NostrEvent;
+  return { event: JSON.parse(source) as NostrEvent, pagePath: status.dataset.page ?? '', relays: [] };
+}
+
+async function check(status: HTMLElement, target: Target): Promise<Verdict> {
+  const { event, pagePath } = target;
   if (getEventHash(event) !== event.id) {
     return {
       state: 'invalid',
@@ -84,7 +122,6 @@ async function check(status: HTMLElement): Promise<Verdict> {
     };
   }
   status.dataset.spec = spec;
-  const pagePath = status.dataset.page ?? '';
   const selector = status.dataset.selector || 'main';
   let html: string;
   try {
@@ -101,6 +138,7 @@ async function check(status: HTMLElement): Promise<Verdict> {
     return { state: 'error', reason: 'fetch', message: `Could not load the page: ${String(error)}.` };
   }
   const { document: parsed, ignoredStartTags } = parseDocument(html, { spec });
+  for (const relay of readBlockRelays(parsed)) if (!target.relays.includes(relay)) target.relays.push(relay);
   const matches = selectAll(parsed, compileCachedSelector(selector), 2);
   const element = matches[0];
   if (!element) {
@@ -142,14 +180,21 @@ async function run(): Promise<void> {
   const status = document.getElementById('siegel-status');
   if (!status) return;
   let verdict: Verdict;
+  let target: Target | Verdict | undefined;
   try {
-    verdict = await check(status);
+    target = await readTarget(status);
+    verdict = 'event' in target ? await check(status, target) : target;
   } catch (error) {
     verdict = { state: 'error', reason: 'exception', message: `The check failed: ${String(error)}` };
   }
   status.textContent = verdict.message;
   status.dataset.reason = verdict.reason;
   status.dataset.state = verdict.state;
+  if (verdict.state === 'valid' && target && 'event' in target) {
+    await showIdentity(target.event.pubkey, target.relays).catch(() => undefined);
+    // For tools and tests: the identity step is over (`confirmed` when a NIP-05 name is shown).
+    status.dataset.identity = document.getElementById('siegel-identity') ? 'confirmed' : 'none';
+  }
 }
 
 void run();

@@ -1,0 +1,298 @@
+// Acceptance 5 of issue 13: a site signed with a relay configured (its blocks' `nevent` links name the
+// relay), its events put on a real relay process, then every `verify/*.json` deleted — `siegel verify`
+// still verifies every page, from the relay; with the relay down no page is valid and each says why.
+// `--signer name@domain` pins the key its NIP-05 names (a small local HTTP server plays the domain).
+// The verify pages in Chromium: the site-wide page `verify/#nevent1…` reads the event from the relay, and
+// a verify page shows the signer's NIP-05 name when the profile on the relay has one that checks out.
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HttpBunkerSigner, type NostrEvent, readSignatureBlock, verifySite } from '@siegel/core';
+import { neventEncode } from 'nostr-tools/nip19';
+import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSite } from '../../bench/sign-site/generate-site.mjs';
+import { runSiegel } from '../site/support.js';
+import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { startHostileRelay } from '../support/relay/hostile-relay.mjs';
+import { type RunningRelay, startRelay } from '../support/relay-process.js';
+import { type StaticServer, serveDirectory } from '../support/static-server.js';
+
+const PAGES = 12;
+
+let bunker: RunningBunker;
+let relay: RunningRelay;
+let spare: RunningRelay;
+let nip05: Server;
+let nip05Host: string;
+let root: string;
+let dist: string;
+let events: NostrEvent[];
+let site: StaticServer;
+let chromium: LaunchedChromium;
+const otherKey = getPublicKey(generateSecretKey());
+
+/** Send `list` to the relay at `url` as EVENT messages; resolves once every one is answered `OK` true. */
+function publishEvents(url: string, list: readonly NostrEvent[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const pending = new Set(list.map((event) => event.id));
+    const timer = setTimeout(
+      () => reject(new Error(`${url}: ${pending.size} events not stored in time`)),
+      15_000,
+    );
+    socket.onopen = () => {
+      for (const event of list) socket.send(JSON.stringify(['EVENT', event]));
+    };
+    socket.onerror = () => reject(new Error(`cannot reach ${url}`));
+    socket.onmessage = (message) => {
+      const [type, id, ok, why] = JSON.parse(String(message.data)) as [string, string, boolean, string];
+      if (type !== 'OK') return;
+      if (!ok) reject(new Error(`${url} refused ${id}: ${why}`));
+      pending.delete(id);
+      if (pending.size === 0) {
+        clearTimeout(timer);
+        socket.close();
+        resolve();
+      }
+    };
+  });
+}
+
+function verify(args: string[]) {
+  return runSiegel(['verify', 'dist', ...args], { cwd: root });
+}
+
+beforeAll(async () => {
+  [bunker, relay, spare] = await Promise.all([startBunker(), startRelay(), startRelay()]);
+  root = await mkdtemp(join(tmpdir(), 'siegel-verify-relay-'));
+  dist = join(root, 'dist');
+  await generateSite(dist, PAGES, 13);
+  await writeFile(
+    join(root, '.env'),
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=https://example.com/\nSIEGEL_RELAYS=${relay.url}\n`,
+  );
+  const signed = await runSiegel(['sign', 'dist'], { cwd: root });
+  expect(signed.code, signed.stderr).toBe(0);
+  const files = (await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'));
+  events = await Promise.all(
+    files.map(async (name) => JSON.parse(await readFile(join(dist, 'verify', name), 'utf8')) as NostrEvent),
+  );
+  expect(events).toHaveLength(PAGES);
+  // Publishing is another part of issue 13: put the events on the relay ourselves, then drop every file.
+  await publishEvents(relay.url, events);
+  await Promise.all(files.map((name) => unlink(join(dist, 'verify', name))));
+  // The domain of the NIP-05 names: `alice` is the bunker's key, `mallory` another.
+  nip05 = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/.well-known/nostr.json') {
+      response.writeHead(404).end();
+      return;
+    }
+    const names: Record<string, string> = { alice: bunker.pubkey, mallory: otherKey };
+    const name = url.searchParams.get('name') ?? '';
+    response
+      .writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+      .end(JSON.stringify({ names: name in names ? { [name]: names[name] } : {} }));
+  });
+  await new Promise<void>((resolve) => nip05.listen(0, '127.0.0.1', resolve));
+  const address = nip05.address();
+  nip05Host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  [site, chromium] = await Promise.all([serveDirectory(dist), launchChromium()]);
+}, 120_000);
+
+/** The first event's page path (`…/index.html`) and the nevent of its block. */
+async function firstPage(): Promise<{ event: NostrEvent; nevent: string }> {
+  const event = events[0] as NostrEvent;
+  const url = event.tags.find((tag) => tag[0] === 'url')?.[1] ?? '';
+  const path = url.replace('https://example.com/', '').replace(/(^|\/)$/, '$1index.html');
+  const block = readSignatureBlock(await readFile(join(dist, path), 'utf8'));
+  expect(block?.eventId).toBe(event.id);
+  expect(block?.relays).toEqual([relay.url]);
+  return { event, nevent: block?.nevent ?? '' };
+}
+
+/** Open `path` under the site, wait for the verdict (and the identity step when valid). */
+async function openVerify(path: string, waitForIdentity = true) {
+  const page: Page = await chromium.context.newPage();
+  try {
+    await page.goto(`${site.url}${path}`);
+    const status = page.locator('#siegel-status:not([data-state="pending"])');
+    await status.waitFor({ timeout: 20_000 });
+    const state = await status.getAttribute('data-state');
+    if (state === 'valid' && waitForIdentity)
+      await page.locator('#siegel-status[data-identity]').waitFor({ timeout: 30_000 });
+    const identity = page.locator('#siegel-identity');
+    return {
+      state,
+      reason: await status.getAttribute('data-reason'),
+      text: (await status.textContent()) ?? '',
+      source: await status.getAttribute('data-source'),
+      identity: await status.getAttribute('data-identity'),
+      nip05: (await identity.count()) > 0 ? await identity.getAttribute('data-nip05') : null,
+    };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The bunker's key publishes a kind-0 profile naming `nip05`, `at` seconds after the others. */
+async function publishProfile(nip05Name: string, at: number): Promise<void> {
+  const signer = new HttpBunkerSigner({
+    url: bunker.url,
+    apiToken: bunker.apiToken,
+    keyName: bunker.keyName,
+  });
+  const [profile] = await signer.signEvents([
+    { kind: 0, created_at: at, tags: [], content: JSON.stringify({ name: 'Alice', nip05: nip05Name }) },
+  ]);
+  await publishEvents(relay.url, [profile as NostrEvent]);
+}
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (nip05 ? nip05.close(() => resolve()) : resolve()));
+  await Promise.all([bunker?.stop(), relay?.stop(), spare?.stop(), site?.close(), chromium?.close()]);
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('siegel verify without verify/*.json', () => {
+  it('verifies every page from the relay its nevent names, and says so with --verbose', async () => {
+    expect((await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'))).toEqual([]);
+    const result = await verify(['--verbose']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Siegel verify: ${PAGES} valid, 0 invalid, 0 unsigned`);
+    expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(PAGES + 1);
+  });
+
+  it('a live site answering 404 for verify/{id}.json: the events come from the relay too', async () => {
+    const result = await runSiegel(['verify', site.url, '--verbose'], { cwd: root });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // The crawl reaches the pages that are linked (the generated site leaves one page unlinked).
+    const valid = Number(/Siegel verify: (\d+) valid, 0 invalid, 0 unsigned/.exec(result.stdout)?.[1]);
+    expect(valid).toBeGreaterThanOrEqual(PAGES - 2);
+    expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(valid + 1);
+    expect(site.requests.filter((path) => path.endsWith('.json')).length).toBeGreaterThanOrEqual(valid);
+  });
+
+  it('pins the key a NIP-05 name resolves to: the right name is valid, another names both keys', async () => {
+    const right = await verify(['--signer', `alice@${nip05Host}`]);
+    expect(right.code, right.stdout + right.stderr).toBe(0);
+    expect(right.stdout).toContain(`${PAGES} valid, 0 invalid`);
+    const wrong = await verify(['--signer', `Mallory@${nip05Host}`]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain(`0 valid, ${PAGES} invalid`);
+    expect(wrong.stdout).toContain(
+      `signed by \`${bunker.pubkey}\`, expected \`${otherKey}\` (the key of \`Mallory@${nip05Host}\` by NIP-05)`,
+    );
+    const unknown = await verify(['--signer', `bob@${nip05Host}`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`NIP-05 \`bob@${nip05Host}\`:`);
+    expect(unknown.stderr).toContain('names no key for `bob`');
+  });
+});
+
+describe('the verify pages in Chromium, without verify/*.json', () => {
+  it('the site-wide page reads the event from the relay and verifies; the signer’s NIP-05 name is shown', async () => {
+    const { event, nevent } = await firstPage();
+    await publishProfile(`alice@${nip05Host}`, Math.floor(Date.now() / 1000) - 60);
+    const lookup = await openVerify(`verify/#${nevent}`);
+    expect(lookup.state, lookup.text).toBe('valid');
+    expect(lookup.source).toBe(relay.url);
+    expect(lookup.nip05).toBe(`alice@${nip05Host}`);
+    // The event's own verify page (it embeds the event) agrees.
+    const own = await openVerify(`verify/${event.id}/`);
+    expect(own.state, own.text).toBe('valid');
+    expect(own.nip05).toBe(`alice@${nip05Host}`);
+  });
+
+  it('a profile naming a NIP-05 that points at another key shows no name', async () => {
+    const { event } = await firstPage();
+    await publishProfile(`mallory@${nip05Host}`, Math.floor(Date.now() / 1000));
+    const own = await openVerify(`verify/${event.id}/`);
+    expect(own.state, own.text).toBe('valid');
+    expect(own.identity).toBe('none');
+    expect(own.nip05).toBeNull();
+  });
+
+  it('an event the relay does not have is not verifiable, with the reason', async () => {
+    const missing = 'ab'.repeat(32);
+    const unknown = neventEncode({ id: missing, author: bunker.pubkey, kind: 1063, relays: [relay.url] });
+    const result = await openVerify(`verify/#${unknown}`);
+    expect(result.state).toBe('error');
+    expect(result.reason).toBe('not-found');
+    expect(result.text).toContain(`the site has no verify/${missing}.json`);
+    expect(result.text).toContain(`event not found on relays \`${relay.url}\` (not there)`);
+  });
+});
+
+describe('with the relay down', () => {
+  it('no page is valid, each says where it looked; --relay finds the events elsewhere', async () => {
+    await publishEvents(spare.url, events);
+    await relay.stop();
+    const down = await verify([]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain(`0 valid, ${PAGES} invalid`);
+    expect(down.stdout).toContain(
+      `event file \`verify/${events[0]?.id}.json\` is missing; event not found on relays \`${relay.url}\` (cannot connect)`,
+    );
+    const elsewhere = await verify(['--relay', spare.url, '--verbose']);
+    expect(elsewhere.code, elsewhere.stdout + elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout.split(`event from ${spare.url}`)).toHaveLength(PAGES + 1);
+    const refused = await verify(['--relay', 'ws://relay.example.com']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Relay `ws://relay.example.com` (--relay) must be a wss:// URL');
+    // The site-wide verify page cannot reach the relay either: not verifiable, never valid.
+    const { nevent } = await firstPage();
+    const page = await openVerify(`verify/#${nevent}`);
+    expect(page.state).toBe('error');
+    expect(page.reason).toBe('not-found');
+    expect(page.text).toContain(`\`${relay.url}\` (cannot connect)`);
+  });
+});
+
+describe('a relay that lies', () => {
+  it('forged events and events with other ids never make a page valid; the true event elsewhere does', async () => {
+    const byId = new Map(events.map((event) => [event.id, event]));
+    // For every id asked: the event with its text changed and with a tag added (the id kept, so it no longer
+    // matches the content), and another page's valid event (another id).
+    const liar = await startHostileRelay((filter) => {
+      const id = (filter.ids as string[])[0] as string;
+      const real = byId.get(id) as NostrEvent;
+      const other = events.find((event) => event.id !== id) as NostrEvent;
+      return [
+        { ...real, content: `${real.content} (forged)` },
+        { ...real, tags: [...real.tags, ['t', 'x']] },
+        other,
+      ];
+    });
+    try {
+      const alone = await verifySite(dist, { relays: [liar.url], relayTimeoutMs: 5000 });
+      expect(alone.valid).toBe(0);
+      expect(alone.invalid).toBe(PAGES);
+      expect(liar.requests).toHaveLength(PAGES);
+      expect(alone.pages[0]?.problems.join('\n')).toContain(
+        `event not found on relays \`${relay.url}\` (cannot connect), \`${liar.url}\` (sent 3 events that did not check out)`,
+      );
+      // The liar answers first; the real relay's event still counts, and only that one.
+      const both = await verifySite(dist, { relays: [liar.url, spare.url], relayTimeoutMs: 5000 });
+      expect(both.valid).toBe(PAGES);
+      expect(new Set(both.pages.map((page) => page.eventFrom))).toEqual(new Set([spare.url]));
+    } finally {
+      await liar.close();
+    }
+  });
+});
+
+describe('the site-wide verify page', () => {
+  it('is never signed itself: signing the signed site again signs nothing', async () => {
+    const again = await runSiegel(['sign', 'dist'], { cwd: root });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`0 signed, ${PAGES} unchanged`);
+    const lookupPage = await readFile(join(dist, 'verify', 'index.html'), 'utf8');
+    expect(lookupPage).toContain('data-lookup=""');
+    expect(readSignatureBlock(lookupPage)).toBeUndefined();
+  });
+});
