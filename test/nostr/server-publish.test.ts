@@ -51,7 +51,12 @@ describe('the file server publishes signed events to relays', () => {
       bunker,
       env: { SIEGEL_RELAYS: [first.url, refusing.url, down, second.url].join(','), RELAY_RETRY_MS: '1000' },
     });
-    expect(server.output()).toContain(`Publishing signed events to ${first.url}, ${refusing.url}, ${down}`);
+    const running = server;
+    await eventually(
+      async () =>
+        running.output().includes(`Publishing signed events to ${first.url}, ${refusing.url}, ${down}`),
+      5_000,
+    );
     const { status, body } = await signOverHttp(server, 'notes.md', markdown('Relay notes'));
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.published_to).toEqual([first.url, second.url]);

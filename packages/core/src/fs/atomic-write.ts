@@ -20,7 +20,7 @@ import {
   writeFile,
   writeFileSync,
 } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rename as renamePath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 // The callback API: per file it costs clearly less than `fs/promises` (no FileHandle per open), which
@@ -162,4 +162,17 @@ async function syncDirectory(dir: string): Promise<void> {
   } catch {
     // Not every platform can fsync a directory; the rename itself is still atomic.
   }
+}
+
+/**
+ * Move a file that cannot be read out of the way, keeping its bytes: `{path}.corrupt-{ms}`. Resolves with
+ * the new name.
+ *
+ * @example
+ * await moveAside('.sign-outbox.json'); // '.sign-outbox.json.corrupt-1795453992000'
+ */
+export async function moveAside(path: string): Promise<string> {
+  const aside = `${path}.corrupt-${Date.now()}`;
+  await renamePath(path, aside);
+  return aside;
 }

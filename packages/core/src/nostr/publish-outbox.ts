@@ -1,7 +1,7 @@
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { moveAside, writeFileAtomic } from '../fs/atomic-write.js';
 import { HEX64 } from './crypto.js';
 
 /** Layout version of the outbox file. */
@@ -107,8 +107,7 @@ export async function readOutbox(file: string): Promise<ReadOutboxResult> {
     for (const entry of data.events as OutboxEntry[]) outbox.set(entry.event.id, entry);
     return { outbox };
   } catch {
-    const aside = `${file}.corrupt-${Date.now()}`;
-    await rename(file, aside);
+    const aside = await moveAside(file);
     return {
       outbox,
       warning: `Siegel: the outbox \`${file}\` is not readable; moved to \`${aside}\` (its events are kept there)`,
