@@ -94,8 +94,9 @@ export interface VerifyReport {
 /**
  * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
  * every page, recompute the hash, read the signature block (also the `sha256:`/`nevent`/`npub` variants),
- * load the event (`verify/{id}.json`; when missing, from the `nevent`'s relay hints and `relays`), and check the event id, the Schnorr signature, the `x` tag, the
- * pubkey, and the expected signer when given. A URL is fetched by a careful client (`net/`): bounded
+ * load the event (`verify/{id}.json`; when missing, from the `nevent`'s relay hints and `relays`), and
+ * check the event id, the Schnorr signature, the `x` tag, the pubkey, and the expected signer when given
+ * (`pubkey`, or `signer` by NIP-05). A URL is fetched by a careful client (`net/`): bounded
  * responses and time, redirects only within the site's origin, no private addresses but the site's own.
  *
  * @example
