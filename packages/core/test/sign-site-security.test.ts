@@ -52,9 +52,13 @@ describe('signSite security', () => {
     expect(verifyPage).not.toContain('<script>alert(1)');
     expect(
       (await readdir(join(project.dist, 'verify'))).every((name) =>
-        /^([0-9a-f]{64}(\.json)?|siegel-verify\.js)$/.test(name),
+        /^([0-9a-f]{64}(\.json)?|siegel-verify\.js|index\.html)$/.test(name),
       ),
     ).toBe(true);
+    // The site-wide verify page carries the (hostile) site URL as data only: one script, the shared one.
+    const lookupPage = await readFile(join(project.dist, 'verify', 'index.html'), 'utf8');
+    expect(countScripts(lookupPage)).toBe(1);
+    expect(lookupPage).toContain('data-site="https://example.com/a%22b"');
     expect((await verifySite(project.dist)).ok).toBe(true);
   });
 });

@@ -94,8 +94,9 @@ export interface VerifyReport {
 /**
  * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
  * every page, recompute the hash, read the signature block (also the `sha256:`/`nevent`/`npub` variants),
- * load the event (`verify/{id}.json`), and check the event id, the Schnorr signature, the `x` tag, the
- * pubkey, and the expected signer when given. A URL is fetched by a careful client (`net/`): bounded
+ * load the event (`verify/{id}.json`; when missing, from the `nevent`'s relay hints and `relays`), and
+ * check the event id, the Schnorr signature, the `x` tag, the pubkey, and the expected signer when given
+ * (`pubkey`, or `signer` by NIP-05). A URL is fetched by a careful client (`net/`): bounded
  * responses and time, redirects only within the site's origin, no private addresses but the site's own.
  *
  * @example
@@ -103,14 +104,16 @@ export interface VerifyReport {
  * const report = await verifySite('dist', { pubkey: 'npub1…' });
  * if (!report.ok) process.exitCode = 1;
  * ```
- * @throws {SiegelError} `invalid_options` for a bad `pubkey` or option; `io_error` when the directory or the
- * start URL cannot be read (refused, too large, too slow), or when the whole check runs out of time.
+ * @throws {SiegelError} `invalid_options` for a bad `pubkey`, relay, NIP-05 identifier or option (or a
+ * `pubkey` that is not the `signer`'s key); `io_error` when the directory or the start URL cannot be read
+ * (refused, too large, too slow), when the whole check runs out of time, or when the `signer`'s domain does
+ * not name a key for it.
  */
 export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
   const pinned = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
+  const extraRelays = parseRelays(options.relays ?? [], '--relay');
   const expectedPubkey = await readExpectedSigner(pinned, options);
   const signerNote = options.signer === undefined ? '' : ` (the key of \`${options.signer}\` by NIP-05)`;
-  const extraRelays = parseRelays(options.relays ?? [], '--relay');
   const selector = options.selector ?? 'main';
   const maxPageBytes = options.maxPageBytes ?? DEFAULTS.maxPageBytes;
   const source = /^https?:\/\//i.test(dirOrUrl)
