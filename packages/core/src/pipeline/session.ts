@@ -64,6 +64,8 @@ export class SigningSession {
   #cacheWrite: Promise<void> = Promise.resolve();
   #journal: CacheJournal<SignCacheEntry> | undefined;
   #flushRequested = false;
+  /** The signer was made for this run (not passed in): the run closes it. */
+  #ownsSigner = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -77,8 +79,23 @@ export class SigningSession {
    * @throws {SiegelError} from the signer.
    */
   static async open(options: ResolvedSignSiteOptions): Promise<SigningSession> {
+    const { signer, pubkey, owned } = await openSigner(options);
+    try {
+      const session = await SigningSession.#open(options, signer, pubkey);
+      session.#ownsSigner = owned;
+      return session;
+    } catch (error) {
+      if (owned) await signer?.close?.();
+      throw error;
+    }
+  }
+
+  static async #open(
+    options: ResolvedSignSiteOptions,
+    signer: Signer | undefined,
+    pubkey: string | undefined,
+  ): Promise<SigningSession> {
     const { logger } = options;
-    const { signer, pubkey } = await openSigner(options);
     const { cache, warning, notice, journal, relaysChanged } = await readSignCache(options.cacheFile, {
       pubkey,
       site: options.site,
@@ -102,6 +119,11 @@ export class SigningSession {
       session.#journal = new CacheJournal(options.cacheFile, cache);
     }
     return session;
+  }
+
+  /** Release the signer's connections (a NIP-46 signer's relays) when the run made the signer. */
+  async closeSigner(): Promise<void> {
+    if (this.#ownsSigner) await this.signer?.close?.();
   }
 
   /** The first fatal error (a failed batch): the run must stop. */

@@ -46,6 +46,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     return await finish(pump, session, resolved, paths, dir);
   } finally {
     await pump.close();
+    await session.closeSigner();
   }
 }
 
