@@ -145,7 +145,9 @@ export const signSiteOptionsSchema = z
     signer: z.union(
       [
         z.custom<Signer>(isObject, must(SIGNER)),
-        z.string(must(SIGNER)).refine((value) => /^bunker:\/\/[0-9a-f]{64}\?/i.test(value.trim()), must(SIGNER)),
+        z
+          .string(must(SIGNER))
+          .refine((value) => /^bunker:\/\/[0-9a-f]{64}\?/i.test(value.trim()), must(SIGNER)),
       ],
       must(SIGNER),
     ),

@@ -1,9 +1,9 @@
+import { AbstractSimplePool } from 'nostr-tools/abstract-pool';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
-import { SimplePool } from 'nostr-tools/pool';
 import { getPublicKey } from 'nostr-tools/pure';
 import { createGermanError, SiegelError } from '../errors.js';
-import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
+import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/options.js';
@@ -99,7 +99,8 @@ export class Nip46Signer implements Signer {
   readonly #progressEvery: number;
   #key: Nip46ClientKey | undefined;
   #pubkey: string | undefined;
-  #client: { bunker: BunkerSigner; pool: SimplePool } | undefined;
+  #client: { bunker: BunkerSigner; pool: AbstractSimplePool } | undefined;
+  #engine: SigningEngine | undefined;
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
   #signed = 0;
@@ -147,6 +148,7 @@ export class Nip46Signer implements Signer {
     // Kept before the first connect: a signer that waits for a person's approval approves this key, even
     // if this run gives up waiting.
     if (isNew) await writeNip46ClientKey(key);
+    this.#engine ??= await loadSigningEngine();
     await this.#request(
       'connect',
       (bunker) => bunker.sendRequest('connect', [this.uri.remotePubkey, this.uri.secret ?? '']),
@@ -170,6 +172,7 @@ export class Nip46Signer implements Signer {
   async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
     const pubkey = await this.getPublicKey();
     const engine = await loadSigningEngine();
+    this.#engine = engine;
     // After the first failure the rest of this batch is not sent: the run stops anyway.
     let failure: unknown;
     return Promise.all(
@@ -253,7 +256,18 @@ export class Nip46Signer implements Signer {
   #open(): BunkerSigner {
     if (this.#client) return this.#client.bunker;
     const key = this.#key as Nip46ClientKey;
-    const pool = new SimplePool();
+    // The answers' signatures are checked with the run's engine (WebAssembly), not nostr-tools' pure JS:
+    // a relay round trip per event makes that check a visible share of the client's time.
+    const engine = this.#engine ?? jsEngine;
+    const pool = new AbstractSimplePool({
+      websocketImplementation: WebSocket,
+      maxWaitForConnection: 5000,
+      verifyEvent: ((event: NostrEvent) =>
+        event.id === computeEventId(event) &&
+        verifyEventSignature(engine, event)) as unknown as ConstructorParameters<
+        typeof AbstractSimplePool
+      >[0]['verifyEvent'],
+    });
     const bunker = BunkerSigner.fromBunker(
       Buffer.from(key.secretKey, 'hex'),
       { pubkey: this.uri.remotePubkey, relays: this.uri.relays, secret: this.uri.secret ?? null },
