@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyEvent } from 'nostr-tools/pure';
+import { getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Nip46Signer, parseBunkerUri, SiegelError, signSite } from '../../packages/core/src/index.js';
 import { runSiegel, snapshotTree } from '../site/support.js';
@@ -76,7 +76,7 @@ describe('signing through an independent NIP-46 signer (NDK) over a relay', () =
     const keyFile = join(project, '.siegel-nip46-client.json');
     const saved = JSON.parse(await readFile(keyFile, 'utf8'));
     expect(new Set(requests.map((request) => request.client))).toEqual(
-      new Set([(await import('nostr-tools/pure')).getPublicKey(Buffer.from(saved.secretKey, 'hex'))]),
+      new Set([getPublicKey(Buffer.from(saved.secretKey, 'hex'))]),
     );
     expect(saved.sessions[remote.pubkey].userPubkey).toBe(remote.pubkey);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
