@@ -66,6 +66,7 @@ export {
 export { type CreateSignerOptions, createSigner } from './signer/create-signer.js';
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bunker-signer.js';
 export { LocalKeySigner } from './signer/local-key-signer.js';
+export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
 export {
   readVerifyScript,

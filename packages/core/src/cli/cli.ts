@@ -58,6 +58,8 @@ a loopback, link-local or private address unless the site itself is on one — t
 
 Configuration is read from .env in the current directory (and the environment):
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
+  or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
+  key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
   SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
   blocks, re-signs nothing).

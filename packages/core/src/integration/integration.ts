@@ -47,6 +47,7 @@ export const integrationOptionsSchema = signSiteOptionsSchema
     bunkerUrl: true,
     bunkerApiToken: true,
     bunkerKeyName: true,
+    signer: true,
   })
   .extend({
     /** `fail`: a signing error fails the build. `warn`: the build finishes unsigned with a warning. Default: `fail`. */
@@ -130,6 +131,7 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     bunkerApiToken: options.bunkerApiToken,
     bunkerKeyName: options.bunkerKeyName,
     ...(options.relays ? { relays: options.relays } : {}),
+    ...(options.signer ? { signer: options.signer } : {}),
     logger: {
       info: (message) => logger.info(message),
       warn: (message) => logger.warn(message),

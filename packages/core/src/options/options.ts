@@ -32,8 +32,14 @@ export const DEFAULTS = {
   batchSize: 500,
   /** Batches in flight at once while parsing continues. */
   maxInFlight: 2,
-  /** Timeout of one bunker request, in milliseconds. */
+  /** Timeout of one bunker request (one NIP-46 request), in milliseconds. */
   timeoutMs: 30_000,
+  /** NIP-46 requests in flight at once: a remote signer signs one event per request. */
+  nip46Window: 16,
+  /** Timeout of the first NIP-46 `connect`, which may wait for a person to approve, in milliseconds. */
+  nip46ConnectTimeoutMs: 120_000,
+  /** The NIP-46 client key, beside the cache (a secret: mode 0600, never committed). */
+  nip46ClientKeyFile: '.siegel-nip46-client.json',
   /** Extra attempts for a transient bunker failure. */
   retries: 2,
   /** First backoff delay before such an attempt, doubled per attempt, in milliseconds. */
@@ -106,6 +112,7 @@ const HTTP_URL = 'an absolute http(s) URL';
 const POSITIVE = 'a positive integer';
 const RELAY = 'a wss:// URL (ws:// on loopback) of at most 255 bytes';
 const WHOLE = 'a whole number ≥ 0';
+const SIGNER = 'a Signer or a bunker://<hex pubkey>?relay=… URI';
 
 /**
  * The options of `signSite`, as a strict zod schema: every field optional, unknown fields refused, each
@@ -130,8 +137,20 @@ export const signSiteOptionsSchema = z
     cacheFile: z.string(must('a file path')).min(1, must('a file path')),
     /** HTML files to consider, relative to the output directory (default: every `*.html` under it). */
     files: z.array(z.string(must('a path')), must('an array of paths')),
-    /** The signer (default: from `env` — the bunker at `BUNKER_URL` with `BUNKER_API_TOKEN`). */
-    signer: z.custom<Signer>(isObject, must('a Signer')),
+    /**
+     * The signer (default: from `env` — the bunker at `BUNKER_URL` with `BUNKER_API_TOKEN`): a `Signer`, or
+     * a NIP-46 remote signer's `bunker://<pubkey>?relay=wss://…&secret=…` URI (its client key is kept
+     * beside the cache, `.siegel-nip46-client.json`).
+     */
+    signer: z.union(
+      [
+        z.custom<Signer>(isObject, must(SIGNER)),
+        z
+          .string(must(SIGNER))
+          .refine((value) => /^bunker:\/\/[0-9a-f]{64}\?/i.test(value.trim()), must(SIGNER)),
+      ],
+      must(SIGNER),
+    ),
     /** Environment for `BUNKER_*` and `SITE_URL` (default: none; entry points pass `loadEnv(root)`). */
     env: z.custom<Record<string, string | undefined>>(isObject, must('an object')),
     /** Bunker address, overriding `BUNKER_URL`. */
@@ -172,7 +191,8 @@ export interface ResolvedSignSiteOptions {
   verbose: boolean;
   cacheFile: string;
   files: string[] | undefined;
-  signer: Signer | undefined;
+  /** A `Signer`, or a `bunker://` URI (`openSigner` makes a NIP-46 signer of it). */
+  signer: Signer | string | undefined;
   env: Record<string, string | undefined>;
   bunkerUrl: string | undefined;
   bunkerApiToken: string | undefined;

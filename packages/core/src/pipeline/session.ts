@@ -70,6 +70,8 @@ export class SigningSession {
   #publishing: PublishSession | undefined;
   /** The relays changed since the cache was written: unchanged pages' events go to them too. */
   #republishUnchanged = false;
+  /** The signer was made for this run (not passed in): the run closes it. */
+  #ownsSigner = false;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -83,8 +85,23 @@ export class SigningSession {
    * @throws {SiegelError} from the signer.
    */
   static async open(options: ResolvedSignSiteOptions): Promise<SigningSession> {
+    const { signer, pubkey, owned } = await openSigner(options);
+    try {
+      const session = await SigningSession.#open(options, signer, pubkey);
+      session.#ownsSigner = owned;
+      return session;
+    } catch (error) {
+      if (owned) await signer?.close?.();
+      throw error;
+    }
+  }
+
+  static async #open(
+    options: ResolvedSignSiteOptions,
+    signer: Signer | undefined,
+    pubkey: string | undefined,
+  ): Promise<SigningSession> {
     const { logger } = options;
-    const { signer, pubkey } = await openSigner(options);
     const { cache, warning, notice, journal, relaysChanged } = await readSignCache(options.cacheFile, {
       pubkey,
       site: options.site,
@@ -119,6 +136,11 @@ export class SigningSession {
       session.#republishUnchanged = relaysChanged === true;
     }
     return session;
+  }
+
+  /** Release the signer's connections (a NIP-46 signer's relays) when the run made the signer. */
+  async closeSigner(): Promise<void> {
+    if (this.#ownsSigner) await this.signer?.close?.();
   }
 
   /** The first fatal error (a failed batch): the run must stop. */

@@ -50,6 +50,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
     // Also after a fatal error: the signed batches' events reach the relays or the outbox (an error
     // here must not hide the one that stopped the run; on success finish() reported it already).
     await session.finishPublishing().catch(() => undefined);
+    await session.closeSigner();
   }
 }
 

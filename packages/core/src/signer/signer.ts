@@ -1,12 +1,14 @@
-// signer/ owns who signs: the Signer interface and its two implementations — the HTTP bunker
-// (http-bunker-signer.ts, the default, which checks every event it gets back) and a local key
-// (local-key-signer.ts, for tests and offline use) — and how a run picks and checks its signer from the
+// signer/ owns who signs: the Signer interface and its implementations — the HTTP bunker
+// (http-bunker-signer.ts, the default, which checks every event it gets back), any NIP-46 remote signer
+// (nip46-signer.ts, for a `bunker://` BUNKER_URL) and a local key (local-key-signer.ts, for tests and
+// offline use) — and how a run picks and checks its signer from the
 // options and the environment (create-signer.ts). A signer only signs; what to sign and when is pipeline/'s.
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 
 /**
- * Something that signs Nostr events with one key: the HTTP bunker ({@link HttpBunkerSigner}, the default)
- * or a local key ({@link LocalKeySigner}, for tests and offline use).
+ * Something that signs Nostr events with one key: the HTTP bunker ({@link HttpBunkerSigner}, the default),
+ * a NIP-46 remote signer ({@link Nip46Signer}) or a local key ({@link LocalKeySigner}, for tests and
+ * offline use).
  */
 export interface Signer {
   /** Hex public key of the key this signer signs with. */
@@ -20,6 +22,8 @@ export interface Signer {
   signEvents(templates: EventTemplate[]): Promise<NostrEvent[]>;
   /** Optional pre-flight check (the key exists and can sign) without signing anything. */
   check?(): Promise<void>;
+  /** Optional: release connections (a NIP-46 signer's relays). `signSite` calls it for signers it made. */
+  close?(): Promise<void>;
 }
 
 export type { EventTemplate, NostrEvent } from 'nostr-tools/core';
