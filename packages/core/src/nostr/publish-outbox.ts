@@ -1,4 +1,4 @@
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { writeFileAtomic } from '../fs/atomic-write.js';
@@ -87,7 +87,7 @@ export interface ReadOutboxResult {
 
 /**
  * Read the outbox; a missing file is an empty outbox. One that cannot be read as an outbox is never
- * overwritten: it is renamed to `{file}.corrupt-{ms}` (its events are kept there) and a `warning` says so.
+ * overwritten: it is copied to `{file}.corrupt-{ms}` (its events are kept there) and a `warning` says so.
  *
  * @throws the file system's error for anything but a missing file.
  */
@@ -107,8 +107,9 @@ export async function readOutbox(file: string): Promise<ReadOutboxResult> {
     for (const entry of data.events as OutboxEntry[]) outbox.set(entry.event.id, entry);
     return { outbox };
   } catch {
+    // Kept as it was, beside: the next write replaces the file itself.
     const aside = `${file}.corrupt-${Date.now()}`;
-    await rename(file, aside);
+    await writeFileAtomic(aside, text);
     return {
       outbox,
       warning: `Siegel: the outbox \`${file}\` is not readable; moved to \`${aside}\` (its events are kept there)`,
