@@ -87,7 +87,7 @@ export interface ReadOutboxResult {
 
 /**
  * Read the outbox; a missing file is an empty outbox. One that cannot be read as an outbox is never
- * overwritten: it is renamed to `{file}.corrupt-{ms}` (its events are kept there) and a `warning` says so.
+ * overwritten: it is copied to `{file}.corrupt-{ms}` (its events are kept there) and a `warning` says so.
  *
  * @throws the file system's error for anything but a missing file.
  */
