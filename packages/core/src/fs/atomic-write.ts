@@ -69,17 +69,25 @@ const MODE_BITS = 0o7777;
  * the old one keep the old bytes. It keeps the old file's permission bits (a `0600` page stays `0600`); a
  * new file gets the process's default (`0666` less the umask), as any file the build writes. The temp file
  * is created with those bits, never wider, so the content is not readable by more users while it is written.
+ * `options.mode` sets the bits instead (a secret: `0o600`, whatever the old file had).
  *
  * @example
  * ```ts
  * await writeFileAtomic('_site/about/index.html', signedHtml);
+ * await writeFileAtomic('.siegel-nip46-client.json', json, { mode: 0o600 });
  * ```
  * @throws the `fs` error of the write or the rename (the temp file is removed first).
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const mode = await new Promise<number | undefined>((resolve) =>
-    stat(path, (error, stats) => resolve(error ? undefined : stats.mode & MODE_BITS)),
-  );
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
+  const mode =
+    options.mode ??
+    (await new Promise<number | undefined>((resolve) =>
+      stat(path, (error, stats) => resolve(error ? undefined : stats.mode & MODE_BITS)),
+    ));
   const temp = tempPathFor(path);
   try {
     await new Promise<void>((resolve, reject) =>

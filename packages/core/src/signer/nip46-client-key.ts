@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SiegelError } from '../errors.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { HEX64 } from '../nostr/crypto.js';
 
 /** What a NIP-46 remote signer told this client once it accepted it: the key it signs as. */
@@ -88,14 +89,11 @@ export async function readNip46ClientKey(file: string): Promise<{ key: Nip46Clie
  * @throws {SiegelError} `io_error` when it cannot be written.
  */
 export async function writeNip46ClientKey(key: Nip46ClientKey): Promise<void> {
-  const temp = `${key.file}.${process.pid}.tmp`;
   const text = `${JSON.stringify({ version: 1, secretKey: key.secretKey, sessions: key.sessions }, null, 2)}\n`;
   try {
     await mkdir(dirname(key.file), { recursive: true });
-    await writeFile(temp, text, { mode: 0o600 });
-    await rename(temp, key.file);
+    await writeFileAtomic(key.file, text, { mode: 0o600 });
   } catch (error) {
-    await rm(temp, { force: true });
     throw new SiegelError('io_error', `Cannot write the NIP-46 client key \`${key.file}\``, { cause: error });
   }
 }
