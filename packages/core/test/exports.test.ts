@@ -67,6 +67,7 @@ describe('@siegel/core exports', () => {
     expect(Object.keys(fs).sort()).toEqual([
       'isStaleTempName',
       'mkdirFast',
+      'moveAside',
       'writeFileAtomic',
       'writeFileAtomicSync',
       'writeFileDurable',
