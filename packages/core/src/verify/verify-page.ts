@@ -112,22 +112,7 @@ export function renderVerifyPage(input: VerifyPageInput): string {
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">
-<title>Signature check: ${e(title)}</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
-code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
-#siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
-#siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
-#siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
-#siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
-#siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
-</style>
-</head>
+${pageHead(`Signature check: ${e(title)}`)}
 <body>
 <main>
 <h1>Signature check</h1>
@@ -181,22 +166,7 @@ export function renderLookupPage(input: LookupPageInput): string {
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">
-<title>Signature check</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
-code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
-#siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
-#siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
-#siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
-#siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
-#siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
-</style>
-</head>
+${pageHead('Signature check')}
 <body>
 <main>
 <h1>Signature check</h1>
@@ -245,4 +215,24 @@ export async function readVerifyScript(): Promise<string> {
       { cause },
     );
   }
+}
+
+/** The `<head>` both verify pages share: meta tags, `title` (already escaped) and the style sheet. */
+function pageHead(title: string): string {
+  return `<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta http-equiv="Content-Security-Policy" content="frame-src 'none'">
+<title>${title}</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd{margin:0}
+#siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
+#siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
+#siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
+#siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
+#siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
+</style>
+</head>`;
 }
