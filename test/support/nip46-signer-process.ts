@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { spawnUntilReady } from './ready-process.js';
 
 const NDK_SIGNER = fileURLToPath(new URL('./nip46-signer/ndk-signer.mjs', import.meta.url));
 const READY = /^SIEGEL_NIP46_READY (\{.*\})$/m;
@@ -47,41 +48,13 @@ export async function startNip46Signer(options: {
   ];
   if (options.refuse) args.push('--refuse');
   if (options.denyConnect) args.push('--deny-connect');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await new Promise<{ uri: string; pubkey: string }>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the NIP-46 signer did not start within 20 s:\n${out}`));
-    }, 20_000);
-    const check = () => {
-      const match = READY.exec(out);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      child.stdout.off('data', check);
-      resolve(JSON.parse(match[1]) as { uri: string; pubkey: string });
-    };
-    child.stdout.on('data', check);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`the NIP-46 signer exited before it was ready:\n${out}`));
-    });
-  });
+  const signer = await spawnUntilReady<{ uri: string; pubkey: string }>(args, READY, 'the NIP-46 signer');
   return {
-    ...ready,
-    child,
-    requests: () => [...out.matchAll(REQUEST)].map((match) => JSON.parse(match[1] as string) as Nip46Request),
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
+    ...signer.ready,
+    child: signer.child,
+    requests: () =>
+      [...signer.output().matchAll(REQUEST)].map((match) => JSON.parse(match[1] as string) as Nip46Request),
+    output: signer.output,
+    stop: signer.stop,
   };
 }

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnUntilReady } from './ready-process.js';
 
 const RELAY_SERVER = fileURLToPath(new URL('./relay/relay-server.mjs', import.meta.url));
 const READY = /^SIEGEL_RELAY_READY (\{.*\})$/m;
@@ -22,42 +23,8 @@ export interface RunningRelay {
 export async function startRelay(options: { port?: number; refuse?: string } = {}): Promise<RunningRelay> {
   const args = [RELAY_SERVER, '--port', String(options.port ?? 0)];
   if (options.refuse !== undefined) args.push('--refuse', options.refuse);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the relay did not start within 20 s:\n${out}`));
-    }, 20_000);
-    const check = () => {
-      const match = READY.exec(out);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      child.stdout.off('data', check);
-      resolve((JSON.parse(match[1]) as { url: string }).url);
-    };
-    child.stdout.on('data', check);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`the relay exited before listening:\n${out}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const relay = await spawnUntilReady<{ url: string }>(args, READY, 'the relay');
+  return { url: relay.ready.url, child: relay.child, output: relay.output, stop: relay.stop };
 }
 
 /**
