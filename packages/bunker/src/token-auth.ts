@@ -41,6 +41,12 @@ export interface TokenAuthOptions {
   throttle: Throttle;
 }
 
+/** What every `/api` route group is built from: the tokens and their throttle, and the body limit. */
+export interface ApiRouteDeps extends TokenAuthOptions {
+  /** Limits the body; runs after the token check. */
+  limitBody: MiddlewareHandler;
+}
+
 /**
  * Middleware: read `Authorization: Bearer <token>`, compare it in constant time with both tokens, and set
  * `c.var.role`; then allow only the given roles. A client address that sent too many wrong tokens is

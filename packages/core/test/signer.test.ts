@@ -15,6 +15,7 @@ import {
 } from '../src/index.js';
 import { loadSigningEngine } from '../src/nostr/crypto.js';
 import { pickSample } from '../src/signer/http-bunker-signer.js';
+import { siegelRejection } from './support/rejection.js';
 import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';
 
 const templates = (n: number): EventTemplate[] =>
@@ -24,16 +25,6 @@ const templates = (n: number): EventTemplate[] =>
     tags: [['x', String(i)]],
     content: `page ${i}`,
   }));
-
-async function rejection(promise: Promise<unknown>): Promise<SiegelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SiegelError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 let bunker: TinyBunker | undefined;
 afterEach(async () => {
@@ -135,8 +126,8 @@ describe('HttpBunkerSigner', () => {
     bunker = await startTinyBunker();
     const unknown = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, keyName: 'nope' });
     for (const error of [
-      await rejection(unknown.check()),
-      await rejection(unknown.signEvents(templates(1))),
+      await siegelRejection(unknown.check()),
+      await siegelRejection(unknown.signEvents(templates(1))),
     ]) {
       expect(error.code).toBe('key_not_found');
       expect(error.message.split('\n')[0]).toBe('Key nicht gefunden');
@@ -144,7 +135,10 @@ describe('HttpBunkerSigner', () => {
     }
     bunker.state.locked = true;
     const locked = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token });
-    for (const error of [await rejection(locked.check()), await rejection(locked.signEvents(templates(1)))]) {
+    for (const error of [
+      await siegelRejection(locked.check()),
+      await siegelRejection(locked.signEvents(templates(1))),
+    ]) {
       expect(error.code).toBe('key_locked');
       expect(error.message.split('\n')[0]).toBe('Key ist gesperrt');
     }
@@ -152,8 +146,8 @@ describe('HttpBunkerSigner', () => {
     // which docs/errors.md reserves for a missing token.
     const wrongToken = new HttpBunkerSigner({ url: bunker.url, apiToken: 'tok-3f9a' });
     for (const error of [
-      await rejection(wrongToken.check()),
-      await rejection(wrongToken.signEvents(templates(1))),
+      await siegelRejection(wrongToken.check()),
+      await siegelRejection(wrongToken.signEvents(templates(1))),
     ]) {
       expect(error.code).toBe('token_rejected');
       expect(error.message.split('\n')[0]).toBe('BUNKER_API_TOKEN ungültig');
@@ -174,11 +168,11 @@ describe('HttpBunkerSigner', () => {
     expect(bunker.requests.filter((r) => r === 'POST /api/keys/default/sign')).toHaveLength(1);
     expect(bunker.requests.filter((r) => r === 'POST /api/sign').length).toBeGreaterThanOrEqual(5);
     bunker.state.locked = true;
-    expect((await rejection(signer.signEvents(templates(1)))).message.split('\n')[0]).toBe(
+    expect((await siegelRejection(signer.signEvents(templates(1)))).message.split('\n')[0]).toBe(
       'Key ist gesperrt',
     );
     const other = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, keyName: 'other' });
-    expect((await rejection(other.signEvents(templates(1)))).message.split('\n')[0]).toBe(
+    expect((await siegelRejection(other.signEvents(templates(1)))).message.split('\n')[0]).toBe(
       'Key nicht gefunden',
     );
   });
@@ -197,7 +191,7 @@ describe('HttpBunkerSigner', () => {
     // anything at all (3 attempts) — a failure of the run, not of the page.
     bunker.state.failNext = 100;
     bunker.requests.length = 0;
-    const error = await rejection(signer.signEvents(templates(1)));
+    const error = await siegelRejection(signer.signEvents(templates(1)));
     expect(error.code).toBe('bunker_error');
     expect(error.message).toContain(`BUNKER_URL \`${bunker.url}\``);
     expect(error.message).toContain('503');
@@ -216,7 +210,7 @@ describe('HttpBunkerSigner', () => {
     const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, retryDelayMs: 5 });
     bunker.state.refuseLarge = { bytes: 10_000, status: 413 };
     // Nothing signed yet: one tiny probe event shows that the bunker signs, so the refusal is the event's.
-    const first = await rejection(signer.signEvents([large(20_000)]));
+    const first = await siegelRejection(signer.signEvents([large(20_000)]));
     expect(first.code).toBe('event_refused');
     expect(first.message).toBe(
       `the bunker at \`${bunker.url}\` refused to sign it: HTTP 413 \`event_too_large\` The event is too large`,
@@ -224,7 +218,7 @@ describe('HttpBunkerSigner', () => {
     expect(bunker.requests).toEqual(['POST /api/keys/default/sign', 'POST /api/keys/default/sign']);
     // A batch holding it: refused as a batch (signSite then halves it); no probe once the bunker has signed.
     bunker.requests.length = 0;
-    const batch = await rejection(signer.signEvents([...templates(2), large(20_000)]));
+    const batch = await siegelRejection(signer.signEvents([...templates(2), large(20_000)]));
     expect(batch.code).toBe('event_refused');
     expect(batch.message).toContain('refused to sign a batch of 3 events: HTTP 413');
     expect(bunker.requests).toHaveLength(1);
@@ -232,7 +226,7 @@ describe('HttpBunkerSigner', () => {
     // The bunker of issue 10 answered 500 for such an event: retried, then a fresh probe decides.
     bunker.state.refuseLarge = { bytes: 10_000, status: 500 };
     bunker.requests.length = 0;
-    const server = await rejection(signer.signEvents([large(20_000)]));
+    const server = await siegelRejection(signer.signEvents([large(20_000)]));
     expect(server.code).toBe('event_refused');
     expect(server.message).toContain(
       'HTTP 500 `internal_error` Internal error (it signs other events: this one alone fails)',
@@ -245,14 +239,14 @@ describe('HttpBunkerSigner', () => {
     const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, retryDelayMs: 5 });
     for (const status of [413, 500]) {
       bunker.state.refuseLarge = { bytes: 0, status };
-      const error = await rejection(signer.signEvents([large(10)]));
+      const error = await siegelRejection(signer.signEvents([large(10)]));
       expect(error.code).toBe('bunker_error');
       expect(error.message).toContain(`HTTP ${status}`);
     }
     bunker.state.refuseLarge = undefined;
     expect(await signer.signEvents(templates(1))).toHaveLength(1);
     bunker.state.locked = true;
-    const locked = await rejection(signer.signEvents(templates(1)));
+    const locked = await siegelRejection(signer.signEvents(templates(1)));
     expect(locked.code).toBe('key_locked');
     expect(locked.message.split('\n')[0]).toBe('Key ist gesperrt');
   });
@@ -260,7 +254,7 @@ describe('HttpBunkerSigner', () => {
   it('a local key refuses an event its engine cannot sign as `event_refused` (the WebAssembly heap ends near 1 MB)', async () => {
     expect((await loadSigningEngine()).name).toBe('wasm');
     const signer = new LocalKeySigner(generateSecretKey());
-    const error = await rejection(signer.signEvents([large(600_000)]));
+    const error = await siegelRejection(signer.signEvents([large(600_000)]));
     expect(error.code).toBe('event_refused');
     expect(error.message).toMatch(/^the local key could not sign it: /);
     expect(await signer.signEvents([large(1_000)])).toHaveLength(1);
@@ -274,7 +268,7 @@ describe('HttpBunkerSigner', () => {
       templates(8).map((t) => t.content),
     );
     bunker.state.tamper = true;
-    const error = await rejection(signer.signEvents(templates(1)));
+    const error = await siegelRejection(signer.signEvents(templates(1)));
     expect(error.code).toBe('bunker_error');
     expect(error.message).toMatch(/invalid id or signature/);
   });
@@ -284,12 +278,12 @@ describe('HttpBunkerSigner', () => {
     bunker.state.tamperAt = 3;
     // A batch no larger than the sample (default 16) has every signature verified.
     const small = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token });
-    const error = await rejection(small.signEvents(templates(5)));
+    const error = await siegelRejection(small.signEvents(templates(5)));
     expect(error.code).toBe('bunker_error');
     expect(error.message).toMatch(/event 3 has an invalid id or signature: its Schnorr signature/);
     // `verifySignatures: 'all'` verifies every one of a large batch.
     const all = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, verifySignatures: 'all' });
-    expect((await rejection(all.signEvents(templates(100)))).message).toMatch(/event 3 has an invalid/);
+    expect((await siegelRejection(all.signEvents(templates(100)))).message).toMatch(/event 3 has an invalid/);
   });
 
   it('verifies a sample of a large batch: caught when the sample holds the tampered event', async () => {
@@ -306,7 +300,7 @@ describe('HttpBunkerSigner', () => {
           return indexes;
         },
       });
-    const caught = await rejection(signerPicking([0, 12, 57, 99]).signEvents(templates(100)));
+    const caught = await siegelRejection(signerPicking([0, 12, 57, 99]).signEvents(templates(100)));
     expect(caught.message).toMatch(/event 57 has an invalid id or signature/);
     expect(picks).toEqual([[100, 4]]);
     // A sample that misses it lets the batch through (that is what sampling means; ids are still checked).
@@ -335,7 +329,7 @@ describe('HttpBunkerSigner', () => {
     const url = bunker.url;
     bunker.state.hang = true;
     const slow = new HttpBunkerSigner({ url, apiToken: bunker.token, timeoutMs: 150, retries: 0 });
-    const timeout = await rejection(slow.check());
+    const timeout = await siegelRejection(slow.check());
     expect(timeout.code).toBe('bunker_unreachable');
     expect(timeout.message).toBe(
       `Bunker at BUNKER_URL \`${url}\` did not answer within 150 ms.\nThe address is the \`url\` option (BUNKER_URL is not used).`,
@@ -343,7 +337,7 @@ describe('HttpBunkerSigner', () => {
     await bunker.close();
     bunker = undefined;
     const down = new HttpBunkerSigner({ url, apiToken: 'x', retries: 1, retryDelayMs: 5 });
-    const error = await rejection(down.signEvents(templates(1)));
+    const error = await siegelRejection(down.signEvents(templates(1)));
     expect(error.code).toBe('bunker_unreachable');
     expect(error.message).toContain(`Bunker not reachable at BUNKER_URL \`${url}\``);
   });

@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SiegelError } from '../src/index.js';
 import { type ResolvedAddress, SiteClient } from '../src/net/site-client.js';
 import { zeroBlock } from './support/deflate-bomb.js';
+import { siegelRejection } from './support/rejection.js';
 
 interface TestServer {
   url: string;
@@ -37,16 +37,6 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 const html = (res: ServerResponse, body: string) =>
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-
-async function failure(promise: Promise<unknown>): Promise<SiegelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof SiegelError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const PAGE = { maxBytes: 1024 * 1024, accept: 'text/html' };
 
@@ -80,7 +70,7 @@ describe('SiteClient', () => {
     });
     const client = new SiteClient({ site: new URL(`${site.url}/`) });
     for (const [index, target] of targets.entries()) {
-      const error = await failure(client.get(new URL(`${site.url}/${index}`), PAGE));
+      const error = await siegelRejection(client.get(new URL(`${site.url}/${index}`), PAGE));
       expect(error.message).toBe(
         `\`${site.url}/${index}\` redirects to \`${target}\`, outside the site \`${site.url}\`: not followed (allow that origin with \`--allow-redirects-to ${new URL(target).origin}\`)`,
       );
@@ -94,10 +84,10 @@ describe('SiteClient', () => {
       site: new URL(`${site.url}/`),
       allowRedirectsTo: targets.slice(1, 4),
     });
-    expect((await failure(allowingAll.get(new URL(`${site.url}/1`), PAGE))).message).toBe(
+    expect((await siegelRejection(allowingAll.get(new URL(`${site.url}/1`), PAGE))).message).toBe(
       "Refused to connect to `127.0.0.2`: a loopback address — siegel verify reaches loopback, link-local and private addresses only for the site's own host",
     );
-    expect((await failure(allowingAll.get(new URL(`${site.url}/3`), PAGE))).message).toMatch(
+    expect((await siegelRejection(allowingAll.get(new URL(`${site.url}/3`), PAGE))).message).toMatch(
       /^Refused to connect to `169\.254\.169\.254`: a link-local address — /,
     );
     expect(() => new SiteClient({ site: new URL(site.url), allowRedirectsTo: ['ftp://x'] })).toThrow(
@@ -144,7 +134,7 @@ describe('SiteClient', () => {
       ['mapped.test', '`::ffff:7f00:2`): a loopback address (127.0.0.2, as IPv4-mapped IPv6)'],
       ['lan.test', '`192.168.1.20`): a private address'],
     ]) {
-      const error = await failure(client.get(new URL(`http://site.test:${site.port}/${host}`), PAGE));
+      const error = await siegelRejection(client.get(new URL(`http://site.test:${site.port}/${host}`), PAGE));
       expect(error.message).toBe(
         `Refused to connect to \`${host}\` (${what} — siegel verify reaches loopback, link-local and private addresses only for the site's own host`,
       );
@@ -154,10 +144,13 @@ describe('SiteClient', () => {
       (await client.get(new URL(`http://site.test:${site.port}/same.test`), PAGE)).body?.toString(),
     ).toBe('home');
     expect(
-      (await failure(client.get(new URL(`http://site.test:${site.port}/nowhere.test`), PAGE))).message,
+      (await siegelRejection(client.get(new URL(`http://site.test:${site.port}/nowhere.test`), PAGE)))
+        .message,
     ).toBe('Cannot resolve `nowhere.test` (ENOTFOUND)');
     // A URL outside the site and the allowed origins is not fetched at all.
-    expect((await failure(client.get(new URL(`http://elsewhere.test:${site.port}/`), PAGE))).message).toBe(
+    expect(
+      (await siegelRejection(client.get(new URL(`http://elsewhere.test:${site.port}/`), PAGE))).message,
+    ).toBe(
       `\`http://elsewhere.test:${site.port}/\` is outside the site \`http://site.test:${site.port}\`: not fetched`,
     );
     expect(asked.filter((host) => host === 'meta.test')).toHaveLength(1);
@@ -171,10 +164,10 @@ describe('SiteClient', () => {
       else res.writeHead(302, { location: `/${n + 1}` }).end();
     });
     const client = new SiteClient({ site: new URL(site.url) });
-    expect((await failure(client.get(new URL(`${site.url}/a`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/a`), PAGE))).message).toBe(
       `\`${site.url}/a\` redirects in a loop: \`${site.url}/a\` → \`${site.url}/b\` → \`${site.url}/a\``,
     );
-    expect((await failure(client.get(new URL(`${site.url}/0`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/0`), PAGE))).message).toBe(
       `\`${site.url}/0\` redirects more than 5 times: not followed further`,
     );
     expect(site.requests.filter((request) => /^\/\d+$/.test(request.path))).toHaveLength(6);
@@ -220,18 +213,18 @@ describe('SiteClient', () => {
       }
     });
     const client = new SiteClient({ site: new URL(site.url) });
-    expect((await failure(client.get(new URL(`${site.url}/endless`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/endless`), PAGE))).message).toBe(
       `\`${site.url}/endless\` sent more than 1 MiB (the page limit, \`--max-page-bytes\`): stopped reading`,
     );
-    expect((await failure(client.get(new URL(`${site.url}/announced`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/announced`), PAGE))).message).toBe(
       `\`${site.url}/announced\` announces 10 GiB (Content-Length), more than 1 MiB (the page limit, \`--max-page-bytes\`): not read`,
     );
-    expect((await failure(client.get(new URL(`${site.url}/bomb`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/bomb`), PAGE))).message).toBe(
       `\`${site.url}/bomb\` unpacks (gzip) to more than 1 MiB (the page limit, \`--max-page-bytes\`): stopped reading`,
     );
     for (const path of ['/gzip', '/deflate', '/raw-deflate', '/br'])
       expect((await client.get(new URL(`${site.url}${path}`), PAGE)).body?.toString()).toBe(text);
-    expect((await failure(client.get(new URL(`${site.url}/zstd`), PAGE))).message).toBe(
+    expect((await siegelRejection(client.get(new URL(`${site.url}/zstd`), PAGE))).message).toBe(
       `\`${site.url}/zstd\` sent Content-Encoding \`zstd\`, which siegel verify does not take (it asks for gzip, deflate or br)`,
     );
   });
@@ -245,7 +238,7 @@ describe('SiteClient', () => {
     // Bounds: the timer's own time, plus up to 5 s for a machine that is busy with other tests.
     const perRequest = new SiteClient({ site: new URL(site.url), requestTimeoutMs: 400 });
     let start = performance.now();
-    expect((await failure(perRequest.get(new URL(`${site.url}/`), PAGE))).message).toBe(
+    expect((await siegelRejection(perRequest.get(new URL(`${site.url}/`), PAGE))).message).toBe(
       `\`${site.url}/\` did not answer in full within 0.4 s (the request timeout, \`--request-timeout\`)`,
     );
     let elapsed = performance.now() - start;
@@ -253,7 +246,7 @@ describe('SiteClient', () => {
     expect(elapsed).toBeLessThan(5_400);
     const total = new SiteClient({ site: new URL(site.url), requestTimeoutMs: 60_000, totalTimeoutMs: 600 });
     start = performance.now();
-    const stopped = await failure(total.get(new URL(`${site.url}/`), PAGE));
+    const stopped = await siegelRejection(total.get(new URL(`${site.url}/`), PAGE));
     elapsed = performance.now() - start;
     expect(stopped.message).toBe(
       'siegel verify stopped: the check took longer than 0.6 s in all (the total timeout, `--total-timeout`)',
@@ -262,7 +255,7 @@ describe('SiteClient', () => {
     expect(total.expired?.message).toBe(stopped.message);
     // Nothing more is sent once the time is up.
     const before = site.requests.length;
-    await failure(total.get(new URL(`${site.url}/`), PAGE));
+    await siegelRejection(total.get(new URL(`${site.url}/`), PAGE));
     expect(site.requests.length).toBe(before);
   });
 });

@@ -1,11 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { BunkerError } from '../errors.js';
 import { assertPassphrase } from '../key-material.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
-import type { Throttle } from '../throttle.js';
-import { type BunkerEnv, tokenAuth } from '../token-auth.js';
+import { type ApiRouteDeps, type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /**
  * Key management with the admin token:
@@ -13,19 +12,9 @@ import { type BunkerEnv, tokenAuth } from '../token-auth.js';
  * `POST /api/keys/{name}/unlock` `{ passphrase }` → key; `POST /api/keys/{name}/lock` → key;
  * `DELETE /api/keys/{name}` → `{ deleted: name }`.
  */
-export function createAdminApi(deps: {
-  store: KeyStore;
-  apiToken: string;
-  adminToken: string;
-  /** Counts wrong tokens per client address. */
-  throttle: Throttle;
-  /** Limits the body; runs after the token check. */
-  limitBody: MiddlewareHandler;
-}): Hono<BunkerEnv> {
+export function createAdminApi(deps: ApiRouteDeps & { store: KeyStore }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle }, [
-    'admin',
-  ]);
+  const admin = tokenAuth(deps, ['admin']);
 
   app.post('/', admin, deps.limitBody, async (c) => {
     const body = await readJsonObject(c);

@@ -1,11 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { BunkerError } from '../errors.js';
 import { assertKeyName } from '../key-name.js';
 import { type Nip46Permissions, parseKinds } from '../nip46/permissions.js';
 import type { RemoteSigner } from '../nip46/remote-signer.js';
 import { readJsonObject } from '../read-json.js';
-import type { Throttle } from '../throttle.js';
-import { type BunkerEnv, tokenAuth } from '../token-auth.js';
+import { type ApiRouteDeps, type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /**
  * The NIP-46 connections, with the admin token:
@@ -14,17 +13,9 @@ import { type BunkerEnv, tokenAuth } from '../token-auth.js';
  * `DELETE /api/nip46/connections/{key}/{pubkey}` → `{ revoked: { key, pubkey } }`.
  * Without relays (NIP-46 off) each answers 404 `not_found`.
  */
-export function createNip46Api(deps: {
-  nip46: RemoteSigner | undefined;
-  apiToken: string;
-  adminToken: string;
-  throttle: Throttle;
-  limitBody: MiddlewareHandler;
-}): Hono<BunkerEnv> {
+export function createNip46Api(deps: ApiRouteDeps & { nip46: RemoteSigner | undefined }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const admin = tokenAuth({ apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle }, [
-    'admin',
-  ]);
+  const admin = tokenAuth(deps, ['admin']);
   const signer = (): RemoteSigner => {
     if (!deps.nip46) {
       throw new BunkerError(

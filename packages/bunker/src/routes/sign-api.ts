@@ -5,20 +5,13 @@ import { parseEventTemplate } from '../event-template.js';
 import { assertKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
 import { readJsonObject } from '../read-json.js';
-import type { Throttle } from '../throttle.js';
-import { type BunkerEnv, tokenAuth } from '../token-auth.js';
+import { type ApiRouteDeps, type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /** What the API routes need. */
-export interface SignApiDeps {
+export interface SignApiDeps extends ApiRouteDeps {
   store: KeyStore;
-  apiToken: string;
-  adminToken: string;
-  /** Counts wrong tokens per client address. */
-  throttle: Throttle;
   /** Most templates in one batch. */
   maxBatch: number;
-  /** Limits the body; runs after the token check. */
-  limitBody: MiddlewareHandler;
 }
 
 /**
@@ -26,16 +19,15 @@ export interface SignApiDeps {
  */
 export function createSignApi(deps: SignApiDeps): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
-  const tokens = { apiToken: deps.apiToken, adminToken: deps.adminToken, throttle: deps.throttle };
 
-  app.get('/', tokenAuth(tokens, ['api', 'admin']), (c) => c.json(deps.store.list()));
+  app.get('/', tokenAuth(deps, ['api', 'admin']), (c) => c.json(deps.store.list()));
 
   const knownKey: MiddlewareHandler<BunkerEnv> = async (c, next) => {
     deps.store.get(assertKeyName(c.req.param('name') ?? '')); // 404 before reading a large body for nothing
     await next();
   };
 
-  app.post('/:name/sign', tokenAuth(tokens, ['api']), knownKey, deps.limitBody, async (c) => {
+  app.post('/:name/sign', tokenAuth(deps, ['api']), knownKey, deps.limitBody, async (c) => {
     const name = assertKeyName(c.req.param('name'));
     const body = await readJsonObject(c);
     const events = body.events;
