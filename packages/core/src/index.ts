@@ -13,6 +13,7 @@ export {
   type OutboxEntry,
   outboxFileOf,
   readOutbox,
+  retryDelayMs,
 } from './nostr/publish-outbox.js';
 export {
   formatPublishReport,

@@ -47,6 +47,7 @@ describe('@siegel/core exports', () => {
       'readVerifyScript',
       'renderSignatureBlock',
       'renderVerifyPage',
+      'retryDelayMs',
       'signSite',
       'signSiteOptionsSchema',
       'verifySite',

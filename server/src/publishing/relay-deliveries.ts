@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { retryDelayMs as backoffMs } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 
 /** First wait before an event is offered to a relay again, in ms; doubled per failed attempt. */
@@ -8,7 +9,7 @@ export const LONGEST_RETRY_MS = 60 * 60_000;
 
 /** The wait after `attempts` failed attempts: `first` (30 s), twice that, four times, … at most 1 h. */
 export function retryDelayMs(attempts: number, first = FIRST_RETRY_MS): number {
-  return Math.min(LONGEST_RETRY_MS, first * 2 ** Math.max(0, attempts - 1));
+  return backoffMs(attempts, first, LONGEST_RETRY_MS);
 }
 
 /** An event that still waits for one relay. */

@@ -41,9 +41,12 @@ export function outboxFileOf(cacheFile: string): string {
   return join(dirname(cacheFile), outbox);
 }
 
-/** The wait before attempt `attempts + 1`: 1 min, doubled per failed attempt, at most 6 h. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * The wait before attempt `attempts + 1`: `base` (1 min), doubled per failed attempt, at most `max` (6 h).
+ * The file server's relay outbox uses it with its own bounds.
+ */
+export function retryDelayMs(attempts: number, base = RETRY_BASE_MS, max = RETRY_MAX_MS): number {
+  return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
 }
 
 /** True for something shaped like a signed Nostr event (hex id, pubkey and sig; not checked here). */
