@@ -67,7 +67,7 @@ export class RelayPublishing {
     this.deliveries.enqueue(event.id, this.relays, this.now());
     const outcomes = (await this.send([event], this.relays)).get(event.id) ?? [];
     this.record(event.id, outcomes, 0);
-    const taken = new Set(this.deliveries.deliveredTo(event.id));
+    const taken = new Set(outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.relay));
     const published = this.relays.filter((relay) => taken.has(relay));
     const refused = outcomes.filter((outcome) => !outcome.ok);
     this.log(
