@@ -11,9 +11,11 @@ export function pickRelays(hints: readonly string[]): string[] {
     } catch {
       continue;
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const loopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
-    if (url.username || url.password || !(url.protocol === 'wss:' || (url.protocol === 'ws:' && loopback)))
+    if (
+      url.username ||
+      url.password ||
+      !(url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopback(url)))
+    )
       continue;
     if (!relays.includes(hint)) relays.push(hint);
   }
@@ -29,8 +31,16 @@ export function nip05Url(domain: string, name: string): URL | undefined {
     return undefined;
   }
   if (url.host !== domain.toLowerCase()) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || /^127\./.test(host) || host === '::1') url.protocol = 'http:';
+  if (isLoopback(url)) url.protocol = 'http:';
   url.searchParams.set('name', name);
   return url;
+}
+
+/**
+ * `localhost`, `127.x.x.x` or `::1`: the browser's own machine. (Node's `isLoopbackHost` needs `node:net`,
+ * which this bundle does not have.)
+ */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || /^127\./.test(host) || host === '::1';
 }
