@@ -70,6 +70,23 @@ export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
 export {
+  createProblem,
+  decideVerdict,
+  type EventChecks,
+  type EventEvidence,
+  isSameAddress,
+  type JudgeInput,
+  type Judgement,
+  judgePage,
+  normalizeAddress,
+  type PageReading,
+  PROBLEM_CODES,
+  type Problem,
+  type ProblemCode,
+  type Severity,
+  type Verdict,
+} from './verify/rules.js';
+export {
   readVerifyScript,
   renderVerifyPage,
   VERIFY_SCRIPT_NAME,
@@ -77,7 +94,7 @@ export {
 } from './verify/verify-page.js';
 export {
   formatVerifyReport,
-  type PageVerdict,
+  formatVerifyReportJson,
   type PageVerification,
   type VerifyReport,
   type VerifySiteOptions,

@@ -10,6 +10,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
 import { HEX64 } from '../nostr/crypto.js';
+import { isEventShape } from '../nostr/event-shape.js';
 import { journalFileOf, readJournal } from './journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -195,7 +196,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
 function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
   const entry = value as Partial<SignCacheEntry> | null;
   if (!entry || typeof entry !== 'object') return false;
-  const event = entry.event as Partial<NostrEvent> | undefined;
+  const event: unknown = entry.event;
   return (
     typeof entry.hash === 'string' &&
     HEX64.test(entry.hash) &&
@@ -204,13 +205,9 @@ function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
     isRange(entry.existingBlock) &&
     (entry.bytePlace === undefined ||
       (Number.isInteger(entry.bytePlace?.insertAt) && isRange(entry.bytePlace?.existingBlock))) &&
-    !!event &&
-    typeof event.id === 'string' &&
-    HEX64.test(event.id) &&
-    typeof event.sig === 'string' &&
+    isEventShape(event) &&
     event.pubkey === pubkey &&
-    Array.isArray(event.tags) &&
-    event.tags.some((tag) => Array.isArray(tag) && tag[0] === 'x' && tag[1] === entry.hash)
+    event.tags.some((tag) => tag[0] === 'x' && tag[1] === entry.hash)
   );
 }
 

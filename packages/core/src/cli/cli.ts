@@ -9,7 +9,7 @@ import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
 import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
-import { formatVerifyReport, verifySite } from '../verify/verify-site.js';
+import { formatVerifyReport, formatVerifyReportJson, verifySite } from '../verify/verify-site.js';
 
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -42,9 +42,13 @@ Options for verify:
   --signer NAME@DOMAIN  expected signer by NIP-05 (https://DOMAIN/.well-known/nostr.json)
   --relay URL       relay to ask for an event whose verify/{id}.json is missing, besides the nevent's
                     hints (wss://; ws:// only on loopback); repeatable
+  --site URL        directory only: the site's public URL; each page's event must name its address
+                    there (default: SITE_URL; without either, addresses are not compared: a warning)
   --selector CSS    signed element (default: main)
   --max-page-bytes N  largest page to check, as sent and unpacked (default: 32MiB)
   --verbose         list every page, and where its event came from
+  --json            print the report as JSON: per page its verdict (valid, invalid, not_found) and its
+                    problems with their codes (docs/verification.md)
 
 Options for verify <url> (the site is not trusted: responses and time are bounded, and no request goes to
 a loopback, link-local or private address unless the site itself is on one — then only to its own):
@@ -64,7 +68,8 @@ Configuration is read from .env in the current directory (and the environment):
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
   blocks, re-signs nothing).
 
-Exit codes: 0 success, 1 signing or verification failed (publish: some event reached no relay), 2 usage error.
+Exit codes: 0 success (verify: every page valid, warnings allowed), 1 signing or verification failed
+(verify: a page invalid or not found; publish: some event reached no relay), 2 usage error.
 `;
 
 function version(): string {
@@ -108,6 +113,7 @@ async function main(argv: string[]): Promise<number> {
     for (const name of [
       'pubkey',
       'signer',
+      'json',
       'allow-redirects-to',
       'request-timeout',
       'total-timeout',
@@ -133,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
       'selector',
       'dry-run',
       'verbose',
+      'json',
       'pubkey',
       'max-page-bytes',
       'allow-redirects-to',
@@ -151,17 +158,23 @@ async function main(argv: string[]): Promise<number> {
     return report.unreached > 0 ? EXIT.failure : EXIT.ok;
   }
   if (command === 'verify') {
-    for (const name of ['site', 'cache', 'dry-run'] as const) {
+    for (const name of ['cache', 'dry-run'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
-    if (!/^https?:\/\//i.test(target ?? '')) {
+    const isUrl = /^https?:\/\//i.test(target ?? '');
+    if (!isUrl) {
       for (const name of ['allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
         if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
+    } else if (values.site !== undefined) {
+      throw new UsageError('`--site` is for verify <dir>: a URL is checked at the address it is served at');
     }
+    // A directory's pages are judged at the address they were signed for: --site, else SITE_URL.
+    const site = isUrl ? undefined : (values.site ?? (env.SITE_URL?.trim() || undefined));
     const requestTimeout = values['request-timeout'];
     const totalTimeout = values['total-timeout'];
     const report = await verifySite(target ?? 'dist', {
+      ...(site !== undefined ? { site } : {}),
       ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
       ...(values.signer !== undefined ? { signer: values.signer } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
@@ -177,9 +190,9 @@ async function main(argv: string[]): Promise<number> {
         ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') }
         : {}),
     });
-    logger.info(formatVerifyReport(report, { verbose: values.verbose ?? false }));
-    if (report.valid === 0 && report.invalid === 0 && report.unsigned === 0)
-      logger.error('No signed pages found.');
+    if (values.json) logger.info(formatVerifyReportJson(report));
+    else logger.info(formatVerifyReport(report, { verbose: values.verbose ?? false }));
+    if (report.pages.length === 0) logger.error('No signed pages found.');
     return report.ok ? EXIT.ok : EXIT.failure;
   }
   throw new UsageError(`Unknown command \`${command}\` (use sign, verify or publish)`);
@@ -202,6 +215,7 @@ function parse(argv: string[]) {
       'dry-run': { type: 'boolean' },
       all: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      json: { type: 'boolean' },
       site: { type: 'string' },
       selector: { type: 'string' },
       cache: { type: 'string' },

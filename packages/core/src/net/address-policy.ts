@@ -2,7 +2,9 @@
 // that is not the public internet is named here: the machine itself, its local networks, link-local (where
 // cloud metadata services live: 169.254.169.254, fe80::), and the ranges that are reserved or only
 // tunnel another address (IPv4 inside IPv6 is judged by the IPv4 address it carries).
-import { isIPv4, isIPv6 } from 'node:net';
+// Pure: no Node built-ins, so Node (`siegel verify`, the bunker client) and the browser verify script share
+// one rule. Hosts are read the way WHATWG URL reads them (`127.1` is 127.0.0.1, `[::ffff:127.0.0.1]` is
+// `[::ffff:7f00:1]`), which is also how a browser and `fetch` resolve a literal address.
 
 /** IPv4 ranges that are not the public internet: [first address, prefix length, what it is]. */
 const IPV4_RANGES: Array<[string, number, string]> = [
@@ -99,8 +101,65 @@ function classifyIpv6(address: string): string | undefined {
  * ```
  */
 export function classifyAddress(address: string): string | undefined {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (isIPv4(bare)) return classifyIpv4(bare);
-  if (isIPv6(bare)) return classifyIpv6(bare);
+  const host = normalizeHost(address);
+  if (host === undefined) return 'not an IP address';
+  if (host.startsWith('[')) return classifyIpv6(host.slice(1, -1));
+  if (IPV4.test(host)) return classifyIpv4(host);
   return 'not an IP address';
+}
+
+const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * The host as WHATWG URL canonicalises it (lowercase; IPv4 in dotted decimal, from any form a URL accepts;
+ * IPv6 compressed, in brackets; a zone index dropped), or `undefined` when no URL can have it as its host.
+ */
+function normalizeHost(host: string): string | undefined {
+  const bare = host
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .replace(/\.$/, '');
+  if (bare === '' || /[/?#@\\\s]/.test(bare)) return undefined;
+  try {
+    return new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True for a host that is this machine: `localhost`, `*.localhost` (RFC 6761; browsers resolve them to
+ * loopback), `127.0.0.0/8` in any form a URL accepts, `::1`, and IPv6 forms carrying a loopback IPv4
+ * address (`::ffff:127.0.0.1`). `0.0.0.0` is not: it is the unspecified address ({@link isLocalHost}).
+ *
+ * @example
+ * ```ts
+ * isLoopbackHost('app.localhost');      // true
+ * isLoopbackHost('[::ffff:127.0.0.1]'); // true
+ * isLoopbackHost('0.0.0.0');            // false
+ * ```
+ */
+export function isLoopbackHost(host: string): boolean {
+  const normal = normalizeHost(host);
+  if (normal === undefined) return false;
+  if (normal === 'localhost' || normal.endsWith('.localhost')) return true;
+  return classifyAddress(normal)?.startsWith('a loopback address') === true;
+}
+
+/**
+ * True for a host that is not on the public internet: a loopback host ({@link isLoopbackHost}) or an IP
+ * address {@link classifyAddress} names (private, link-local, unspecified, reserved, …). A page a stranger
+ * serves must not make a verifier reach such a host.
+ *
+ * @example
+ * ```ts
+ * isLocalHost('169.254.169.254'); // true
+ * isLocalHost('relay.example');   // false
+ * ```
+ */
+export function isLocalHost(host: string): boolean {
+  if (isLoopbackHost(host)) return true;
+  const kind = classifyAddress(host);
+  return kind !== undefined && kind !== 'not an IP address';
 }

@@ -5,7 +5,7 @@
 // 361–363 MB with these, measured side by side on the same machine. These produce the same strings (the
 // test compares them with nostr-tools'). Decoding stays with nostr-tools: readers are not on the hot path.
 
-import { HEX64 } from './crypto.js';
+import { HEX64 } from './event-shape.js';
 import { requireRelayHintSize } from './relays.js';
 
 const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';

@@ -7,7 +7,7 @@ import type { EventTemplate, NostrEvent, VerifiedEvent } from 'nostr-tools/core'
 import * as pure from 'nostr-tools/pure';
 
 /** 64 lowercase hex characters: an event id, a pubkey, a SHA-256 hash. */
-export const HEX64 = /^[0-9a-f]{64}$/;
+export { HEX64 } from './event-shape.js';
 
 /** The Schnorr implementation in use. Its functions never mutate what they are given. */
 export interface SigningEngine {

@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { moveAside, writeFileAtomic } from '../fs/atomic-write.js';
-import { HEX64 } from './crypto.js';
+import { isEventShape } from './event-shape.js';
 
 /** Layout version of the outbox file. */
 export const OUTBOX_VERSION = 1;
@@ -48,25 +48,6 @@ export function outboxFileOf(cacheFile: string): string {
 export function retryDelayMs(attempts: number, base = RETRY_BASE_MS, max = RETRY_MAX_MS): number {
   return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
 }
-
-/** True for something shaped like a signed Nostr event (hex id, pubkey and sig; not checked here). */
-export const isEventShape = (value: unknown): value is NostrEvent => {
-  const event = value as NostrEvent;
-  return (
-    typeof event === 'object' &&
-    event !== null &&
-    typeof event.id === 'string' &&
-    HEX64.test(event.id) &&
-    typeof event.pubkey === 'string' &&
-    HEX64.test(event.pubkey) &&
-    typeof event.sig === 'string' &&
-    /^[0-9a-f]{128}$/.test(event.sig) &&
-    Number.isInteger(event.kind) &&
-    Number.isInteger(event.created_at) &&
-    typeof event.content === 'string' &&
-    Array.isArray(event.tags)
-  );
-};
 
 const isEntry = (value: unknown): value is OutboxEntry => {
   const entry = value as OutboxEntry;

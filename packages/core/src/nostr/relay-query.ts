@@ -4,6 +4,7 @@
 // the caller's `accept` (id recomputed, signature verified) before it counts; the caller validates the relay
 // URLs (`parseRelays` in Node).
 import type { NostrEvent } from 'nostr-tools/core';
+import { isEventShape } from './event-shape.js';
 
 /** Options of {@link queryRelay} and {@link fetchEventFromRelays}. */
 export interface RelayQueryOptions {
@@ -149,19 +150,4 @@ export function describeRelayMiss(answers: readonly RelayAnswer[]): string {
     return `\`${answer.relay}\` (${why})`;
   });
   return `event not found on relays ${each.join(', ')}`;
-}
-
-function isEventShape(value: unknown): value is NostrEvent {
-  const event = value as NostrEvent;
-  return (
-    !!event &&
-    typeof event === 'object' &&
-    typeof event.id === 'string' &&
-    typeof event.pubkey === 'string' &&
-    typeof event.sig === 'string' &&
-    typeof event.kind === 'number' &&
-    typeof event.created_at === 'number' &&
-    typeof event.content === 'string' &&
-    Array.isArray(event.tags)
-  );
 }

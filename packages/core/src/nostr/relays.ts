@@ -1,5 +1,5 @@
 import { SiegelError } from '../errors.js';
-import { isLoopbackHost } from '../signer/cleartext-bunker.js';
+import { isLoopbackHost } from '../net/address-policy.js';
 
 /**
  * Validate relay URLs (the block's `nevent` hints, and where events are published and looked up): each

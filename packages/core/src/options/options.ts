@@ -46,7 +46,7 @@ export const DEFAULTS = {
   retryDelayMs: 200,
   /** Parallel single-event requests to a bunker without the batch route. */
   compatConcurrency: 4,
-  /** Schnorr signatures verified per batch a bunker returns (at random positions). */
+  /** Schnorr signatures verified per batch a signer returns (at random positions). */
   verifySignatures: 16,
   /**
    * Largest page `signSite` reads and `verifySite` fetches, in bytes: 32 MiB (`SIEGEL_MAX_PAGE_BYTES`). A
@@ -110,6 +110,7 @@ function isRelayHint(relay: string): boolean {
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
 const HTTP_URL = 'an absolute http(s) URL';
 const POSITIVE = 'a positive integer';
+const POSITIVE_OR_ALL = "a positive integer or 'all'";
 const RELAY = 'a wss:// URL (ws:// on loopback) of at most 255 bytes';
 const WHOLE = 'a whole number ≥ 0';
 const SIGNER = 'a Signer or a bunker://<hex pubkey>?relay=… URI';
@@ -177,6 +178,14 @@ export const signSiteOptionsSchema = z
     parseWorkers: z.int(must(WHOLE)).min(0, must(WHOLE)),
     /** Largest page to sign, in bytes (default 32 MiB; `SIEGEL_MAX_PAGE_BYTES`): a larger one fails, unread. */
     maxPageBytes: z.int(must(POSITIVE)).min(1, must(POSITIVE)),
+    /**
+     * Schnorr signatures verified per batch a signer returns, at random positions (default 16; `'all'`
+     * verifies every one). Every event's template, pubkey and id are checked regardless, for every signer.
+     */
+    verifySignatures: z.union(
+      [z.int(must(POSITIVE)).min(1, must(POSITIVE)), z.literal('all', must(POSITIVE_OR_ALL))],
+      must(POSITIVE_OR_ALL),
+    ),
   })
   .partial();
 
@@ -204,6 +213,8 @@ export interface ResolvedSignSiteOptions {
   relays: string[];
   parseWorkers: number;
   maxPageBytes: number;
+  /** Signatures verified per batch; `Infinity` for `'all'`. */
+  verifySignatures: number;
 }
 
 const consoleLogger: SiegelLogger = {
@@ -288,6 +299,10 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
       (env.SIEGEL_MAX_PAGE_BYTES?.trim()
         ? parseByteSize(env.SIEGEL_MAX_PAGE_BYTES, 'SIEGEL_MAX_PAGE_BYTES')
         : DEFAULTS.maxPageBytes),
+    verifySignatures:
+      options.verifySignatures === 'all'
+        ? Number.POSITIVE_INFINITY
+        : (options.verifySignatures ?? DEFAULTS.verifySignatures),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { encodeNevent } from '../nostr/bech32.js';
-import { HEX64 } from '../nostr/crypto.js';
+import { HEX64 } from '../nostr/event-shape.js';
 import { DEFAULT_SELECTOR } from './selector.js';
 
 /** Text the opening comment of a new Siegel block starts with (after `<!--` and whitespace): the spec it was signed under. */

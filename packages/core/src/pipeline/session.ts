@@ -11,6 +11,7 @@ import {
   writeSignCache,
 } from '../cache/sign-cache.js';
 import { isSiegelError } from '../errors.js';
+import { loadSigningEngine } from '../nostr/crypto.js';
 import { outboxFileOf } from '../nostr/publish-outbox.js';
 import { type PublishReport, PublishSession } from '../nostr/publish-session.js';
 import { formatByteSize } from '../options/byte-size.js';
@@ -19,6 +20,7 @@ import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { createPageEvent, pageUrl } from '../page/page-event.js';
 import { applySignatureBlock, renderSignatureBlock } from '../page/signature-block.js';
 import { type BlockPlace, spliceBlockBytes } from '../page/splice.js';
+import { checkSignedEvents } from '../signer/check-events.js';
 import { openSigner } from '../signer/create-signer.js';
 import type { Signer } from '../signer/signer.js';
 import { type PageOutcome, type PageReport, type SignSummary, summarize } from './summary.js';
@@ -72,6 +74,8 @@ export class SigningSession {
   #republishUnchanged = false;
   /** The signer was made for this run (not passed in): the run closes it. */
   #ownsSigner = false;
+  /** The signer's pubkey: every event it returns must carry it. */
+  #pubkey: string | undefined;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -113,6 +117,7 @@ export class SigningSession {
     if (relaysChanged && cache.pages.size > 0)
       logger.info('Siegel: relay hints changed; rewriting the blocks of unchanged pages (no re-signing).');
     const session = new SigningSession(options, signer, cache);
+    session.#pubkey = pubkey;
     if ((notice || relaysChanged) && !options.dryRun) session.#dirty = true;
     if (!options.dryRun) {
       await removeStaleCacheTemps(options.cacheFile);
@@ -350,7 +355,8 @@ export class SigningSession {
   async #signBatch(items: Pending[]): Promise<void> {
     try {
       if (this.#fatal) throw this.#fatal;
-      const events = await this.#signSettled(items.map((item) => item.template));
+      const templates = items.map((item) => item.template);
+      const events = await this.#signChecked(templates);
       const results: PageResult[] = [];
       const journal: Array<[string, SignCacheEntry]> = [];
       for (const [index, item] of items.entries()) {
@@ -387,6 +393,27 @@ export class SigningSession {
       this.#fatal ??= error;
       for (const item of items) item.reject(error);
     }
+  }
+
+  /**
+   * Sign `templates` and check every event the signer returns against its template, signer and id (and a
+   * sample of signatures): see `checkSignedEvents`. An event that does not match fails its page only.
+   */
+  async #signChecked(templates: EventTemplate[]): Promise<Array<NostrEvent | Error>> {
+    const results = await this.#signSettled(templates);
+    const pubkey = this.#pubkey ?? (await (this.signer as Signer).getPublicKey());
+    this.#pubkey = pubkey;
+    if (results.length !== templates.length) {
+      const error = new Error(
+        `the signer returned ${results.length} events for ${templates.length} templates`,
+      );
+      return templates.map(() => error);
+    }
+    return checkSignedEvents(templates, results, {
+      pubkey,
+      engine: await loadSigningEngine(),
+      verifySignatures: this.options.verifySignatures,
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../net/address-policy.js';
 
 /**
  * The warning for a bunker reached over plain `http://` on a host that is not this machine: the Bearer
@@ -21,18 +21,6 @@ export function describeCleartextBunker(url: string): string | undefined {
   }
   if (parsed.protocol !== 'http:' || isLoopbackHost(parsed.hostname)) return undefined;
   return `BUNKER_URL \`${url}\` is plain http:// to a host that is not this machine: BUNKER_API_TOKEN travels in cleartext. Use https:// (or a tunnel to localhost).`;
-}
-
-/** True for `localhost`, `*.localhost`, `127.0.0.0/8` and `::1` (with or without brackets). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || /^::ffff:7f[0-9a-f]{2}:/.test(host); // WHATWG URLs normalize IPv6
-  return false;
 }
 
 const warned = new Set<string>();

@@ -1,10 +1,9 @@
-import { randomInt } from 'node:crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from '../errors.js';
-import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
-import { verifyEventSignature } from '../nostr/verify-signature.js';
+import { HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import { describeValueSource, type ValueSource } from '../options/env.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
+import { checkSignedEvent } from './check-events.js';
 import type { Signer } from './signer.js';
 
 /** Options of {@link HttpBunkerSigner}; every field optional. */
@@ -32,13 +31,6 @@ export interface HttpBunkerSignerOptions {
   retryDelayMs?: number;
   /** Parallel single-event requests when falling back to `POST /api/sign` (default 4). */
   compatConcurrency?: number;
-  /**
-   * Schnorr signatures verified per batch the bunker returns, at random positions (default 16; `'all'`
-   * verifies every one). Every event id is recomputed regardless. See the README, "Security".
-   */
-  verifySignatures?: number | 'all';
-  /** Picks which events of a batch get their signature verified (default: {@link pickSample}; for tests). */
-  pickSample?: (length: number, count: number) => Iterable<number>;
 }
 
 interface BunkerResponse {
@@ -49,7 +41,8 @@ interface BunkerResponse {
 /**
  * Signs through a Siegel bunker over its HTTP API v1: batches go to `POST /api/keys/{name}/sign`; bunkers
  * without that route (existing deployments) are used through `POST /api/sign`, one event per request.
- * Every event that comes back is checked (same template, id, Schnorr signature, one pubkey).
+ * The signing run checks every event that comes back (`checkSignedEvents`: same template, id, pubkey,
+ * signatures by sample), as it does for every signer.
  *
  * @example
  * ```ts
@@ -70,8 +63,6 @@ export class HttpBunkerSigner implements Signer {
   readonly #retries: number;
   readonly #retryDelayMs: number;
   readonly #compatConcurrency: number;
-  readonly #verifySignatures: number;
-  readonly #pickSample: (length: number, count: number) => Iterable<number>;
   #batchSize: number;
   #pubkey: string | undefined;
   /**
@@ -111,11 +102,6 @@ export class HttpBunkerSigner implements Signer {
       DEFAULTS.compatConcurrency,
       'compatConcurrency',
     );
-    this.#verifySignatures =
-      options.verifySignatures === 'all'
-        ? Number.POSITIVE_INFINITY
-        : positiveIntegerOption(options.verifySignatures, DEFAULTS.verifySignatures, 'verifySignatures');
-    this.#pickSample = options.pickSample ?? pickSample;
   }
 
   /** The hex pubkey of the configured key (from `GET /api/keys`; on old bunkers from a probe signature). */
@@ -151,7 +137,9 @@ export class HttpBunkerSigner implements Signer {
       const chunk = templates.slice(start, start + this.#batchSize);
       const events = this.#mode === 'batch' ? await this.#signBatch(chunk) : await this.#signCompat(chunk);
       if (events === 'too_large') continue; // batch size was halved; retry the same range
-      await this.#checkEvents(chunk, events);
+      // The order pairs events with templates across chunks: a wrong count cannot be paired at all.
+      if (events.length !== chunk.length)
+        throw this.#badAnswer('sign', `${events.length} events for ${chunk.length} templates`);
       this.#hasSigned = true;
       signed.push(...events);
       start += chunk.length;
@@ -192,8 +180,17 @@ export class HttpBunkerSigner implements Signer {
 
   /** Old bunkers list no pubkeys: sign a probe event to learn it. */
   async #probe(): Promise<string> {
-    const [event] = await this.signEvents([this.#probeTemplate()]);
+    const template = this.#probeTemplate();
+    const [event] = await this.signEvents([template]);
     if (!event) throw new SiegelError('bunker_error', `Bunker at BUNKER_URL \`${this.url}\` signed nothing`);
+    // The key is learnt from this one signature: it must be the probe, validly signed by that key.
+    const engine = await loadSigningEngine();
+    const problem = checkSignedEvent(template, event, {
+      pubkey: event.pubkey,
+      engine,
+      verifySignature: true,
+    });
+    if (problem) throw this.#badAnswer('the probe', problem);
     this.#pubkey = event.pubkey;
     return event.pubkey;
   }
@@ -241,52 +238,6 @@ export class HttpBunkerSigner implements Signer {
     };
     await Promise.all(Array.from({ length: Math.min(this.#compatConcurrency, chunk.length) }, worker));
     return results;
-  }
-
-  async #checkEvents(templates: EventTemplate[], events: NostrEvent[]): Promise<void> {
-    if (events.length !== templates.length) {
-      throw this.#badAnswer('sign', `${events.length} events for ${templates.length} templates`);
-    }
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i] as NostrEvent;
-      const template = templates[i] as EventTemplate;
-      const same =
-        event &&
-        event.kind === template.kind &&
-        event.content === template.content &&
-        event.created_at === template.created_at &&
-        JSON.stringify(event.tags) === JSON.stringify(template.tags);
-      if (!same) throw this.#badAnswer('sign', `event ${i} does not match its template`);
-      if (this.#pubkey !== undefined && event.pubkey !== this.#pubkey) {
-        throw this.#badAnswer(
-          'sign',
-          `event ${i} is signed by \`${event.pubkey}\`, expected \`${this.#pubkey}\``,
-        );
-      }
-      this.#pubkey ??= event.pubkey;
-      if (event.id !== computeEventId(event)) {
-        throw this.#badAnswer(
-          'sign',
-          `event ${i} has an invalid id or signature: its id does not match its content`,
-        );
-      }
-    }
-    // Every id is recomputed (cheap); Schnorr signatures are verified for a random sample per batch: one
-    // verification costs ≈ 0.2 ms, all of them would add ≈ 0.3× a bare parse to a cold run (README,
-    // "Security"). `siegel verify` and the verify pages check every signature.
-    const crypto = await loadSigningEngine();
-    const sample =
-      this.#verifySignatures >= events.length
-        ? events.keys()
-        : this.#pickSample(events.length, this.#verifySignatures);
-    for (const i of sample) {
-      if (!verifyEventSignature(crypto, events[i] as NostrEvent)) {
-        throw this.#badAnswer(
-          'sign',
-          `event ${i} has an invalid id or signature: its Schnorr signature does not verify`,
-        );
-      }
-    }
   }
 
   /**
@@ -450,15 +401,4 @@ function errorMessage(body: unknown): string | undefined {
   const record = body as { error?: { message?: unknown }; message?: unknown } | undefined;
   const message = record?.error?.message ?? record?.message;
   return typeof message === 'string' ? message.slice(0, 200) : undefined;
-}
-
-/**
- * `count` distinct random positions in `0 … length − 1` (all of them when `count ≥ length`), drawn with
- * `node:crypto` so a bunker cannot predict which signatures are checked.
- */
-export function pickSample(length: number, count: number): number[] {
-  if (count >= length) return Array.from({ length }, (_, i) => i);
-  const picked = new Set<number>();
-  while (picked.size < count) picked.add(randomInt(length));
-  return [...picked];
 }

@@ -2,9 +2,9 @@
 // `/.well-known/nostr.json`, fetched by the careful site client (net/): bounded size and time, no redirects
 // (NIP-05 says to ignore them), no private addresses but the domain's own.
 import { SiegelError } from '../errors.js';
+import { isLoopbackHost } from '../net/address-policy.js';
 import { SiteClient } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
-import { isLoopbackHost } from '../signer/cleartext-bunker.js';
 
 /** Largest `nostr.json` read, in bytes: 256 KiB (a domain with many names stays far below). */
 const MAX_NOSTR_JSON_BYTES = 256 * 1024;

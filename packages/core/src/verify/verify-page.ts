@@ -231,6 +231,7 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 #siegel-status{padding:.8rem 1rem;border-radius:.4rem;background:#f1f1f4;font-weight:600}
 #siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
 #siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
+#siegel-status[data-state=not_found]{background:#fff4d6;color:#6b4a00}
 #siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
 #siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
 </style>

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
-import { classifyAddress } from '../net/address-policy.js';
+import { isLocalHost } from '../net/address-policy.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
@@ -16,9 +16,18 @@ import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { describeByteSize, formatByteSize } from '../options/byte-size.js';
 import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
-import { readEventSpec } from '../page/parse.js';
+import { pageUrl } from '../page/page-event.js';
 import { findPages } from '../pipeline/find-pages.js';
 import { resolveNip05 } from './nip05.js';
+import {
+  createProblem,
+  decideVerdict,
+  type EventChecks,
+  type EventEvidence,
+  judgePage,
+  type Problem,
+  type Verdict,
+} from './rules.js';
 
 /**
  * Largest event file (`verify/{id}.json`) read, in bytes: 1 MiB. A page event holds a title, a description,
@@ -59,18 +68,22 @@ export interface VerifySiteOptions {
    * `https://domain/.well-known/nostr.json?name=name` (see `resolveNip05`) and pinned like `pubkey`.
    */
   signer?: string;
+  /**
+   * Directory only: the site's public URL (`SITE_URL`, as for signing). Each page's event must name
+   * `site` joined with the page's path (default: none — the address is not compared, warning
+   * `address.unchecked`). A URL is always compared with where each page was fetched.
+   */
+  site?: string;
 }
 
-/** `valid`: block, event and page agree. `invalid`: something does not. `unsigned`: a page with the element but no block. `skipped`: no element, no block. */
-export type PageVerdict = 'valid' | 'invalid' | 'unsigned' | 'skipped';
-
-/** One page's result: what was found against what was expected. */
+/** One page's result: the rule book's verdict and problems, and what was found against what was expected. */
 export interface PageVerification {
   /** Path relative to the directory, or the URL. */
   page: string;
-  verdict: PageVerdict;
-  /** Why the page is not valid; empty when valid. */
-  problems: string[];
+  /** `valid`, `invalid` or `not_found` (the event or the page could not be loaded: an outage). */
+  verdict: Verdict;
+  /** Errors, then warnings, each with a stable code (`docs/verification.md`); empty when clean. */
+  problems: Problem[];
   /** What the page and its event say. */
   found: { hash?: string; eventId?: string; pubkey?: string; eventHash?: string };
   /** What the check expects: the hash recomputed from the page now, the expected signer if one was given. */
@@ -79,13 +92,20 @@ export interface PageVerification {
   spec?: string;
   /** Where the event was read: `verify/{id}.json`, its URL, or the relay it came from (`wss://…`). */
   eventFrom?: string;
+  /** The address the page was compared as: the URL it was fetched at, or `site` joined with its path. */
+  address?: string;
 }
 
-/** The result of {@link verifySite}. `ok` is false when any page is invalid or unsigned. */
+/**
+ * The result of {@link verifySite}. `ok` is true when at least one page was judged and every judged page is
+ * valid (warnings allowed). `unsigned` counts the invalid pages that carry no block at all; `skipped` the
+ * pages with neither the element nor a block (not judged, not in `pages`).
+ */
 export interface VerifyReport {
   ok: boolean;
   valid: number;
   invalid: number;
+  notFound: number;
   unsigned: number;
   skipped: number;
   pages: PageVerification[];
@@ -93,142 +113,139 @@ export interface VerifyReport {
 
 /**
  * Check a signed site, in a directory or served at a URL (crawled from there, same origin and path): for
- * every page, recompute the hash, read the signature block (also the `sha256:`/`nevent`/`npub` variants),
- * load the event (`verify/{id}.json`; when missing, from the `nevent`'s relay hints and `relays`), and
- * check the event id, the Schnorr signature, the `x` tag, the pubkey, and the expected signer when given
- * (`pubkey`, or `signer` by NIP-05). A URL is fetched by a careful client (`net/`): bounded
- * responses and time, redirects only within the site's origin, no private addresses but the site's own.
+ * every page, read the signature block (also the `sha256:`/`nevent`/`npub` variants), load the event
+ * (`verify/{id}.json`; when missing, from the `nevent`'s relay hints and `relays`), and let the rule book
+ * ({@link judgePage}) decide: event id, Schnorr signature, kind, spec, the `x` tag against the page's hash
+ * now, the block against the event, the expected signer when given (`pubkey`, or `signer` by NIP-05), and
+ * the event's `url` against the address (URL: where the page was fetched; directory: `site` joined with
+ * its path — without `site`, the warning `address.unchecked`). A URL is fetched by a careful client
+ * (`net/`): bounded responses and time, redirects only within the site's origin, no private addresses but
+ * the site's own.
  *
  * @example
  * ```ts
- * const report = await verifySite('dist', { pubkey: 'npub1…' });
+ * const report = await verifySite('dist', { pubkey: 'npub1…', site: 'https://example.com' });
  * if (!report.ok) process.exitCode = 1;
  * ```
- * @throws {SiegelError} `invalid_options` for a bad `pubkey`, relay, NIP-05 identifier or option (or a
- * `pubkey` that is not the `signer`'s key); `io_error` when the directory or the start URL cannot be read
- * (refused, too large, too slow), when the whole check runs out of time, or when the `signer`'s domain does
- * not name a key for it.
+ * @throws {SiegelError} `invalid_options` for a bad `pubkey`, `site`, relay, NIP-05 identifier or option
+ * (or a `pubkey` that is not the `signer`'s key); `io_error` when the directory or the start URL cannot be
+ * read (refused, too large, too slow), when the whole check runs out of time, or when the `signer`'s domain
+ * does not name a key for it.
  */
 export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
   const pinned = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
   const extraRelays = parseRelays(options.relays ?? [], '--relay');
   const expectedPubkey = await readExpectedSigner(pinned, options);
-  const signerNote = options.signer === undefined ? '' : ` (the key of \`${options.signer}\` by NIP-05)`;
   const selector = options.selector ?? 'main';
   const maxPageBytes = options.maxPageBytes ?? DEFAULTS.maxPageBytes;
-  const source = /^https?:\/\//i.test(dirOrUrl)
+  const isUrl = /^https?:\/\//i.test(dirOrUrl);
+  if (isUrl && options.site !== undefined)
+    throw new SiegelError(
+      'invalid_options',
+      '`site` is for a directory: a URL is checked at the address it is served at',
+    );
+  const site = options.site === undefined ? undefined : pageUrl(options.site, '');
+  const source = isUrl
     ? urlSource(dirOrUrl, options, maxPageBytes)
-    : dirSource(resolve(dirOrUrl), maxPageBytes);
+    : dirSource(resolve(dirOrUrl), maxPageBytes, site);
   const crypto = await loadSigningEngine();
+  const checks: EventChecks = {
+    computeId: (event) => computeEventId(event),
+    verifySignature: (event) => verifyEventSignature(crypto, event),
+  };
   const relayLookup = lookupOnRelays(crypto, extraRelays, source.relayHintAllowed, options.relayTimeoutMs);
+  const expected = {
+    ...(expectedPubkey ? { pubkey: expectedPubkey } : {}),
+    ...(options.signer ? { nip05: options.signer } : {}),
+  };
   const pages: PageVerification[] = [];
+  let skipped = 0;
   for await (const page of source.pages()) {
     if ('problem' in page) {
       // Not read (too large, refused, too slow): not verified.
-      pages.push({ page: page.name, verdict: 'invalid', problems: [page.problem], found: {}, expected: {} });
+      const problems = [createProblem(page.code, page.problem)];
+      pages.push({ page: page.name, verdict: decideVerdict(problems), problems, found: {}, expected: {} });
       continue;
     }
-    let analysis = analyzePage(page.html, { selector });
-    const block = analysis.signatureBlock;
-    const result: PageVerification = {
-      page: page.name,
-      verdict: 'valid',
-      problems: [],
-      found: {
-        ...(block?.hash ? { hash: block.hash } : {}),
-        ...(block?.eventId ? { eventId: block.eventId } : {}),
-        ...(block?.pubkey ? { pubkey: block.pubkey } : {}),
-      },
-      expected: {
-        ...(analysis.hash ? { hash: analysis.hash } : {}),
-        ...(expectedPubkey ? { pubkey: expectedPubkey } : {}),
-      },
-    };
-    pages.push(result);
-    if (!block) {
-      result.verdict = analysis.hash === undefined ? 'skipped' : 'unsigned';
-      if (analysis.hash !== undefined) result.problems.push('no signature block');
+    const first = analyzePage(page.html, { selector });
+    const block = first.signatureBlock;
+    if (!block && first.hash === undefined) {
+      skipped++;
       continue;
     }
-    const problems = result.problems;
-    let event: NostrEvent | Error | undefined;
-    if (!block.eventId) problems.push('the block names no event');
-    else {
+    let event: EventEvidence | undefined;
+    let eventFrom: string | undefined;
+    if (block?.eventId) {
       const eventId = block.eventId;
       const loaded = await source
         .loadEvent(eventId, block.verifyUrl, page.name)
         .catch(async (error: Error) =>
           error instanceof MissingEvent
             ? relayLookup(eventId, block.relays ?? []).catch(
-                (miss: Error) => new Error(`${error.message}; ${miss.message}`),
+                (miss: Error) => new MissingEvent(`${error.message}; ${miss.message}`),
               )
             : error,
         );
       const expired = source.expired?.();
       if (expired) throw expired;
-      if (loaded instanceof Error) {
-        event = loaded;
-        problems.push(loaded.message);
-      } else {
-        event = loaded.event;
-        result.eventFrom = loaded.from;
+      if (loaded instanceof MissingEvent) event = { missing: loaded.message };
+      else if (loaded instanceof Error) event = { malformed: loaded.message };
+      else {
+        event = { found: loaded.event, from: loaded.from };
+        eventFrom = loaded.from;
       }
     }
-    // The page is read by the rules its event was signed under: the signed `spec` tag, never the block's word.
-    if (event && !(event instanceof Error)) {
-      const spec = readEventSpec(event);
-      if (spec === undefined) {
-        problems.push(
-          `the event names a spec this version cannot check (\`${event.tags.find((tag) => tag[0] === 'spec')?.[1]}\`)`,
-        );
-      } else {
-        if (spec !== analysis.spec) analysis = analyzePage(page.html, { selector, spec });
-        result.spec = spec;
-        if (analysis.hash) result.expected.hash = analysis.hash;
-        else delete result.expected.hash;
-        if (block.spec !== undefined && block.spec !== spec)
-          problems.push(`the block says \`${block.spec}\` but the event was signed under \`${spec}\``);
-      }
-    }
-    if (analysis.hash === undefined) problems.push(`no element matches \`${selector}\``);
-    if (analysis.refusal) problems.push(`not verifiable: ${analysis.refusal.message}`);
-    if (block.hash !== undefined && analysis.hash !== undefined && block.hash !== analysis.hash) {
-      problems.push(`block hash \`${block.hash}\` differs from the page's hash \`${analysis.hash}\``);
-    }
-    if (event && !(event instanceof Error)) {
-      const eventHash = event.tags?.find((tag) => tag[0] === 'x')?.[1];
-      if (eventHash) result.found.eventHash = eventHash;
-      if (event.id !== block.eventId)
-        problems.push(`event id \`${event.id}\` differs from the block's \`${block.eventId}\``);
-      if (event.id !== safeEventHash(event)) problems.push('the event id does not match its content');
-      else if (!verifyEventSignature(crypto, event)) problems.push('the event signature is invalid');
-      if (eventHash !== analysis.hash)
-        problems.push(`event \`x\` tag \`${eventHash}\` differs from the page's hash \`${analysis.hash}\``);
-      if (block.pubkey !== undefined && block.pubkey !== event.pubkey) {
-        problems.push(`block pubkey \`${block.pubkey}\` differs from the event's \`${event.pubkey}\``);
-      }
-      if (expectedPubkey && event.pubkey !== expectedPubkey) {
-        problems.push(`signed by \`${event.pubkey}\`, expected \`${expectedPubkey}\`${signerNote}`);
-      }
-      result.found.pubkey = event.pubkey;
-    }
-    if (problems.length > 0) result.verdict = 'invalid';
+    const judgement = judgePage({
+      selector,
+      readPage: (spec) => (spec === first.spec ? first : analyzePage(page.html, { selector, spec })),
+      block,
+      ...(event ? { event } : {}),
+      address: page.address,
+      expected,
+      checks,
+    });
+    const eventHash = judgement.event?.tags.find((tag) => tag[0] === 'x')?.[1];
+    pages.push({
+      page: page.name,
+      verdict: judgement.verdict,
+      problems: judgement.problems,
+      found: {
+        ...(block?.hash ? { hash: block.hash } : {}),
+        ...(block?.eventId ? { eventId: block.eventId } : {}),
+        ...(judgement.event
+          ? { pubkey: judgement.event.pubkey }
+          : block?.pubkey
+            ? { pubkey: block.pubkey }
+            : {}),
+        ...(eventHash ? { eventHash } : {}),
+      },
+      expected: {
+        ...((judgement.hash ?? first.hash) ? { hash: judgement.hash ?? first.hash } : {}),
+        ...(expectedPubkey ? { pubkey: expectedPubkey } : {}),
+      },
+      ...(judgement.spec ? { spec: judgement.spec } : {}),
+      ...(eventFrom ? { eventFrom } : {}),
+      ...(page.address ? { address: page.address } : {}),
+    });
   }
-  const count = (verdict: PageVerdict) => pages.filter((page) => page.verdict === verdict).length;
+  const count = (verdict: Verdict) => pages.filter((page) => page.verdict === verdict).length;
   const report = {
     valid: count('valid'),
     invalid: count('invalid'),
-    unsigned: count('unsigned'),
-    skipped: count('skipped'),
+    notFound: count('not_found'),
+    unsigned: pages.filter((page) => page.problems.some((problem) => problem.code === 'block.missing'))
+      .length,
+    skipped,
     pages,
   };
-  return { ok: report.invalid === 0 && report.unsigned === 0 && report.valid > 0, ...report };
+  return { ok: report.valid > 0 && report.valid === pages.length, ...report };
 }
 
 /**
- * Text for people: one line per page that is not valid (every page when `verbose`), then the counts. Under
- * a valid or invalid page, `signed hash` (the block's, with its event and pubkey) stands above `page hash
- * now` (recomputed from the page, with the expected signer when one was given).
+ * Text for people: one line per page that is not valid, or valid with warnings (every page when
+ * `verbose`), then the counts. Under a judged page, `signed hash` (the block's, with its event and pubkey)
+ * stands above `page hash now` (recomputed from the page, with the expected signer when one was given);
+ * each problem follows with its code.
  *
  * @example
  * ```ts
@@ -238,10 +255,11 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
 export function formatVerifyReport(report: VerifyReport, options: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   for (const page of report.pages) {
-    if (!options.verbose && (page.verdict === 'valid' || page.verdict === 'skipped')) continue;
-    lines.push(`${page.verdict.toUpperCase().padEnd(8)} ${page.page}${page.spec ? `  (${page.spec})` : ''}`);
+    if (!options.verbose && page.verdict === 'valid' && page.problems.length === 0) continue;
+    const label = page.verdict === 'not_found' ? 'NOT FOUND' : page.verdict.toUpperCase();
+    lines.push(`${label.padEnd(9)} ${page.page}${page.spec ? `  (${page.spec})` : ''}`);
     const read = Object.keys(page.found).length + Object.keys(page.expected).length > 0;
-    if ((page.verdict === 'valid' || page.verdict === 'invalid') && read) {
+    if (read) {
       // The block's hash (what was signed) against the hash recomputed from the page now, aligned.
       lines.push(
         `  signed hash   ${page.found.hash ?? '-'}  event ${page.found.eventId ?? '-'}  pubkey ${page.found.pubkey ?? '-'}`,
@@ -251,12 +269,23 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
       );
     }
     if (options.verbose && page.eventFrom) lines.push(`  event from ${page.eventFrom}`);
-    for (const problem of page.problems) lines.push(`  - ${problem}`);
+    for (const problem of page.problems)
+      lines.push(
+        `  ${problem.severity === 'warning' ? 'warning' : '-'} ${problem.message} [${problem.code}]`,
+      );
   }
   lines.push(
-    `Siegel verify: ${report.valid} valid, ${report.invalid} invalid, ${report.unsigned} unsigned, ${report.skipped} skipped (no element)`,
+    `Siegel verify: ${report.valid} valid, ${report.invalid} invalid${report.unsigned > 0 ? ` (${report.unsigned} unsigned)` : ''}, ${report.notFound} not found, ${report.skipped} skipped (no element)`,
   );
   return lines.join('\n');
+}
+
+/**
+ * The report as JSON for tools (`siegel verify --json`): the counts and, per judged page, its verdict and
+ * problems with their codes.
+ */
+export function formatVerifyReportJson(report: VerifyReport): string {
+  return JSON.stringify(report, null, 2);
 }
 
 /** The pinned signer: `pubkey`, or the key `signer` resolves to by NIP-05 (both given: they must agree). */
@@ -297,26 +326,13 @@ function safeEventHash(event: NostrEvent): string | undefined {
   }
 }
 
-function checkEventShape(value: unknown, where: string): NostrEvent {
-  const event = value as NostrEvent;
-  if (
-    !event ||
-    typeof event !== 'object' ||
-    typeof event.id !== 'string' ||
-    typeof event.pubkey !== 'string' ||
-    typeof event.sig !== 'string' ||
-    !Array.isArray(event.tags)
-  ) {
-    throw new Error(`\`${where}\` is not a signed Nostr event`);
-  }
-  return event;
-}
+/** A page of a source: its HTML and the address it is judged at, or why it could not be read. */
+type SourcePage =
+  | { name: string; html: string; address: string | undefined }
+  | { name: string; problem: string; code: 'page.too_large' | 'page.unavailable' };
 
-/** A page of a source: its HTML, or why it could not be read. */
-type SourcePage = { name: string; html: string } | { name: string; problem: string };
-
-/** An event and where it was read. */
-type LoadedEvent = { event: NostrEvent; from: string };
+/** An event as read (its shape is the rule book's to judge) and where it was read. */
+type LoadedEvent = { event: unknown; from: string };
 
 /** The event file is not there (no file, HTTP 404/410): the event may still be on a relay. */
 class MissingEvent extends Error {}
@@ -377,28 +393,28 @@ function lookupOnRelays(
  * check probe the reader's network); a site on such an address itself (a local preview) may name them.
  */
 function hintAllowedFor(siteHost: string | undefined): (relay: string) => boolean {
-  const local = (host: string) => {
-    const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-    if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-    const kind = classifyAddress(bare);
-    return kind !== undefined && kind !== 'not an IP address';
-  };
-  if (siteHost === undefined || local(siteHost)) return () => true;
-  return (relay) => !local(new URL(relay).hostname);
+  if (siteHost === undefined || isLocalHost(siteHost)) return () => true;
+  return (relay) => !isLocalHost(new URL(relay).hostname);
 }
 
 function tooLarge(size: number, limit: number): string {
   return `page too large: ${describeByteSize(size)}, more than the limit of ${describeByteSize(limit)}; not checked — raise it with \`--max-page-bytes\``;
 }
 
-function dirSource(dir: string, maxPageBytes: number): Source {
+function dirSource(dir: string, maxPageBytes: number, site: string | undefined): Source {
   return {
     relayHintAllowed: hintAllowedFor(undefined),
     async *pages() {
       for (const path of await findPages(dir)) {
         const size = (await stat(join(dir, path))).size;
-        if (size > maxPageBytes) yield { name: path, problem: tooLarge(size, maxPageBytes) };
-        else yield { name: path, html: await readFile(join(dir, path), 'utf8') };
+        if (size > maxPageBytes)
+          yield { name: path, problem: tooLarge(size, maxPageBytes), code: 'page.too_large' };
+        else
+          yield {
+            name: path,
+            html: await readFile(join(dir, path), 'utf8'),
+            address: site === undefined ? undefined : pageUrl(site, path),
+          };
       }
     },
     async loadEvent(id) {
@@ -416,7 +432,7 @@ function dirSource(dir: string, maxPageBytes: number): Source {
         throw new MissingEvent(`event file \`verify/${id}.json\` is missing`);
       }
       try {
-        return { event: checkEventShape(JSON.parse(text), `verify/${id}.json`), from: `verify/${id}.json` };
+        return { event: JSON.parse(text) as unknown, from: `verify/${id}.json` };
       } catch (error) {
         throw new Error(`event file \`verify/${id}.json\` is not valid: ${(error as Error).message}`);
       }
@@ -455,7 +471,12 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
           // The start page and the check's time are the run's; any other page fails alone.
           if (visited === 0 || client.expired) throw client.expired ?? error;
           visited++;
-          yield { name: url.href, problem: (error as Error).message };
+          const problem = (error as Error).message;
+          yield {
+            name: url.href,
+            problem,
+            code: /more than/.test(problem) ? 'page.too_large' : 'page.unavailable',
+          };
           continue;
         }
         if (response.status < 200 || response.status >= 300) {
@@ -466,7 +487,7 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
         if (!response.body) continue; // not HTML
         visited++;
         const html = response.body.toString('utf8');
-        yield { name: response.url.href, html };
+        yield { name: response.url.href, html, address: response.url.href };
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {
@@ -494,14 +515,19 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
         if (linked.endsWith(`/verify/${id}`)) path = linked;
       } catch {}
       const url = new URL(`${path}.json`, new URL(page));
-      const response = await client.get(url, { maxBytes: MAX_EVENT_BYTES, accept: 'application/json' });
-      if (response.status === 404 || response.status === 410)
-        throw new MissingEvent(`event \`${url.href}\` answered HTTP ${response.status}`);
+      let response: Awaited<ReturnType<SiteClient['get']>>;
+      try {
+        response = await client.get(url, { maxBytes: MAX_EVENT_BYTES, accept: 'application/json' });
+      } catch (error) {
+        // Not loaded (network, time, size): an outage — the event may still be on a relay.
+        throw new MissingEvent(`event \`${url.href}\` could not be loaded: ${(error as Error).message}`);
+      }
+      // 404/410 or a server error: not there now, which is not the same as altered; relays are asked next.
       if (response.status < 200 || response.status >= 300 || !response.body)
-        throw new Error(`event \`${url.href}\` answered HTTP ${response.status}`);
+        throw new MissingEvent(`event \`${url.href}\` answered HTTP ${response.status}`);
       try {
         return {
-          event: checkEventShape(JSON.parse(response.body.toString('utf8')), url.href),
+          event: JSON.parse(response.body.toString('utf8')) as unknown,
           from: url.href,
         };
       } catch (error) {

@@ -1,3 +1,5 @@
+import { isLoopbackHost } from '../../net/address-policy.js';
+
 /**
  * Relays the browser may ask, from a `nevent`'s hints (which the page or the URL supplies): `wss://`, or
  * `ws://` on a loopback host (a local relay), as `parseRelays` allows in Node; at most 5, the rest ignored.
@@ -14,7 +16,7 @@ export function pickRelays(hints: readonly string[]): string[] {
     if (
       url.username ||
       url.password ||
-      !(url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopback(url)))
+      !(url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopbackHost(url.hostname)))
     )
       continue;
     if (!relays.includes(hint)) relays.push(hint);
@@ -31,16 +33,7 @@ export function nip05Url(domain: string, name: string): URL | undefined {
     return undefined;
   }
   if (url.host !== domain.toLowerCase()) return undefined;
-  if (isLoopback(url)) url.protocol = 'http:';
+  if (isLoopbackHost(url.hostname)) url.protocol = 'http:';
   url.searchParams.set('name', name);
   return url;
-}
-
-/**
- * `localhost`, `127.x.x.x` or `::1`: the browser's own machine. (Node's `isLoopbackHost` needs `node:net`,
- * which this bundle does not have.)
- */
-function isLoopback(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || /^127\./.test(host) || host === '::1';
 }

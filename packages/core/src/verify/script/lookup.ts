@@ -6,6 +6,7 @@
  */
 import { decode, npubEncode } from 'nostr-tools/nip19';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
+import { isEventShape } from '../../nostr/event-shape.js';
 import { describeRelayMiss, fetchEventFromRelays } from '../../nostr/relay-query.js';
 import { pickRelays } from './browser-relays.js';
 
@@ -49,11 +50,11 @@ function readTarget(): { id: string; relays: string[] } {
   );
 }
 
-async function readFromSite(id: string): Promise<NostrEvent | undefined> {
+async function readFromSite(id: string): Promise<unknown> {
   try {
     const response = await fetch(`${id}.json`, { cache: 'no-store', credentials: 'same-origin' });
     if (!response.ok) return undefined;
-    return (await response.json()) as NostrEvent;
+    return (await response.json()) as unknown;
   } catch {
     return undefined;
   }
@@ -73,10 +74,13 @@ function pagePathOf(event: NostrEvent, site: string): string {
 /** Find the event the URL names; fill in the facts. */
 export async function lookUpEvent(status: HTMLElement): Promise<LookedUp> {
   const { id, relays } = readTarget();
-  let event = await readFromSite(id);
+  const copy = await readFromSite(id);
   let from = `verify/${id}.json`;
+  if (copy !== undefined && !isEventShape(copy))
+    throw new LookupFailure('malformed', `verify/${id}.json is not a signed Nostr event`);
+  let event = copy;
   if (event && event.id !== id)
-    throw new LookupFailure('event-id', `Invalid: verify/${id}.json holds another event (\`${event.id}\`).`);
+    throw new LookupFailure('event-id', `verify/${id}.json holds another event (\`${event.id}\`)`);
   if (!event) {
     status.textContent = `Asking ${relays.length} relay${relays.length === 1 ? '' : 's'} for the event…`;
     const accept = (candidate: NostrEvent) =>
@@ -85,7 +89,7 @@ export async function lookUpEvent(status: HTMLElement): Promise<LookedUp> {
     if (!found.event)
       throw new LookupFailure(
         'not-found',
-        `Not verifiable: the site has no verify/${id}.json and the ${describeRelayMiss(found.answers)}.`,
+        `the event could not be found: the site has no verify/${id}.json and the ${describeRelayMiss(found.answers)}`,
       );
     event = found.event;
     from = found.relay;

@@ -2,32 +2,44 @@
  * The shared verify script (`siegel-verify.js`), bundled for the browser by `scripts/build-verify-script.mjs`.
  * It runs on `verify/{event id}/index.html` (see `renderVerifyPage`, the event embedded) and on the
  * site-wide `verify/index.html` (see `renderLookupPage`: the event named in the URL, read from the site or
- * from the `nevent`'s relays, lookup.ts):
- * 1. the event's id is recomputed and its Schnorr signature verified;
- * 2. the signed page is fetched from the site and parsed with the signer's parser (parse5, bundled — never
- *    the live DOM, which scripts and hydration change);
- * 3. SHA-256 of the selected element's `innerHTML` is compared with the event's `x` tag.
- * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `error`)
- * with `data-reason` (a stable code) for tools and tests. Once valid, the signer's NIP-05 name is shown
- * when their profile on the relays names one that its domain confirms (identity.ts).
+ * from the `nevent`'s relays, lookup.ts). It gathers the facts — the event, the signed page fetched from the
+ * site and parsed with the signer's parser (parse5, bundled — never the live DOM, which scripts and
+ * hydration change), the block that page carries, and the address it was fetched at — and the rule book
+ * (`../rules.ts`, the same `judgePage` as `siegel verify`) decides.
+ * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `not_found`, or
+ * `error` when there was nothing to judge) with `data-reason` (the first problem's code, `ok` when valid)
+ * and `data-codes` (every problem's code) for tools and tests. Once valid, the signer's NIP-05 name is
+ * shown when their profile on the relays names one that its domain confirms (identity.ts).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { decode } from 'nostr-tools/nip19';
-import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { checkCoverage } from '../../page/coverage.js';
-import { parseDocument, readEventSpec, serializeContent } from '../../page/parse.js';
-import { compileCachedSelector, selectAll, selectFirst } from '../../page/selector.js';
+import { findChild, parseDocument, serializeContent } from '../../page/parse.js';
+import { compileCachedSelector, selectAll } from '../../page/selector.js';
+import { readSignatureBlockFromHead } from '../../page/signature-block-read.js';
+import {
+  createProblem,
+  decideVerdict,
+  type EventEvidence,
+  judgePage,
+  type PageReading,
+  type Problem,
+  type Verdict,
+} from '../rules.js';
 import { pickRelays } from './browser-relays.js';
 import { showIdentity } from './identity.js';
 import { LookupFailure, lookUpEvent } from './lookup.js';
 import { showSignedContent } from './show-content.js';
 
-type State = 'valid' | 'invalid' | 'error';
+/** `data-state`: the rule book's verdict, or `error` when there was nothing to judge (no event named, a crash). */
+type State = Verdict | 'error';
 
-interface Verdict {
+interface Outcome {
   state: State;
+  /** `ok`, the first problem's code, or why nothing was judged (`no-event`, `other-site`, `exception`). */
   reason: string;
+  /** Every problem's code, errors first (`data-codes`). */
+  codes: string[];
   message: string;
 }
 
@@ -39,31 +51,6 @@ async function hashText(text: string): Promise<string> {
   return bytesToHex(sha256(bytes));
 }
 
-function readTag(event: NostrEvent, name: string): string | undefined {
-  return event.tags.find((tag) => tag[0] === name)?.[1];
-}
-
-/** The relay hints of the fetched page's `nostr:nevent1…` link (where the signer's profile may be). */
-function readBlockRelays(document: ReturnType<typeof parseDocument>['document']): string[] {
-  const link = selectFirst(
-    document,
-    compileCachedSelector('head > link[rel="alternate"][href^="nostr:nevent1"]'),
-  );
-  const href = link?.attrs.find((attribute) => attribute.name === 'href')?.value.trim() ?? '';
-  try {
-    const decoded = decode(href.replace(/^nostr:/, ''));
-    return decoded.type === 'nevent' ? pickRelays(decoded.data.relays ?? []) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The `nostr:event` meta of the fetched page, to explain a mismatch (page re-signed since). */
-function readBlockEventId(document: ReturnType<typeof parseDocument>['document']): string | undefined {
-  const meta = selectFirst(document, compileCachedSelector('head > meta[name="nostr:event"]'));
-  return meta?.attrs.find((attribute) => attribute.name === 'content')?.value.trim();
-}
-
 function shortDate(seconds: number): string {
   return new Date(seconds * 1000)
     .toISOString()
@@ -71,127 +58,121 @@ function shortDate(seconds: number): string {
     .replace(/\.\d+Z$/, ' UTC');
 }
 
-/** The event to check, the page it covers (relative to this page) and the relays known so far. */
-type Target = { event: NostrEvent; pagePath: string; relays: string[] };
+/** The event to check (as found, or why it is missing), the page it covers and the relays known so far. */
+type Target = { event: EventEvidence; pagePath: string; relays: string[] };
 
-async function readTarget(status: HTMLElement): Promise<Target | Verdict> {
+async function readTarget(status: HTMLElement): Promise<Target | Outcome> {
   if (status.dataset.lookup !== undefined) {
     try {
-      return await lookUpEvent(status);
+      const found = await lookUpEvent(status);
+      return {
+        event: { found: found.event, from: found.from },
+        pagePath: found.pagePath,
+        relays: found.relays,
+      };
     } catch (error) {
       if (!(error instanceof LookupFailure)) throw error;
-      const state = error.reason === 'event-id' ? 'invalid' : 'error';
-      return { state, reason: error.reason, message: error.message };
+      // An outage (not found) or another event than the one named are judged as every verifier judges them.
+      if (error.reason === 'not-found')
+        return fromProblems([createProblem('event.not_found', error.message)]);
+      if (error.reason === 'event-id') return fromProblems([createProblem('event.not_named', error.message)]);
+      if (error.reason === 'malformed')
+        return fromProblems([createProblem('event.malformed', error.message)]);
+      return { state: 'error', reason: error.reason, codes: [], message: error.message };
     }
   }
   const source = document.getElementById('siegel-event')?.textContent;
-  if (!source) return { state: 'error', reason: 'no-event', message: 'This page carries no event to check.' };
-  return { event: JSON.parse(source) as NostrEvent, pagePath: status.dataset.page ?? '', relays: [] };
+  if (!source)
+    return { state: 'error', reason: 'no-event', codes: [], message: 'This page carries no event to check.' };
+  let found: unknown;
+  try {
+    found = JSON.parse(source);
+  } catch {
+    return fromProblems([createProblem('event.malformed', 'the embedded event is not JSON')]);
+  }
+  return { event: { found }, pagePath: status.dataset.page ?? '', relays: [] };
 }
 
-async function check(status: HTMLElement, target: Target): Promise<Verdict> {
+/** The outcome of not-valid problems (the rule book's verdict), worded for the reader. */
+function fromProblems(problems: Problem[]): Outcome {
+  const verdict = decideVerdict(problems);
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  const headline = verdict === 'not_found' ? 'Not found' : 'Invalid';
+  return {
+    state: verdict,
+    reason: errors[0]?.code ?? 'ok',
+    codes: problems.map((problem) => problem.code),
+    message: `${headline}: ${errors.map((problem) => problem.message).join('; ')}.`,
+  };
+}
+
+async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   const { event, pagePath } = target;
-  if (getEventHash(event) !== event.id) {
-    return {
-      state: 'invalid',
-      reason: 'event-id',
-      message: 'Invalid: the event id does not match the event’s content — the event was altered.',
-    };
-  }
-  if (!verifyEvent(event)) {
-    return {
-      state: 'invalid',
-      reason: 'signature',
-      message: 'Invalid: the Schnorr signature does not match the event and its pubkey.',
-    };
-  }
-  const expected = readTag(event, 'x');
-  if (event.kind !== 1063 || !expected) {
-    return {
-      state: 'invalid',
-      reason: 'event-kind',
-      message: 'Invalid: this is not a page event (kind 1063 with an x tag).',
-    };
-  }
-  const spec = readEventSpec(event);
-  if (spec === undefined) {
-    return {
-      state: 'invalid',
-      reason: 'spec',
-      message: 'Not verifiable: the event names a page-hash spec this verifier does not know.',
-    };
-  }
-  status.dataset.spec = spec;
   const selector = status.dataset.selector || 'main';
+  // The event alone first: a page is fetched only for an event whose shape and spec are known.
+  const alone = judgePage({ selector, event });
+  if (!alone.event || alone.spec === undefined) return fromProblems(alone.problems);
+  const { spec } = alone;
+  status.dataset.spec = spec;
   let html: string;
+  let address: string;
   try {
     const response = await fetch(pagePath, { cache: 'no-store', credentials: 'same-origin' });
     if (!response.ok) {
-      return {
-        state: 'error',
-        reason: 'fetch',
-        message: `Could not load the page: HTTP ${response.status}.`,
-      };
+      const problem = createProblem('page.unavailable', `could not load the page: HTTP ${response.status}`);
+      return fromProblems([...alone.problems, problem]);
     }
     html = await response.text();
+    address = response.url;
   } catch (error) {
-    return { state: 'error', reason: 'fetch', message: `Could not load the page: ${String(error)}.` };
+    const problem = createProblem('page.unavailable', `could not load the page: ${String(error)}`);
+    return fromProblems([...alone.problems, problem]);
   }
   const { document: parsed, ignoredStartTags } = parseDocument(html, { spec });
-  for (const relay of readBlockRelays(parsed)) if (!target.relays.includes(relay)) target.relays.push(relay);
+  const block = readSignatureBlockFromHead(findChild(findChild(parsed, 'html'), 'head'));
+  for (const relay of pickRelays(block?.relays ?? []))
+    if (!target.relays.includes(relay)) target.relays.push(relay);
   const matches = selectAll(parsed, compileCachedSelector(selector), 2);
-  const element = matches[0];
-  if (!element) {
-    return {
-      state: 'invalid',
-      reason: 'no-element',
-      message: `Invalid: the page has no element matching \`${selector}\`.`,
-    };
-  }
-  const refusal = checkCoverage(html, ignoredStartTags, matches, selector, spec);
-  if (refusal) {
-    return {
-      state: 'invalid',
-      reason: refusal.code,
-      message: `Not verifiable (${spec}): ${refusal.message}.`,
-    };
-  }
-  const content = serializeContent(element, spec);
-  const actual = await hashText(content);
-  if (actual !== expected) {
-    const blockId = readBlockEventId(parsed);
-    const resigned =
-      blockId && blockId !== event.id ? ` The page now names another signature event (${blockId}).` : '';
-    return {
-      state: 'invalid',
-      reason: 'hash',
-      message: `Invalid: the page’s ${selector} changed since it was signed. Its SHA-256 is now ${actual}; the signature covers ${expected}.${resigned}`,
-    };
-  }
-  showSignedContent(content);
+  const content = matches[0] ? serializeContent(matches[0], spec) : undefined;
+  const reading: PageReading = {
+    hash: content === undefined ? undefined : await hashText(content),
+    refusal: checkCoverage(html, ignoredStartTags, matches, selector, spec),
+  };
+  const judgement = judgePage({ selector, readPage: () => reading, block, event, address });
+  if (judgement.verdict !== 'valid') return fromProblems(judgement.problems);
+  if (content !== undefined) showSignedContent(content);
+  const notes = judgement.problems.map((problem) => ` Note: ${problem.message}.`).join('');
   return {
     state: 'valid',
     reason: 'ok',
-    message: `Valid: the page’s ${selector} is exactly what this key signed on ${shortDate(event.created_at)} (${spec}).`,
+    codes: judgement.problems.map((problem) => problem.code),
+    message: `Valid: the page’s ${selector} at this address is exactly what this key signed on ${shortDate(alone.event.created_at)} (${spec}).${notes}`,
   };
 }
 
 async function run(): Promise<void> {
   const status = document.getElementById('siegel-status');
   if (!status) return;
-  let verdict: Verdict;
-  let target: Target | Verdict | undefined;
+  let outcome: Outcome;
+  let target: Target | Outcome | undefined;
   try {
     target = await readTarget(status);
-    verdict = 'event' in target ? await check(status, target) : target;
+    outcome = 'event' in target ? await check(status, target) : target;
   } catch (error) {
-    verdict = { state: 'error', reason: 'exception', message: `The check failed: ${String(error)}` };
+    outcome = {
+      state: 'error',
+      reason: 'exception',
+      codes: [],
+      message: `The check failed: ${String(error)}`,
+    };
   }
-  status.textContent = verdict.message;
-  status.dataset.reason = verdict.reason;
-  status.dataset.state = verdict.state;
-  if (verdict.state === 'valid' && target && 'event' in target) {
-    await showIdentity(target.event.pubkey, target.relays).catch(() => undefined);
+  status.textContent = outcome.message;
+  status.dataset.reason = outcome.reason;
+  status.dataset.codes = outcome.codes.join(' ');
+  status.dataset.state = outcome.state;
+  if (outcome.state === 'valid' && target && 'event' in target && 'found' in target.event) {
+    const { pubkey } = target.event.found as { pubkey: string };
+    await showIdentity(pubkey, target.relays).catch(() => undefined);
     // For tools and tests: the identity step is over (`confirmed` when a NIP-05 name is shown).
     status.dataset.identity = document.getElementById('siegel-identity') ? 'confirmed' : 'none';
   }

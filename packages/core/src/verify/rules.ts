@@ -1,0 +1,379 @@
+// The one rule book: whether a page is what its signature says, decided from what a verifier found —
+// the page as read under a spec, the signature block it carries, the event, where the page was found and
+// whom the reader expects. `siegel verify` (verify-site.ts), the browser verify script (script/main.ts) and
+// every later verifier gather those facts with their own I/O and call `judgePage`; none decides on its own.
+// Pure: no Node built-ins and no I/O, so it runs in Node and in the browser bundle alike (`@siegel/core/rules`).
+// Integrity (hash, event id, signature) and trust (who signed, for which address) are separate problems,
+// each with a stable code (PROBLEM_CODES) documented in docs/verification.md.
+import type { NostrEvent } from 'nostr-tools/core';
+import { getEventHash, verifyEvent } from 'nostr-tools/pure';
+import { isEventShape } from '../nostr/event-shape.js';
+import type { Refusal } from '../page/coverage.js';
+import type { PageSpec } from '../page/parse.js';
+import { readEventSpec } from '../page/parse.js';
+import type { SignatureBlockInfo } from '../page/signature-block-read.js';
+
+/**
+ * `valid`: the page is exactly what the key signed, for this address (warnings may stand beside it).
+ * `invalid`: something does not match — a tampered, replayed or unverifiable page.
+ * `not_found`: the event could not be found (its site copy is missing and no relay had it, or the page or
+ * event could not be loaded): an outage, which a reader must be able to tell from tampering.
+ */
+export type Verdict = 'valid' | 'invalid' | 'not_found';
+
+/** `error` makes a page not valid; `warning` leaves it valid and is shown beside the verdict. */
+export type Severity = 'error' | 'warning';
+
+/** What each code means, its severity, and whether it is an outage (`not_found`) rather than a mismatch. */
+export const PROBLEM_CODES = {
+  'block.missing': { severity: 'error', meaning: 'The page has the signed element but no signature block.' },
+  'block.no_event': { severity: 'error', meaning: 'The signature block names no event.' },
+  'block.hash': {
+    severity: 'error',
+    meaning: 'The hash the signature block states is not the hash of the page as it is now.',
+  },
+  'block.spec': {
+    severity: 'error',
+    meaning: 'The signature block names another page-hash spec than the event was signed under.',
+  },
+  'event.not_found': {
+    severity: 'error',
+    outage: true,
+    meaning:
+      'The event could not be found: no copy on the site, and no relay asked had it (or none answered).',
+  },
+  'event.malformed': {
+    severity: 'error',
+    meaning: 'What was found in place of the event is not a signed Nostr event.',
+  },
+  'event.not_named': {
+    severity: 'error',
+    meaning: 'The event is not the one the page’s signature block names.',
+  },
+  'event.id': {
+    severity: 'error',
+    meaning: 'The event id does not match the event’s content: the event was altered.',
+  },
+  'event.signature': {
+    severity: 'error',
+    meaning: 'The event’s Schnorr signature does not verify for its pubkey.',
+  },
+  'event.kind': {
+    severity: 'error',
+    meaning: 'The event is not a page event (a NIP-94 event of kind 1063 with an `x` tag).',
+  },
+  'event.spec': {
+    severity: 'error',
+    meaning: 'The event names a page-hash spec this verifier does not know.',
+  },
+  'event.url': {
+    severity: 'error',
+    meaning:
+      'The event was signed for another address than the one the page was found at (a copy, or a replay).',
+  },
+  'hash.mismatch': {
+    severity: 'error',
+    meaning:
+      'The page’s signed element changed since it was signed: its hash is not the one the event covers.',
+  },
+  'signer.unexpected': {
+    severity: 'error',
+    meaning: 'The event is signed by another key than the one the page’s block names or the reader expects.',
+  },
+  'page.no_element': { severity: 'error', meaning: 'No element of the page matches the signed selector.' },
+  'page.multiple': {
+    severity: 'error',
+    meaning: 'The selector matches more than one element: a reader could be shown one that was not signed.',
+  },
+  'page.not_shown': {
+    severity: 'error',
+    meaning: 'The signed element is not shown to a reader (hidden, inert, or inside a template).',
+  },
+  'page.ignored_markup': {
+    severity: 'error',
+    meaning: 'Markup inside the signed element did not become part of it, so the hash would not cover it.',
+  },
+  'page.ambiguous_noscript': {
+    severity: 'error',
+    meaning: 'Under the old spec `siegel-page/1`, text in `<noscript>` hashes like markup: not verifiable.',
+  },
+  'page.too_large': {
+    severity: 'error',
+    meaning: 'The page is larger than the verifier reads; it was not checked.',
+  },
+  'page.unavailable': {
+    severity: 'error',
+    outage: true,
+    meaning: 'The page could not be loaded (network error, HTTP error, time out): nothing was checked.',
+  },
+  'address.unchecked': {
+    severity: 'warning',
+    meaning:
+      'The page’s address is not known to the verifier (a directory without `--site`), so it was not compared.',
+  },
+} as const satisfies Record<string, { severity: Severity; meaning: string; outage?: true }>;
+
+/** A stable problem code: `area.what`, one of {@link PROBLEM_CODES}. */
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** One finding: its stable code, its severity (from {@link PROBLEM_CODES}) and a sentence with the details. */
+export interface Problem {
+  code: ProblemCode;
+  severity: Severity;
+  message: string;
+}
+
+/** The page's selected element as read under one spec: its hash and why it cannot be verified, if so. */
+export interface PageReading {
+  /** SHA-256 hex of the element's `innerHTML`; `undefined` when no element matches. */
+  hash: string | undefined;
+  /** Why the element cannot carry a signature (several matches, not shown, ignored markup); `undefined` if it can. */
+  refusal: Refusal | undefined;
+}
+
+/** The event, as the verifier found it — or why it has none. */
+export type EventEvidence =
+  /** Something was found (a file, a relay's answer, the page's embedded copy); its shape is checked here. */
+  | { found: unknown; from?: string }
+  /** Nothing was found; `detail` says where it was looked for (site copy, relays). */
+  | { missing: string }
+  /** A copy was found but is not an event (not JSON, too large): `detail` says what. */
+  | { malformed: string };
+
+/** Schnorr and id checks; the default is nostr-tools' pure JS, Node passes its WebAssembly engine. */
+export interface EventChecks {
+  computeId(event: NostrEvent): string;
+  verifySignature(event: NostrEvent): boolean;
+}
+
+/** Everything {@link judgePage} decides from. */
+export interface JudgeInput {
+  /** The selector the hash covers (for messages). Default `main`. */
+  selector?: string;
+  /** The page's element read under `spec` (called with the event's spec); absent when only the event is judged. */
+  readPage?: (spec: PageSpec) => PageReading;
+  /** The signature block the page carries (`undefined`: none). Absent when the page was not read. */
+  block?: SignatureBlockInfo | undefined;
+  /** The event (absent when the block names none). */
+  event?: EventEvidence;
+  /** The absolute URL the page was found at; `undefined` when unknown (then the warning `address.unchecked`). */
+  address?: string | undefined;
+  /** The signer the reader expects, hex pubkey; `nip05` names where it came from (for the message). */
+  expected?: { pubkey?: string; nip05?: string };
+  /** Id and signature checks (default: nostr-tools' pure JS). */
+  checks?: EventChecks;
+}
+
+/** What {@link judgePage} decided. */
+export interface Judgement {
+  verdict: Verdict;
+  /** Errors first, then warnings; empty for a clean `valid`. */
+  problems: Problem[];
+  /** The spec the page was read under (the event's); `undefined` when no event was read. */
+  spec?: PageSpec;
+  /** The page's hash now, under `spec`. */
+  hash?: string;
+  /** The event, when it has the shape of a signed event (checked or not). */
+  event?: NostrEvent;
+}
+
+const PURE_CHECKS: EventChecks = {
+  computeId: (event) => getEventHash(event),
+  verifySignature: (event) => verifyEvent({ ...event }),
+};
+
+/** A problem with the code's severity. */
+export function createProblem(code: ProblemCode, message: string): Problem {
+  return { code, severity: PROBLEM_CODES[code].severity, message };
+}
+
+/** The verdict `problems` add up to: any non-outage error → `invalid`; else any error → `not_found`; else `valid`. */
+export function decideVerdict(problems: readonly Problem[]): Verdict {
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  if (errors.some((problem) => !('outage' in PROBLEM_CODES[problem.code]))) return 'invalid';
+  return errors.length > 0 ? 'not_found' : 'valid';
+}
+
+/** The problem code of a coverage refusal. */
+function refusalCode(refusal: Refusal): ProblemCode {
+  switch (refusal.code) {
+    case 'multiple':
+      return 'page.multiple';
+    case 'hidden':
+      return 'page.not_shown';
+    case 'ignored-markup':
+      return 'page.ignored_markup';
+    case 'ambiguous-noscript':
+      return 'page.ambiguous_noscript';
+  }
+}
+
+/**
+ * An address in the one form every way of serving a file reduces to: origin with default ports dropped,
+ * path with percent-encoding normalised (`%7e` ≡ `~`, `ü` ≡ `%C3%BC`), a trailing `index.html` dropped and
+ * `/p.html` ≡ `/p` (hosts and `cleanUrls` serve both); query and fragment ignored. `undefined` when not a URL.
+ */
+export function normalizeAddress(address: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return undefined;
+  }
+  const segments = url.pathname.split('/').map((segment) => {
+    try {
+      return encodeURIComponent(decodeURIComponent(segment));
+    } catch {
+      return segment;
+    }
+  });
+  let path = segments.join('/');
+  path = path.replace(/\/index\.html?$/i, '/').replace(/\.html?$/i, '');
+  return `${url.origin}${path}`;
+}
+
+/** Whether `a` and `b` name the same page by {@link normalizeAddress}. */
+export function isSameAddress(a: string, b: string): boolean {
+  const left = normalizeAddress(a);
+  return left !== undefined && left === normalizeAddress(b);
+}
+
+function readTag(event: NostrEvent, name: string): string | undefined {
+  return event.tags.find((tag) => tag[0] === name)?.[1];
+}
+
+/**
+ * Decide one page's verdict from what a verifier found. Every check is here once: the block against the
+ * page, the event's shape, id, signature, kind and spec, the event against the block (id, pubkey) and the
+ * expected signer, the page's hash (read under the event's spec) against the event's `x` tag, the page's
+ * coverage (one element, shown, nothing ignored inside), and the event's `url` against the address the
+ * page was found at.
+ *
+ * @example
+ * ```ts
+ * const { verdict, problems } = judgePage({
+ *   readPage: (spec) => analyzePage(html, { selector: 'main', spec }),
+ *   block: analyzePage(html).signatureBlock,
+ *   event: { found: JSON.parse(eventJson) },
+ *   address: 'https://example.com/blog/x/',
+ * });
+ * ```
+ */
+export function judgePage(input: JudgeInput): Judgement {
+  const selector = input.selector ?? 'main';
+  const checks = input.checks ?? PURE_CHECKS;
+  const problems: Problem[] = [];
+  const add = (code: ProblemCode, message: string) => problems.push(createProblem(code, message));
+  const { block } = input;
+  const judgement = (): Judgement => ({
+    ...result,
+    verdict: decideVerdict(problems),
+    problems: [
+      ...problems.filter((problem) => problem.severity === 'error'),
+      ...problems.filter((problem) => problem.severity === 'warning'),
+    ],
+  });
+  const result: Omit<Judgement, 'verdict' | 'problems'> = {};
+  const pageRead = input.readPage !== undefined;
+  if (pageRead && block === undefined) add('block.missing', 'the page carries no signature block');
+  else if (pageRead && block?.eventId === undefined)
+    add('block.no_event', 'the signature block names no event');
+
+  // The event: its shape, id and signature, kind, spec.
+  let event: NostrEvent | undefined;
+  let spec: PageSpec | undefined;
+  const evidence = input.event;
+  if (evidence && 'missing' in evidence) add('event.not_found', evidence.missing);
+  else if (evidence && 'malformed' in evidence) add('event.malformed', evidence.malformed);
+  else if (evidence) {
+    if (!isEventShape(evidence.found)) {
+      add(
+        'event.malformed',
+        `${evidence.from ? `\`${evidence.from}\`` : 'the event'} is not a signed Nostr event`,
+      );
+    } else {
+      event = evidence.found;
+      result.event = event;
+      if (safeId(checks, event) !== event.id)
+        add('event.id', 'the event id does not match the event’s content');
+      else if (!safeVerify(checks, event))
+        add('event.signature', 'the event’s Schnorr signature does not verify for its pubkey');
+      const x = readTag(event, 'x');
+      if (event.kind !== 1063 || x === undefined)
+        add(
+          'event.kind',
+          `the event is not a page event: kind ${event.kind}${x === undefined ? ' without an `x` tag' : ''} (a page event is kind 1063 with an \`x\` tag)`,
+        );
+      spec = readEventSpec(event);
+      if (spec === undefined)
+        add(
+          'event.spec',
+          `the event names a spec this verifier cannot check (\`${readTag(event, 'spec')}\`)`,
+        );
+      else result.spec = spec;
+    }
+  }
+
+  // The event against the block and the expected signer.
+  if (event && block) {
+    if (block.eventId !== undefined && block.eventId !== event.id)
+      add('event.not_named', `the page’s block names the event \`${block.eventId}\`, not \`${event.id}\``);
+    if (block.pubkey !== undefined && block.pubkey !== event.pubkey)
+      add(
+        'signer.unexpected',
+        `signed by \`${event.pubkey}\`, but the page’s block names \`${block.pubkey}\``,
+      );
+    if (spec !== undefined && block.spec !== undefined && block.spec !== spec)
+      add('block.spec', `the block says \`${block.spec}\` but the event was signed under \`${spec}\``);
+  }
+  const expected = input.expected?.pubkey;
+  if (event && expected !== undefined && event.pubkey !== expected) {
+    const by = input.expected?.nip05 ? ` (the key of \`${input.expected.nip05}\` by NIP-05)` : '';
+    add('signer.unexpected', `signed by \`${event.pubkey}\`, expected \`${expected}\`${by}`);
+  }
+
+  // The page, read by the rules its event was signed under (the signed `spec` tag, never the block's word).
+  if (input.readPage && (spec !== undefined || event === undefined)) {
+    const reading = input.readPage(spec ?? 'siegel-page/2');
+    if (reading.hash !== undefined) result.hash = reading.hash;
+    if (reading.hash === undefined) add('page.no_element', `no element matches \`${selector}\``);
+    else if (reading.refusal) add(refusalCode(reading.refusal), `not verifiable: ${reading.refusal.message}`);
+    if (reading.hash !== undefined && block?.hash !== undefined && block.hash !== reading.hash)
+      add(
+        'block.hash',
+        `the block states the hash \`${block.hash}\`; the page’s ${selector} hashes to \`${reading.hash}\``,
+      );
+    const x = event ? readTag(event, 'x') : undefined;
+    if (reading.hash !== undefined && x !== undefined && x !== reading.hash)
+      add(
+        'hash.mismatch',
+        `the page’s ${selector} changed since it was signed: it hashes to \`${reading.hash}\`, the signature covers \`${x}\``,
+      );
+  }
+
+  // The address: the event's `url` against where the page was found.
+  if (event && input.readPage) {
+    const url = readTag(event, 'url');
+    if (input.address === undefined)
+      add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
+    else if (url === undefined || !isSameAddress(url, input.address))
+      add('event.url', `signed for \`${url ?? '(no url)'}\`, but the page was found at \`${input.address}\``);
+  }
+  return judgement();
+}
+
+function safeId(checks: EventChecks, event: NostrEvent): string | undefined {
+  try {
+    return checks.computeId(event);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeVerify(checks: EventChecks, event: NostrEvent): boolean {
+  try {
+    return checks.verifySignature(event);
+  } catch {
+    return false;
+  }
+}
