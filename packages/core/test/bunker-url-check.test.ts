@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiegelError } from '../src/errors.js';
-import { signSite } from '../src/pipeline/sign-site.js';
 import { isLoopbackHost } from '../src/net/address-policy.js';
+import { signSite } from '../src/pipeline/sign-site.js';
 import { describeCleartextBunker } from '../src/signer/cleartext-bunker.js';
 import { collectingLogger, createFixtureProject } from './support/site-fixture.js';
 import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,9 +19,8 @@ describe('siegel CLI (built dist/cli.js)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('siegel sign [dir]');
     expect(help.stdout).toContain('siegel publish [dir]');
-    expect(help.stdout).toContain(
-      'Exit codes: 0 success, 1 signing or verification failed (publish: some event reached no relay), 2 usage error.',
-    );
+    expect(help.stdout).toContain('Exit codes: 0 success (verify: every page valid, warnings allowed)');
+    expect(help.stdout).toContain('--json ');
     const version = await runCli(['--version'], root);
     const pkg = JSON.parse(
       await readFile(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
@@ -98,12 +97,50 @@ describe('siegel CLI (built dist/cli.js)', () => {
     await writeFile(about, (await readFile(about, 'utf8')).replace('make', 'fake'));
     const failed = await runCli(['verify', 'dist'], root);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toContain('INVALID  about.html');
+    expect(failed.stdout).toContain('INVALID   about.html');
+    // --json: per page the verdict and the problem codes; the same exit code.
+    const json = await runCli(['verify', 'dist', '--json'], root);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as {
+      ok: boolean;
+      valid: number;
+      invalid: number;
+      notFound: number;
+      pages: Array<{ page: string; verdict: string; problems: Array<{ code: string; severity: string }> }>;
+    };
+    expect(report).toMatchObject({ ok: false, valid: 3, invalid: 1, notFound: 0 });
+    const judged = Object.fromEntries(
+      report.pages.map((page) => [page.page, [page.verdict, ...page.problems.map((p) => p.code)]]),
+    );
+    // SITE_URL from .env is the address the directory's pages are judged at: no address.unchecked.
+    expect(judged['about.html']).toEqual(['invalid', 'block.hash', 'hash.mismatch']);
+    expect(judged['index.html']).toEqual(['valid']);
+    // An event that cannot be found: not found, counted apart, exit 1.
+    const eventId = /name="nostr:event" content="([0-9a-f]{64})"/.exec(
+      await readFile(join(dist, 'index.html'), 'utf8'),
+    )?.[1];
+    const eventFile = join(dist, 'verify', `${eventId}.json`);
+    const eventJson = await readFile(eventFile, 'utf8');
+    await rm(eventFile);
+    const missing = await runCli(['verify', 'dist', '--json'], root);
+    expect(missing.code).toBe(1);
+    const missingReport = JSON.parse(missing.stdout) as typeof report;
+    expect(missingReport).toMatchObject({ invalid: 1, notFound: 1 });
+    expect(missingReport.pages.find((page) => page.page === 'index.html')).toMatchObject({
+      verdict: 'not_found',
+      problems: [{ code: 'event.not_found', severity: 'error' }],
+    });
+    expect((await runCli(['verify', 'dist'], root)).stdout).toContain(', 1 not found,');
+    await writeFile(eventFile, eventJson);
+    // --site is for a directory; a URL is judged where it is served.
+    const usage = await runCli(['verify', 'https://example.com/', '--site', 'https://example.com'], root);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('`--site` is for verify <dir>');
     // A page over --max-page-bytes: not read, invalid with the limit named; signing refuses it the same way.
     const small = await runCli(['verify', 'dist', '--max-page-bytes', '100'], root);
     expect(small.code).toBe(1);
     expect(small.stdout).toMatch(
-      /INVALID {2}index\.html\n {2}- page too large: `\d{3,4}` bytes, more than the limit of `100` bytes; not checked — raise it with `--max-page-bytes`\n/,
+      /INVALID {3}index\.html\n {2}- page too large: `\d{3,4}` bytes, more than the limit of `100` bytes; not checked — raise it with `--max-page-bytes` \[page\.too_large\]\n/,
     );
     const refused = await runCli(['sign', '--max-page-bytes', '100'], root);
     expect(refused.code).toBe(1);

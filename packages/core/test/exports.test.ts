@@ -1,9 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as auth from '../src/auth/tokens.js';
 import * as fs from '../src/fs/atomic-write.js';
 import * as core from '../src/index.js';
 import * as integration from '../src/integration/integration.js';
 import * as crypto from '../src/nostr/crypto.js';
+import * as rules from '../src/verify/rules.js';
 
 describe('@siegel/core exports', () => {
   it('pins the exported names of the user API (a change here is an API change)', () => {
@@ -17,6 +19,7 @@ describe('@siegel/core exports', () => {
       'LocalKeySigner',
       'Nip46Signer',
       'PAGE_EVENT_KIND',
+      'PROBLEM_CODES',
       'PUBLISH_DEFAULTS',
       'PublishSession',
       'RelayPublisher',
@@ -26,14 +29,20 @@ describe('@siegel/core exports', () => {
       'applySignatureBlock',
       'createGermanError',
       'createPageEvent',
+      'createProblem',
       'createSigner',
+      'decideVerdict',
       'formatPublishReport',
       'formatSummary',
       'formatVerifyReport',
+      'formatVerifyReportJson',
       'hashContent',
       'hashPage',
+      'isSameAddress',
       'isSiegelError',
+      'judgePage',
       'loadEnv',
+      'normalizeAddress',
       'outboxFileOf',
       'pageUrl',
       'parseBunkerUri',
@@ -75,6 +84,39 @@ describe('@siegel/core exports', () => {
       'writeFileFast',
     ]);
     expect(Object.keys(auth).sort()).toEqual(['findToken', 'tokensEqual']);
+    expect(Object.keys(rules).sort()).toEqual([
+      'PROBLEM_CODES',
+      'createProblem',
+      'decideVerdict',
+      'isSameAddress',
+      'judgePage',
+      'normalizeAddress',
+    ]);
+  });
+
+  it('keeps the rule book free of Node built-ins, so browsers and extensions can import `@siegel/core/rules`', async () => {
+    const { build } = await import('esbuild');
+    for (const entry of ['src/verify/rules.ts', 'src/net/address-policy.ts', 'src/nostr/event-shape.ts']) {
+      const result = await build({
+        absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
+        entryPoints: [entry],
+        bundle: true,
+        write: false,
+        platform: 'browser',
+        format: 'esm',
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const inputs = Object.keys(result.metafile.inputs);
+      expect(
+        inputs.filter((input) => input.startsWith('node:')),
+        entry,
+      ).toEqual([]);
+      expect(
+        inputs.some((input) => input.includes('nostr/crypto')),
+        entry,
+      ).toBe(false);
+    }
   });
 
   it('maps each subpath to its module in package.json, with types', async () => {
@@ -89,6 +131,7 @@ describe('@siegel/core exports', () => {
       './crypto': { types: './dist/nostr/crypto.d.ts', import: './dist/nostr/crypto.js' },
       './fs': { types: './dist/fs/atomic-write.d.ts', import: './dist/fs/atomic-write.js' },
       './auth': { types: './dist/auth/tokens.d.ts', import: './dist/auth/tokens.js' },
+      './rules': { types: './dist/verify/rules.d.ts', import: './dist/verify/rules.js' },
       './package.json': './package.json',
     });
   });

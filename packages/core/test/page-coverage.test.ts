@@ -116,7 +116,9 @@ describe('signSite refuses what it cannot honestly sign', () => {
     expect(said).toMatch(/refused {2}two\.html: more than one element matches <main>/);
     expect(await readFile(join(project.dist, 'two.html'), 'utf8')).not.toContain('siegel-page');
     const report = await verifySite(project.dist);
-    expect(report.pages.find((p) => p.page === 'two.html')?.verdict).toBe('unsigned');
+    const two = report.pages.find((p) => p.page === 'two.html');
+    expect(two?.verdict).toBe('invalid');
+    expect(two?.problems.map((p) => p.code)).toEqual(['block.missing', 'page.multiple']);
     expect(report.pages.filter((p) => p.verdict === 'valid').length).toBe(summary.signed);
   });
 });
@@ -142,7 +144,7 @@ describe('spec versions', () => {
 
   it('verifies a siegel-page/1 page by the rules it was signed under, and says so', async () => {
     const dist = await legacySite('<main><p>Old &amp; signed</p><noscript><p>no js</p></noscript></main>');
-    const old = (await verifySite(dist)).pages.find((p) => p.page === 'old.html');
+    const old = (await verifySite(dist, { site: SITE })).pages.find((p) => p.page === 'old.html');
     expect(old).toMatchObject({ verdict: 'valid', spec: 'siegel-page/1', problems: [] });
   });
 
@@ -153,7 +155,8 @@ describe('spec versions', () => {
     const old = (await verifySite(dist)).pages.find((p) => p.page === 'old.html');
     expect(old?.verdict).toBe('invalid');
     expect(old?.spec).toBe('siegel-page/1');
-    expect(old?.problems.join()).toMatch(/^not verifiable: the HTML parser ignores the start tag <img>/);
+    expect(old?.problems[0]).toMatchObject({ code: 'page.ignored_markup', severity: 'error' });
+    expect(old?.problems[0]?.message).toMatch(/^not verifiable: the HTML parser ignores the start tag <img>/);
   });
 
   it('reads a /2 event by /2 rules even when the block claims /1', async () => {
@@ -167,10 +170,16 @@ describe('spec versions', () => {
     });
     const about = join(project.dist, 'about.html');
     await writeFile(about, (await readFile(about, 'utf8')).replace('siegel-page/2:', 'siegel-page/1:'));
-    const result = (await verifySite(project.dist)).pages.find((p) => p.page === 'about.html');
+    const result = (await verifySite(project.dist, { site: SITE })).pages.find(
+      (p) => p.page === 'about.html',
+    );
     expect(result?.spec).toBe('siegel-page/2');
     expect(result?.problems).toEqual([
-      'the block says `siegel-page/1` but the event was signed under `siegel-page/2`',
+      {
+        code: 'block.spec',
+        severity: 'error',
+        message: 'the block says `siegel-page/1` but the event was signed under `siegel-page/2`',
+      },
     ]);
   });
 });

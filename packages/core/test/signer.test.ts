@@ -14,7 +14,6 @@ import {
   SiegelError,
 } from '../src/index.js';
 import { loadSigningEngine } from '../src/nostr/crypto.js';
-import { pickSample } from '../src/signer/http-bunker-signer.js';
 import { siegelRejection } from './support/rejection.js';
 import { startTinyBunker, type TinyBunker } from './support/tiny-bunker.js';
 
@@ -260,68 +259,13 @@ describe('HttpBunkerSigner', () => {
     expect(await signer.signEvents([large(1_000)])).toHaveLength(1);
   });
 
-  it('halves the batch on 413 and rejects tampered signatures', async () => {
+  it('halves the batch on 413', async () => {
     bunker = await startTinyBunker();
     bunker.state.maxBatch = 2;
     const signer = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, batchSize: 8 });
     expect((await signer.signEvents(templates(8))).map((e) => e.content)).toEqual(
       templates(8).map((t) => t.content),
     );
-    bunker.state.tamper = true;
-    const error = await siegelRejection(signer.signEvents(templates(1)));
-    expect(error.code).toBe('bunker_error');
-    expect(error.message).toMatch(/invalid id or signature/);
-  });
-
-  it('catches a tampered signature that is not the first of its batch (regression: only the first was verified)', async () => {
-    bunker = await startTinyBunker();
-    bunker.state.tamperAt = 3;
-    // A batch no larger than the sample (default 16) has every signature verified.
-    const small = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token });
-    const error = await siegelRejection(small.signEvents(templates(5)));
-    expect(error.code).toBe('bunker_error');
-    expect(error.message).toMatch(/event 3 has an invalid id or signature: its Schnorr signature/);
-    // `verifySignatures: 'all'` verifies every one of a large batch.
-    const all = new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token, verifySignatures: 'all' });
-    expect((await siegelRejection(all.signEvents(templates(100)))).message).toMatch(/event 3 has an invalid/);
-  });
-
-  it('verifies a sample of a large batch: caught when the sample holds the tampered event', async () => {
-    bunker = await startTinyBunker();
-    bunker.state.tamperAt = 57;
-    const picks: Array<[number, number]> = [];
-    const signerPicking = (indexes: number[]) =>
-      new HttpBunkerSigner({
-        url: bunker!.url,
-        apiToken: bunker!.token,
-        verifySignatures: 4,
-        pickSample: (length, count) => {
-          picks.push([length, count]);
-          return indexes;
-        },
-      });
-    const caught = await siegelRejection(signerPicking([0, 12, 57, 99]).signEvents(templates(100)));
-    expect(caught.message).toMatch(/event 57 has an invalid id or signature/);
-    expect(picks).toEqual([[100, 4]]);
-    // A sample that misses it lets the batch through (that is what sampling means; ids are still checked).
-    const missed = await signerPicking([0, 12, 58, 99]).signEvents(templates(100));
-    expect(missed).toHaveLength(100);
-    expect(verifyEvent({ ...missed[57]! })).toBe(false);
-  });
-
-  it('draws the sample at random positions, not always the first', () => {
-    const seen = new Set<number>();
-    for (let run = 0; run < 50; run++) {
-      const sample = pickSample(500, 16);
-      expect(new Set(sample).size).toBe(16);
-      for (const i of sample) {
-        expect(Number.isInteger(i) && i >= 0 && i < 500).toBe(true);
-        seen.add(i);
-      }
-    }
-    // 800 draws over 500 positions: far more than the first few are ever picked.
-    expect(seen.size).toBeGreaterThan(300);
-    expect(pickSample(5, 16)).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('reports an unreachable bunker and a timeout clearly', async () => {

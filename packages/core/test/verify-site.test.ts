@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
@@ -27,12 +27,15 @@ import {
 } from './support/site-fixture.js';
 
 const { createProject, defer } = useFixtureProjects();
+const codes = (page: { problems: Array<{ code: string }> } | undefined) => page?.problems.map((p) => p.code);
+const messages = (page: { problems: Array<{ message: string }> } | undefined) =>
+  page?.problems.map((p) => p.message).join('\n') ?? '';
 
-async function signedProject() {
+async function signedProject(site: string = SITE) {
   const project = await createProject();
   const signer = new CountingSigner(KEY_A);
   await signSite(project.dist, {
-    site: SITE,
+    site,
     signer,
     cacheFile: project.cacheFile,
     logger: collectingLogger().logger,
@@ -45,14 +48,16 @@ describe('verifySite', () => {
   it('accepts a signed site, with the expected signer as hex or npub', async () => {
     const { dist, pubkey } = await signedProject();
     for (const expected of [undefined, pubkey, npubEncode(pubkey)]) {
-      const report = await verifySite(dist, expected ? { pubkey: expected } : {});
-      expect(report).toMatchObject({ ok: true, valid: 4, invalid: 0, unsigned: 0, skipped: 1 });
+      const report = await verifySite(dist, { site: SITE, ...(expected ? { pubkey: expected } : {}) });
+      expect(report).toMatchObject({ ok: true, valid: 4, invalid: 0, notFound: 0, unsigned: 0, skipped: 1 });
+      expect(report.pages.every((page) => page.problems.length === 0)).toBe(true);
     }
     const other = await new CountingSigner(KEY_B).getPublicKey();
     const wrong = await verifySite(dist, { pubkey: other });
     expect(wrong.ok).toBe(false);
     expect(wrong.invalid).toBe(4);
-    expect(wrong.pages[0]?.problems.join()).toContain(`expected \`${other}\``);
+    expect(messages(wrong.pages[0])).toContain(`expected \`${other}\``);
+    expect(codes(wrong.pages[0])).toEqual(['signer.unexpected', 'address.unchecked']);
     await expect(verifySite(dist, { pubkey: 'npub1nope' })).rejects.toThrow(
       /neither 64 hex characters nor an npub/,
     );
@@ -66,7 +71,8 @@ describe('verifySite', () => {
     let report = await verifySite(dist);
     const page = report.pages.find((p) => p.page === 'about.html');
     expect(page?.verdict).toBe('invalid');
-    expect(page?.problems.join('\n')).toMatch(/differs from the page's hash/);
+    expect(codes(page)).toEqual(['block.hash', 'hash.mismatch', 'address.unchecked']);
+    expect(messages(page)).toMatch(/changed since it was signed/);
     expect(page?.found.hash).not.toBe(page?.expected.hash);
     expect(report.ok).toBe(false);
     expect(formatVerifyReport(report)).toMatch(
@@ -78,18 +84,24 @@ describe('verifySite', () => {
     const eventFile = join(dist, 'verify', `${eventId}.json`);
     const event = JSON.parse(await readFile(eventFile, 'utf8'));
     await writeFile(eventFile, JSON.stringify({ ...event, sig: `${event.sig.slice(0, -2)}00` }));
-    report = await verifySite(dist);
-    expect(report.pages.find((p) => p.page === 'about.html')?.problems).toEqual([
-      'the event signature is invalid',
-    ]);
+    report = await verifySite(dist, { site: SITE });
+    expect(codes(report.pages.find((p) => p.page === 'about.html'))).toEqual(['event.signature']);
     await writeFile(eventFile, JSON.stringify({ ...event, content: 'other' }));
-    report = await verifySite(dist);
-    expect(report.pages.find((p) => p.page === 'about.html')?.problems).toContain(
-      'the event id does not match its content',
-    );
+    report = await verifySite(dist, { site: SITE });
+    expect(codes(report.pages.find((p) => p.page === 'about.html'))).toEqual(['event.id']);
     await writeFile(eventFile, '{');
-    report = await verifySite(dist);
-    expect(report.pages.find((p) => p.page === 'about.html')?.problems.join()).toMatch(/is not valid/);
+    report = await verifySite(dist, { site: SITE });
+    const broken = report.pages.find((p) => p.page === 'about.html');
+    expect(broken?.verdict).toBe('invalid');
+    expect(codes(broken)).toEqual(['event.malformed']);
+    expect(messages(broken)).toMatch(/is not valid/);
+    // Missing (no copy, no relay): not found — an outage, told apart from tampering.
+    await rm(eventFile);
+    report = await verifySite(dist, { site: SITE });
+    const missing = report.pages.find((p) => p.page === 'about.html');
+    expect(missing?.verdict).toBe('not_found');
+    expect(codes(missing)).toEqual(['event.not_found']);
+    expect(report).toMatchObject({ ok: false, notFound: 1, invalid: 0 });
   });
 
   it('labels the hashes in the report: the block’s as signed hash, the recomputed one as page hash now', async () => {
@@ -105,7 +117,7 @@ describe('verifySite', () => {
     expect(now).not.toBe(block?.hash);
 
     const lines = formatVerifyReport(report, { verbose: true }).split('\n');
-    const at = lines.indexOf('INVALID  about.html  (siegel-page/2)');
+    const at = lines.indexOf('INVALID   about.html  (siegel-page/2)');
     expect(at).toBeGreaterThanOrEqual(0);
     expect(lines[at + 1]).toBe(
       `  signed hash   ${block?.hash}  event ${block?.eventId}  pubkey ${block?.pubkey}`,
@@ -115,8 +127,8 @@ describe('verifySite', () => {
     expect(lines[at + 1]?.indexOf(block?.hash as string)).toBe(lines[at + 2]?.indexOf(now));
     // Without an expected signer the second line is the hash alone; a valid page shows one hash twice.
     const plain = formatVerifyReport(await verifySite(dist), { verbose: true }).split('\n');
-    expect(plain[plain.indexOf('INVALID  about.html  (siegel-page/2)') + 2]).toBe(`  page hash now ${now}`);
-    const valid = plain.indexOf('VALID    blog/first/index.html  (siegel-page/2)');
+    expect(plain[plain.indexOf('INVALID   about.html  (siegel-page/2)') + 2]).toBe(`  page hash now ${now}`);
+    const valid = plain.indexOf('VALID     blog/first/index.html  (siegel-page/2)');
     expect(valid).toBeGreaterThanOrEqual(0);
     const signedHash = /^ {2}signed hash {3}([0-9a-f]{64}) /.exec(plain[valid + 1] ?? '')?.[1];
     expect(signedHash).toMatch(/^[0-9a-f]{64}$/);
@@ -138,31 +150,32 @@ describe('verifySite', () => {
       );
     expect(variant).not.toBe(html);
     await writeFile(about, variant);
-    const report = await verifySite(dist, { pubkey });
+    const report = await verifySite(dist, { pubkey, site: SITE });
     expect(report.pages.find((p) => p.page === 'about.html')).toMatchObject({
       verdict: 'valid',
       problems: [],
     });
   });
 
-  it('flags a page with <main> but no block as unsigned', async () => {
+  it('flags a page with <main> but no block as invalid, unsigned (block.missing)', async () => {
     const { dist } = await signedProject();
     await writeFile(join(dist, 'new.html'), '<!doctype html><title>New</title><main>unsigned</main>');
     const report = await verifySite(dist);
-    expect(report).toMatchObject({ ok: false, unsigned: 1, valid: 4 });
-    expect(formatVerifyReport(report)).toContain('UNSIGNED new.html');
+    expect(report).toMatchObject({ ok: false, invalid: 1, unsigned: 1, valid: 4 });
+    expect(codes(report.pages.find((p) => p.page === 'new.html'))).toEqual(['block.missing']);
+    const text = formatVerifyReport(report);
+    expect(text).toContain('INVALID   new.html');
+    expect(text).toContain('the page carries no signature block [block.missing]');
+    // The unchecked address is one warning line for the site, not one per page.
+    expect(text).toContain('warning: 4 pages:');
+    expect(text).toContain(
+      'Siegel verify: 4 valid, 1 invalid (1 unsigned), 0 not found, 1 skipped (no element)',
+    );
   });
 
   it('verifies a site served over HTTP, crawling from the start page', async () => {
-    const { dist } = await signedProject();
-    await writeFile(
-      join(dist, 'index.html'),
-      (await readFile(join(dist, 'index.html'), 'utf8')).replace(
-        '</nav>',
-        '<a href="/about.html">About</a><a href="/blog/first/">First</a></nav>',
-      ),
-    );
-    // The edit is inside <nav>, outside <main>: the signature still holds.
+    // Listen first: the pages are signed for the address they are served at.
+    let dist = '';
     const server = createServer(async (request, response) => {
       let path = normalize(decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname));
       if (path.endsWith('/')) path += 'index.html';
@@ -177,6 +190,15 @@ describe('verifySite', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     defer(() => new Promise((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    ({ dist } = await signedProject(url));
+    await writeFile(
+      join(dist, 'index.html'),
+      (await readFile(join(dist, 'index.html'), 'utf8')).replace(
+        '</nav>',
+        '<a href="/about.html">About</a><a href="/blog/first/">First</a></nav>',
+      ),
+    );
+    // The edit is inside <nav>, outside <main>: the signature still holds.
     const report = await verifySite(url);
     expect(report.pages.map((p) => p.page).sort()).toEqual([
       `${url}`,
@@ -184,6 +206,19 @@ describe('verifySite', () => {
       `${url}blog/first/`,
     ]);
     expect(report).toMatchObject({ ok: true, valid: 3 });
+    expect(report.pages.every((page) => page.problems.length === 0)).toBe(true);
+    // The same pages signed for another address are copies there: not valid (event.url).
+    ({ dist } = await signedProject());
+    await writeFile(
+      join(dist, 'index.html'),
+      (await readFile(join(dist, 'index.html'), 'utf8')).replace(
+        '</nav>',
+        '<a href="/about.html">About</a></nav>',
+      ),
+    );
+    const copies = await verifySite(url);
+    expect(copies.valid).toBe(0);
+    expect(copies.pages.map((page) => codes(page))).toEqual([['event.url'], ['event.url']]);
   });
 
   it('checks an event too large for the WebAssembly engine with the JS one (regression: a valid 960 KB event was reported forged)', async () => {
@@ -205,7 +240,7 @@ describe('verifySite', () => {
     await mkdir(join(dist, 'verify'));
     await writeFile(join(dist, 'verify', `${event.id}.json`), JSON.stringify(event));
     expect((await loadSigningEngine()).name).toBe('wasm');
-    const report = await verifySite(dist);
+    const report = await verifySite(dist, { site: SITE });
     expect(report.pages[0]?.problems).toEqual([]);
     expect(report).toMatchObject({ ok: true, valid: 1 });
     // And a forged one is still caught.
@@ -213,6 +248,6 @@ describe('verifySite', () => {
       join(dist, 'verify', `${event.id}.json`),
       JSON.stringify({ ...event, sig: event.sig.replace(/^./, event.sig[0] === 'a' ? 'b' : 'a') }),
     );
-    expect((await verifySite(dist)).pages[0]?.problems).toEqual(['the event signature is invalid']);
+    expect(codes((await verifySite(dist, { site: SITE })).pages[0])).toEqual(['event.signature']);
   });
 });

@@ -144,7 +144,12 @@ export function isLoopbackHost(host: string): boolean {
   const normal = normalizeHost(host);
   if (normal === undefined) return false;
   if (normal === 'localhost' || normal.endsWith('.localhost')) return true;
-  return classifyAddress(normal)?.startsWith('a loopback address') === true;
+  // `::ffff:127.0.0.1` is 127.0.0.1 on this machine's stack; NAT64 or 6to4 forms reach a gateway, not it.
+  const kind = classifyAddress(normal);
+  return (
+    kind === 'a loopback address' ||
+    (kind?.startsWith('a loopback address (') === true && kind.includes('IPv4-mapped'))
+  );
 }
 
 /**

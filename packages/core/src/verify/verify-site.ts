@@ -25,7 +25,9 @@ import {
   type EventChecks,
   type EventEvidence,
   judgePage,
+  PROBLEM_CODES,
   type Problem,
+  type ProblemCode,
   type Verdict,
 } from './rules.js';
 
@@ -242,8 +244,8 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
 }
 
 /**
- * Text for people: one line per page that is not valid, or valid with warnings (every page when
- * `verbose`), then the counts. Under a judged page, `signed hash` (the block's, with its event and pubkey)
+ * Text for people: one line per page that is not valid (every page when `verbose`), each warning
+ * code once with the number of pages it concerns, then the counts. Under a judged page, `signed hash` (the block's, with its event and pubkey)
  * stands above `page hash now` (recomputed from the page, with the expected signer when one was given);
  * each problem follows with its code.
  *
@@ -255,7 +257,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
 export function formatVerifyReport(report: VerifyReport, options: { verbose?: boolean } = {}): string {
   const lines: string[] = [];
   for (const page of report.pages) {
-    if (!options.verbose && page.verdict === 'valid' && page.problems.length === 0) continue;
+    if (!options.verbose && page.verdict === 'valid') continue;
     const label = page.verdict === 'not_found' ? 'NOT FOUND' : page.verdict.toUpperCase();
     lines.push(`${label.padEnd(9)} ${page.page}${page.spec ? `  (${page.spec})` : ''}`);
     const read = Object.keys(page.found).length + Object.keys(page.expected).length > 0;
@@ -274,6 +276,14 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
         `  ${problem.severity === 'warning' ? 'warning' : '-'} ${problem.message} [${problem.code}]`,
       );
   }
+  // Warnings leave pages valid: counted once per code (they tend to hold for the whole site), listed per page
+  // in verbose output.
+  const warned = new Map<ProblemCode, number>();
+  for (const page of report.pages)
+    for (const code of new Set(page.problems.filter((p) => p.severity === 'warning').map((p) => p.code)))
+      warned.set(code, (warned.get(code) ?? 0) + 1);
+  for (const [code, count] of warned)
+    lines.push(`warning: ${count} page${count === 1 ? '' : 's'}: ${PROBLEM_CODES[code].meaning} [${code}]`);
   lines.push(
     `Siegel verify: ${report.valid} valid, ${report.invalid} invalid${report.unsigned > 0 ? ` (${report.unsigned} unsigned)` : ''}, ${report.notFound} not found, ${report.skipped} skipped (no element)`,
   );

@@ -1,0 +1,202 @@
+// The one table of verdict cases every verifier must agree on (issue 21): the CLI in directory and URL
+// mode and the verify page in Chromium today; the site manifest, the browser extension and verify-by-URL
+// reuse it. Each case is a page of one signed site, tampered the way its name says; `verdict` and `codes`
+// are what the rule book must decide for it, whoever gathers the facts.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import {
+  analyzePage,
+  applySignatureBlock,
+  createPageEvent,
+  LocalKeySigner,
+  type NostrEvent,
+  type ProblemCode,
+  renderSignatureBlock,
+  renderVerifyPage,
+  signSite,
+  VERIFY_SCRIPT_NAME,
+  type Verdict,
+} from '@siegel/core';
+import { finalizeEvent, getPublicKey } from 'nostr-tools/pure';
+
+/** One case: a page of the case site and what every verifier must say about it. */
+export interface VerdictCase {
+  /** The page's path in the site (`{name}.html`). */
+  page: string;
+  /** What the case stands for. */
+  what: string;
+  verdict: Verdict;
+  /** The problem codes, errors first, in the rule book's order. */
+  codes: ProblemCode[];
+  /** Which verify page a reader reaches: the page's own (`event`) or the site-wide one by `nevent` (`lookup`, when the event's own is gone). */
+  reader: 'event' | 'lookup';
+}
+
+export const VERDICT_CASES: VerdictCase[] = [
+  { page: 'valid.html', what: 'signed, untouched', verdict: 'valid', codes: [], reader: 'event' },
+  {
+    page: 'edited.html',
+    what: 'one word of <main> changed after signing',
+    verdict: 'invalid',
+    codes: ['block.hash', 'hash.mismatch'],
+    reader: 'event',
+  },
+  {
+    page: 'kind1.html',
+    what: 'a kind-1 event with the right x tag, by the same key',
+    verdict: 'invalid',
+    codes: ['event.kind'],
+    reader: 'event',
+  },
+  {
+    page: 'wrong-url.html',
+    what: 'an event for this page’s hash, signed for the same path on another origin',
+    verdict: 'invalid',
+    codes: ['event.url'],
+    reader: 'event',
+  },
+  {
+    page: 'bad-sig.html',
+    what: 'the event’s signature altered',
+    verdict: 'invalid',
+    codes: ['event.signature'],
+    reader: 'event',
+  },
+  {
+    page: 'other-pubkey.html',
+    what: 'a valid event by another key than the block names',
+    verdict: 'invalid',
+    codes: ['signer.unexpected'],
+    reader: 'event',
+  },
+  {
+    page: 'missing.html',
+    what: 'the event in neither the site’s copy nor the relay',
+    verdict: 'not_found',
+    codes: ['event.not_found'],
+    reader: 'lookup',
+  },
+];
+
+/** The signing key of the case site (a test key, never used elsewhere), and the other key. */
+export const CASE_KEY = '3'.repeat(64);
+const OTHER_KEY = '4'.repeat(64);
+
+const pageHtml = (title: string, body: string, links = '') => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title}</title>
+</head>
+<body>
+<nav>${links}</nav>
+<main>
+<h1>${title}</h1>
+<p>${body}</p>
+</main>
+</body>
+</html>
+`;
+
+/** What {@link buildCaseSite} made: the directory, its site URL and each case page's event and block. */
+export interface CaseSite {
+  dir: string;
+  site: string;
+  /** Per case page: the event id its block names and that block's `nevent` (without `nostr:`). */
+  blocks: Record<string, { eventId: string; nevent: string }>;
+}
+
+function secretKey(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/**
+ * Write the case site into `dir` (empty or missing) for the site URL `site` (ending in `/`), signed with
+ * {@link CASE_KEY} through `signSite` (nothing published), then tamper each case page as its case says.
+ * `relay` is the relay the tampered blocks name (the `missing` case's event is on neither the site nor it).
+ */
+export async function buildCaseSite(dir: string, site: string, relay: string): Promise<CaseSite> {
+  const links = VERDICT_CASES.map((c) => `<a href="${c.page}">${c.page}</a>`).join(' ');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'index.html'), pageHtml('Cases', 'The verdict cases.', links));
+  for (const c of VERDICT_CASES)
+    await writeFile(join(dir, c.page), pageHtml(c.page, c.what.replace(/</g, '&lt;').replace(/>/g, '&gt;')));
+  await signSite(dir, {
+    site,
+    signer: new LocalKeySigner(CASE_KEY),
+    cacheFile: join(dirname(dir), `${Date.now()}.sign-cache.json`),
+    logger: { info: () => {}, warn: () => {} },
+    progress: false,
+    parseWorkers: 0,
+  });
+  const read = (page: string) => readFile(join(dir, page), 'utf8');
+  const eventOf = async (page: string): Promise<NostrEvent> => {
+    const id = analyzePage(await read(page)).signatureBlock?.eventId as string;
+    return JSON.parse(await readFile(join(dir, 'verify', `${id}.json`), 'utf8')) as NostrEvent;
+  };
+  const scriptPath = `${new URL(site).pathname.replace(/\/+$/, '')}/verify/${VERIFY_SCRIPT_NAME}`;
+  /** Write `event` as the site's copy (JSON and verify page) and make `page`'s block name it. */
+  const publish = async (page: string, event: NostrEvent, blockEvent: NostrEvent = event) => {
+    await mkdir(join(dir, 'verify', event.id), { recursive: true });
+    await writeFile(join(dir, 'verify', `${event.id}.json`), JSON.stringify(event));
+    await writeFile(
+      join(dir, 'verify', event.id, 'index.html'),
+      renderVerifyPage({ event, pageUrl: new URL(page, site).href, pagePath: `/${page}`, scriptPath }),
+    );
+    const html = await read(page);
+    const block = renderSignatureBlock(blockEvent, {
+      verifyUrl: `${site}verify/${event.id}`,
+      relays: [relay],
+    });
+    await writeFile(join(dir, page), applySignatureBlock(html, analyzePage(html), block));
+  };
+  const resign = (template: ReturnType<typeof createPageEvent>, key = CASE_KEY) =>
+    finalizeEvent(template, secretKey(key));
+  const templateOf = async (page: string, url = new URL(page, site).href) =>
+    createPageEvent({ hash: analyzePage(await read(page)).hash as string, url, title: page });
+
+  // edited: one word of <main> changes after signing.
+  await writeFile(join(dir, 'edited.html'), (await read('edited.html')).replace('changed', 'chanced'));
+  // kind1: the same hash and url, but a kind-1 note.
+  await publish('kind1.html', resign({ ...(await templateOf('kind1.html')), kind: 1 }));
+  // wrong-url: signed for the same path on another origin.
+  await publish(
+    'wrong-url.html',
+    resign(await templateOf('wrong-url.html', 'https://elsewhere.example/wrong-url.html')),
+  );
+  // bad-sig: the site's copy of the event with one character of its signature changed.
+  const signed = await eventOf('bad-sig.html');
+  await publish('bad-sig.html', {
+    ...signed,
+    sig: signed.sig.replace(/^./, signed.sig[0] === 'a' ? 'b' : 'a'),
+  });
+  // other-pubkey: a valid event by another key; the block still names the site's key.
+  const other = resign(await templateOf('other-pubkey.html'), OTHER_KEY);
+  await publish('other-pubkey.html', other, other);
+  const otherPubkey = getPublicKey(secretKey(OTHER_KEY));
+  const ownPubkey = getPublicKey(secretKey(CASE_KEY));
+  await writeFile(
+    join(dir, 'other-pubkey.html'),
+    (await read('other-pubkey.html')).replace(
+      `<meta name="nostr:pubkey" content="${otherPubkey}">`,
+      `<meta name="nostr:pubkey" content="${ownPubkey}">`,
+    ),
+  );
+  // missing: the site's copy deleted; the block names the relay, which never had it.
+  const gone = await eventOf('missing.html');
+  const missingHtml = await read('missing.html');
+  const missingBlock = renderSignatureBlock(gone, { verifyUrl: `${site}verify/${gone.id}`, relays: [relay] });
+  await writeFile(
+    join(dir, 'missing.html'),
+    applySignatureBlock(missingHtml, analyzePage(missingHtml), missingBlock),
+  );
+  await rm(join(dir, 'verify', `${gone.id}.json`));
+  await rm(join(dir, 'verify', gone.id), { recursive: true });
+
+  const blocks: CaseSite['blocks'] = {};
+  for (const c of VERDICT_CASES) {
+    const block = analyzePage(await read(c.page)).signatureBlock;
+    blocks[c.page] = { eventId: block?.eventId as string, nevent: block?.nevent as string };
+  }
+  return { dir, site, blocks };
+}
