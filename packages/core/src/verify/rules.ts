@@ -179,7 +179,10 @@ export interface Judgement {
 
 const PURE_CHECKS: EventChecks = {
   computeId: (event) => getEventHash(event),
-  verifySignature: (event) => verifyEvent({ ...event }),
+  // A fresh object of the NIP-01 fields: nostr-tools caches a verdict on the event under a symbol, which a
+  // spread copy of an event it once verified would carry along with an altered signature.
+  verifySignature: ({ id, pubkey, created_at, kind, tags, content, sig }) =>
+    verifyEvent({ id, pubkey, created_at, kind, tags, content, sig }),
 };
 
 /** A problem with the code's severity. */
