@@ -71,9 +71,11 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-verify-relay-'));
   dist = join(root, 'dist');
   await generateSite(dist, PAGES, 13);
+  // Served (and so signed) at a local address: an event names the address its page is found at.
+  site = await serveDirectory(dist);
   await writeFile(
     join(root, '.env'),
-    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=https://example.com/\nSIEGEL_RELAYS=${relay.url}\n`,
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=${site.url}\nSIEGEL_RELAYS=${relay.url}\n`,
   );
   const signed = await runSiegel(['sign', 'dist'], { cwd: root });
   expect(signed.code, signed.stderr).toBe(0);
@@ -101,14 +103,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => nip05.listen(0, '127.0.0.1', resolve));
   const address = nip05.address();
   nip05Host = `127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  [site, chromium] = await Promise.all([serveDirectory(dist), launchChromium()]);
+  chromium = await launchChromium();
 }, 120_000);
 
 /** The first event's page path (`…/index.html`) and the nevent of its block. */
 async function firstPage(): Promise<{ event: NostrEvent; nevent: string }> {
   const event = events[0] as NostrEvent;
   const url = event.tags.find((tag) => tag[0] === 'url')?.[1] ?? '';
-  const path = url.replace('https://example.com/', '').replace(/(^|\/)$/, '$1index.html');
+  const path = url.replace(site.url, '').replace(/(^|\/)$/, '$1index.html');
   const block = readSignatureBlock(await readFile(join(dist, path), 'utf8'));
   expect(block?.eventId).toBe(event.id);
   expect(block?.relays).toEqual([relay.url]);
@@ -163,7 +165,7 @@ describe('siegel verify without verify/*.json', () => {
     expect((await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'))).toEqual([]);
     const result = await verify(['--verbose']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain(`Siegel verify: ${PAGES} valid, 0 invalid, 0 unsigned`);
+    expect(result.stdout).toContain(`Siegel verify: ${PAGES} valid, 0 invalid, 0 not found`);
     expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(PAGES + 1);
   });
 
@@ -171,7 +173,7 @@ describe('siegel verify without verify/*.json', () => {
     const result = await runSiegel(['verify', site.url, '--verbose'], { cwd: root });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     // The crawl reaches the pages that are linked (the generated site leaves one page unlinked).
-    const valid = Number(/Siegel verify: (\d+) valid, 0 invalid, 0 unsigned/.exec(result.stdout)?.[1]);
+    const valid = Number(/Siegel verify: (\d+) valid, 0 invalid, 0 not found/.exec(result.stdout)?.[1]);
     expect(valid).toBeGreaterThanOrEqual(PAGES - 2);
     expect(result.stdout.split(`event from ${relay.url}`)).toHaveLength(valid + 1);
     expect(site.requests.filter((path) => path.endsWith('.json')).length).toBeGreaterThanOrEqual(valid);
@@ -221,8 +223,8 @@ describe('the verify pages in Chromium, without verify/*.json', () => {
     const missing = 'ab'.repeat(32);
     const unknown = neventEncode({ id: missing, author: bunker.pubkey, kind: 1063, relays: [relay.url] });
     const result = await openVerify(`verify/#${unknown}`);
-    expect(result.state).toBe('error');
-    expect(result.reason).toBe('not-found');
+    expect(result.state).toBe('not_found');
+    expect(result.reason).toBe('event.not_found');
     expect(result.text).toContain(`the site has no verify/${missing}.json`);
     expect(result.text).toContain(`event not found on relays \`${relay.url}\` (not there)`);
   });
@@ -234,7 +236,8 @@ describe('with the relay down', () => {
     await relay.stop();
     const down = await verify([]);
     expect(down.code).toBe(1);
-    expect(down.stdout).toContain(`0 valid, ${PAGES} invalid`);
+    // An outage, not tampering: not found, counted apart from invalid.
+    expect(down.stdout).toContain(`0 valid, 0 invalid, ${PAGES} not found`);
     expect(down.stdout).toContain(
       `event file \`verify/${events[0]?.id}.json\` is missing; event not found on relays \`${relay.url}\` (cannot connect)`,
     );
@@ -247,8 +250,8 @@ describe('with the relay down', () => {
     // The site-wide verify page cannot reach the relay either: not verifiable, never valid.
     const { nevent } = await firstPage();
     const page = await openVerify(`verify/#${nevent}`);
-    expect(page.state).toBe('error');
-    expect(page.reason).toBe('not-found');
+    expect(page.state).toBe('not_found');
+    expect(page.reason).toBe('event.not_found');
     expect(page.text).toContain(`\`${relay.url}\` (cannot connect)`);
   });
 });
@@ -271,9 +274,10 @@ describe('a relay that lies', () => {
     try {
       const alone = await verifySite(dist, { relays: [liar.url], relayTimeoutMs: 5000 });
       expect(alone.valid).toBe(0);
-      expect(alone.invalid).toBe(PAGES);
+      // Forged events count for nothing: the true one was not found (an event anyone could send proves nothing).
+      expect(alone.notFound).toBe(PAGES);
       expect(liar.requests).toHaveLength(PAGES);
-      expect(alone.pages[0]?.problems.join('\n')).toContain(
+      expect(alone.pages[0]?.problems.map((problem) => problem.message).join('\n')).toContain(
         `event not found on relays \`${relay.url}\` (cannot connect), \`${liar.url}\` (sent 3 events that did not check out)`,
       );
       // The liar answers first; the real relay's event still counts, and only that one.

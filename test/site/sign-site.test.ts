@@ -158,12 +158,34 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     expect(wrongSigner.code).toBe(1);
     expect(wrongSigner.stdout).toContain(`expected \`${'f'.repeat(64)}\``);
 
-    // Over HTTP, as a reader would: crawled from the start page (the generated nav links the posts).
-    const server = await serveDirectory(dist);
+    // Over HTTP, as a reader would: crawled from the start page (the generated nav links the posts). Pages
+    // signed for `SITE` and served at another address are copies there: not valid (event.url).
+    const copies = await serveDirectory(dist);
     try {
+      const elsewhere = await runSiegel(['verify', copies.url, '--pubkey', bunker.pubkey], { cwd: root });
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stdout).toMatch(/Siegel verify: 0 valid, \d+ invalid, 0 not found/);
+      expect(elsewhere.stdout).toContain(
+        `signed for \`${SITE}/\`, but the page was found at \`${copies.url}\` [event.url]`,
+      );
+    } finally {
+      await copies.close();
+    }
+    // Signed for the address it is served at, the same site is valid there.
+    const served = join(root, 'served');
+    const server = await serveDirectory(served);
+    try {
+      await cp(join(root, 'build'), served, { recursive: true });
+      const signedThere = await runSiegel(
+        ['sign', 'served', '--site', server.url, '--cache', 'served-cache.json'],
+        {
+          cwd: root,
+        },
+      );
+      expect(signedThere.code).toBe(0);
       const overHttp = await runSiegel(['verify', server.url, '--pubkey', bunker.pubkey], { cwd: root });
       expect(overHttp.code).toBe(0);
-      expect(overHttp.stdout).toMatch(/Siegel verify: \d+ valid, 0 invalid, 0 unsigned/);
+      expect(overHttp.stdout).toMatch(/Siegel verify: \d+ valid, 0 invalid, 0 not found/);
       expect(Number(/(\d+) valid/.exec(overHttp.stdout)?.[1])).toBeGreaterThan(10);
     } finally {
       await server.close();

@@ -278,8 +278,10 @@ describe('siegel verify against hostile servers (issue 10, acceptance 3)', () =>
     expect(run.code).toBe(1);
     expect(run.peakMb).toBeLessThan(RSS_LIMIT_MB);
     expect(run.stdout).toContain(
-      `INVALID  ${site}/mixed/endless/\n  - \`${site}/mixed/endless/\` sent more than 32 MiB (the page limit, \`--max-page-bytes\`): stopped reading`,
+      `INVALID   ${site}/mixed/endless/\n  - \`${site}/mixed/endless/\` sent more than 32 MiB (the page limit, \`--max-page-bytes\`): stopped reading [page.too_large]`,
     );
-    expect(run.stdout).toContain('Siegel verify: 0 valid, 1 invalid, 1 unsigned, 0 skipped (no element)');
+    expect(run.stdout).toContain(
+      'Siegel verify: 0 valid, 2 invalid (1 unsigned), 0 not found, 0 skipped (no element)',
+    );
   });
 });

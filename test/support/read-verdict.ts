@@ -3,7 +3,10 @@ import type { Page } from 'playwright-core';
 /** What a verify page's `#siegel-status` settled on. */
 export interface Verdict {
   state: string;
+  /** The first problem's code (`ok` when valid). */
   reason: string;
+  /** Every problem's code, errors first (`data-codes`). */
+  codes: string[];
   text: string;
 }
 
@@ -18,6 +21,7 @@ export async function readVerdict(page: Page, siteUrl: string, eventId: string):
   return {
     state: (await status.getAttribute('data-state')) ?? '',
     reason: (await status.getAttribute('data-reason')) ?? '',
+    codes: ((await status.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean),
     text: (await status.textContent()) ?? '',
   };
 }

@@ -38,7 +38,7 @@ export const VERDICT_CASES: VerdictCase[] = [
     page: 'edited.html',
     what: 'one word of <main> changed after signing',
     verdict: 'invalid',
-    codes: ['block.hash', 'hash.mismatch'],
+    codes: ['hash.mismatch', 'block.hash'],
     reader: 'event',
   },
   {

@@ -86,7 +86,9 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     expect(server.requests).toContain('/site/blog/seals/');
     const verifyValid = await runSiegel(['verify', 'dist', '--pubkey', bunker.pubkey], { cwd: root });
     expect(verifyValid.code).toBe(0);
-    expect(verifyValid.stdout).toContain('7 valid, 0 invalid, 0 unsigned');
+    expect(verifyValid.stdout).toContain('Siegel verify: 7 valid, 0 invalid, 0 not found');
+    // SITE_URL in .env is the address each page is judged at: no address warning.
+    expect(verifyValid.stdout).not.toContain('address.unchecked');
 
     // One word of <main> changes; the block (and the event) stay as they were.
     const changed = signed.replace('nobody opened it', 'somebody opened it');
@@ -94,17 +96,24 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     await writeFile(join(dist, PAGE_PATH), changed);
 
     const invalid = await readVerdictOf(eventId);
-    expect(invalid).toMatchObject({ state: 'invalid', reason: 'hash' });
+    expect(invalid).toMatchObject({
+      state: 'invalid',
+      reason: 'hash.mismatch',
+      codes: ['hash.mismatch', 'block.hash'],
+    });
     expect(invalid.text).toContain('changed since it was signed');
-    expect(invalid.text).toContain(`the signature covers ${block?.hash}`);
+    expect(invalid.text).toContain(`the signature covers \`${block?.hash}\``);
     const verifyInvalid = await runSiegel(['verify', 'dist', '--pubkey', bunker.pubkey], { cwd: root });
     expect(verifyInvalid.code).toBe(1);
-    expect(verifyInvalid.stdout).toContain('6 valid, 1 invalid, 0 unsigned');
+    expect(verifyInvalid.stdout).toContain('6 valid, 1 invalid, 0 not found');
     // The invalid page is named, with why: the block's hash against the page's hash now.
     expect(verifyInvalid.stdout).toMatch(
       new RegExp(`^INVALID +${PAGE_PATH.replaceAll('.', '\\.')}  \\(siegel-page/2\\)$`, 'm'),
     );
-    expect(verifyInvalid.stdout).toContain(`block hash \`${block?.hash}\` differs from the page's hash`);
+    expect(verifyInvalid.stdout).toContain(
+      `the block states the hash \`${block?.hash}\`; the page’s main hashes to`,
+    );
+    expect(verifyInvalid.stdout).toContain('[hash.mismatch]');
     expect(verifyInvalid.stdout.match(/^INVALID/gm)).toHaveLength(1);
   });
 });

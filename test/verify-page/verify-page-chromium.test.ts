@@ -129,7 +129,7 @@ describe('verify page in Chromium', () => {
     const verdict = await readVerdict(page, server.url, event.id);
     expect(verdict).toMatchObject({ state: 'valid', reason: 'ok' });
     expect(verdict.text).toMatch(
-      /^Valid: the page’s main is exactly what this key signed on \d{4}-\d\d-\d\d/,
+      /^Valid: the page’s main at this address is exactly what this key signed on \d{4}-\d\d-\d\d/,
     );
     const body = (await page.textContent('body')) ?? '';
     expect(body).toContain(npubEncode(getPublicKey(secretKey)));
@@ -192,9 +192,15 @@ describe('verify page in Chromium', () => {
     try {
       const page = await chromium.context.newPage();
       const verdict = await readVerdict(page, server.url, event.id);
-      expect(verdict).toMatchObject({ state: 'invalid', reason: 'hash' });
+      expect(verdict).toMatchObject({
+        state: 'invalid',
+        reason: 'hash.mismatch',
+        codes: ['hash.mismatch', 'block.hash'],
+      });
       expect(verdict.text).toContain('changed since it was signed');
-      expect(verdict.text).toContain(`the signature covers ${event.tags.find((tag) => tag[0] === 'x')?.[1]}`);
+      expect(verdict.text).toContain(
+        `the signature covers \`${event.tags.find((tag) => tag[0] === 'x')?.[1]}\``,
+      );
       // Not what was signed: nothing of it is shown.
       expect(await page.locator('#siegel-content').isHidden()).toBe(true);
       expect(await page.locator('#siegel-content-text').textContent()).toBe('');
@@ -217,7 +223,7 @@ describe('verify page in Chromium', () => {
       );
       expect(await readVerdict(page, server.url, event.id)).toMatchObject({
         state: 'invalid',
-        reason: 'event-id',
+        reason: 'event.id',
       });
       // Another key's pubkey with this signature: the id is recomputed over it, so sign a fresh event
       // and swap in a signature from a different event.
@@ -225,7 +231,7 @@ describe('verify page in Chromium', () => {
       await writeFile(verifyFile, original.replace(`"sig":"${event.sig}"`, `"sig":"${other.sig}"`));
       expect(await readVerdict(page, server.url, event.id)).toMatchObject({
         state: 'invalid',
-        reason: 'signature',
+        reason: 'event.signature',
       });
     } finally {
       await writeFile(verifyFile, original);
@@ -239,7 +245,7 @@ describe('verify page in Chromium', () => {
     try {
       const page = await chromium.context.newPage();
       const verdict = await readVerdict(page, server.url, event.id);
-      expect(verdict).toMatchObject({ state: 'invalid', reason: 'no-element' });
+      expect(verdict).toMatchObject({ state: 'invalid', reason: 'page.no_element' });
       expect(verdict.text).toContain('`main`');
       await page.close();
     } finally {

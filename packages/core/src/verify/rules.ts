@@ -337,20 +337,22 @@ export function judgePage(input: JudgeInput): Judgement {
 
   // The page, read by the rules its event was signed under (the signed `spec` tag, never the block's word).
   if (input.readPage && (spec !== undefined || event === undefined)) {
-    const reading = input.readPage(spec ?? 'siegel-page/2');
+    const reading = input.readPage(
+      spec ?? readEventSpec({ tags: [['spec', block?.spec ?? '']] }) ?? 'siegel-page/2',
+    );
     if (reading.hash !== undefined) result.hash = reading.hash;
     if (reading.hash === undefined) add('page.no_element', `no element matches \`${selector}\``);
     else if (reading.refusal) add(refusalCode(reading.refusal), `not verifiable: ${reading.refusal.message}`);
-    if (reading.hash !== undefined && block?.hash !== undefined && block.hash !== reading.hash)
-      add(
-        'block.hash',
-        `the block states the hash \`${block.hash}\`; the page’s ${selector} hashes to \`${reading.hash}\``,
-      );
     const x = event ? readTag(event, 'x') : undefined;
     if (reading.hash !== undefined && x !== undefined && x !== reading.hash)
       add(
         'hash.mismatch',
         `the page’s ${selector} changed since it was signed: it hashes to \`${reading.hash}\`, the signature covers \`${x}\``,
+      );
+    if (reading.hash !== undefined && block?.hash !== undefined && block.hash !== reading.hash)
+      add(
+        'block.hash',
+        `the block states the hash \`${block.hash}\`; the page’s ${selector} hashes to \`${reading.hash}\``,
       );
   }
 
