@@ -1,14 +1,15 @@
-import type { Signer } from '@siegel/core';
+import { checkSignedEvent, type Signer } from '@siegel/core';
+import { loadSigningEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import { ApiError } from './api-error.js';
 import { describeRecord } from './describe-record.js';
 import { MAX_PAGE_TEXT_CHARS, renderEventPage } from './event-page.js';
-import { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
+import { createFileEvent } from './file-event.js';
 import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
-import { bindRecord, checkStoredEvent } from './verify-record.js';
+import { bindRecord } from './verify-record.js';
 
 /** What {@link FileSigner} needs. */
 export interface FileSignerOptions {
@@ -78,9 +79,21 @@ export class FileSigner {
     await this.rejectIfSigned(analysis.hash);
     const fileKey = documentKey(analysis.hash, analysis.type.extension);
     const template = createFileEvent(analysis, `${cdnUrl}/${fileKey}`, fileName);
-    const event = await signWithBunker(async () => (await signer.signEvents([template]))[0]);
-    if (!isSignedFileEvent(event, analysis.hash)) {
-      throw new ApiError(502, 'BUNKER_UNAVAILABLE', 'The bunker returned an event that does not verify');
+    const [event, pubkey] = await signWithBunker(async () =>
+      Promise.all([signer.signEvents([template]).then((events) => events[0]), signer.getPublicKey()]),
+    );
+    // The one check core's signing run makes of every signer's answer: this template, this key, id, signature.
+    const engine = await loadSigningEngine();
+    const problem =
+      event === undefined
+        ? 'it returned no event'
+        : checkSignedEvent(template, event, { pubkey, engine, verifySignature: true });
+    if (problem !== undefined || event === undefined) {
+      throw new ApiError(
+        502,
+        'BUNKER_UNAVAILABLE',
+        `The bunker returned an event that does not match what was asked: ${problem}`,
+      );
     }
     const record = recordFor(analysis, event, fileName, Math.floor(Date.now() / 1000));
     const urls = fileUrls(record, baseUrl, cdnUrl);
@@ -177,7 +190,7 @@ function pageText(bytes: Uint8Array): string {
  * refusal of this one event (`event_refused`: the bunker signs others, not this one, e.g. 413 for its size),
  * which is this upload's fault and no reason to retry: 422 `EVENT_REFUSED`.
  */
-async function signWithBunker(sign: () => Promise<NostrEvent | undefined>): Promise<NostrEvent | undefined> {
+async function signWithBunker<T>(sign: () => Promise<T>): Promise<T> {
   try {
     return await sign();
   } catch (error) {
@@ -224,9 +237,4 @@ export function recordFor(
     event,
     createdAt,
   };
-}
-
-/** A kind-1063 event for `hash` whose id, `x` tag and signature check out (the verify API's own check). */
-function isSignedFileEvent(event: NostrEvent | undefined, hash: string): event is NostrEvent {
-  return event?.kind === FILE_EVENT_KIND && checkStoredEvent(event, hash).verified;
 }

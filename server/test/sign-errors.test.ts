@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createGermanError, SiegelError } from '@siegel/core';
+import { createGermanError, LocalKeySigner, type NostrEvent, SiegelError } from '@siegel/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
@@ -157,6 +157,39 @@ describe('sign API errors', () => {
     expect(body).toMatchObject({ success: false, error: 'EVENT_REFUSED', bunker_error: 'event_refused' });
     expect(body.message).toContain('event_too_large');
     expect(await listFiles(join(t.dir, 'files'))).toEqual([]);
+  });
+
+  it('answers 502 and stores nothing when the signer returns an event that is not the template it was given, signed by its key', async () => {
+    // The same check core's signing run makes of every signer (issue 21): a custom signer, each field.
+    const local = new LocalKeySigner('5'.repeat(64));
+    const other = new LocalKeySigner('7'.repeat(64));
+    const tampers: Array<[string, (event: NostrEvent, byOther: NostrEvent) => NostrEvent]> = [
+      ['content', (event) => ({ ...event, content: `${event.content}!` })],
+      ['tags', (event) => ({ ...event, tags: event.tags.slice(1) })],
+      ['created_at', (event) => ({ ...event, created_at: event.created_at - 1 })],
+      ['pubkey', (_event, byOther) => byOther],
+      ['sig', (event) => ({ ...event, sig: event.sig.replace(/^./, event.sig[0] === 'a' ? 'b' : 'a') })],
+    ];
+    const bytes = await readFixture('webp-author.webp');
+    for (const [field, tamper] of tampers) {
+      await t?.close();
+      t = await makeTestApp({
+        signer: {
+          getPublicKey: () => local.getPublicKey(),
+          signEvents: async (templates) => {
+            const [event] = await local.signEvents(templates);
+            const [byOther] = await other.signEvents(templates);
+            return [tamper(event as NostrEvent, byOther as NostrEvent)];
+          },
+        },
+      });
+      const response = await signRequest(t.app, uploadForm('webp-author.webp', bytes));
+      expect(response.status, field).toBe(502);
+      const body = await response.json();
+      expect(body, field).toMatchObject({ success: false, error: 'BUNKER_UNAVAILABLE' });
+      expect(body.message, field).toContain('does not match what was asked');
+      expect(await listFiles(join(t.dir, 'files')), field).toEqual([]);
+    }
   });
 
   // Regression: core's `token_rejected` (a set but wrong BUNKER_API_TOKEN) lost its German line here.

@@ -64,6 +64,7 @@ export {
   type PageReport,
   type SignSummary,
 } from './pipeline/summary.js';
+export { checkSignedEvent } from './signer/check-events.js';
 export { type CreateSignerOptions, createSigner } from './signer/create-signer.js';
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bunker-signer.js';
 export { LocalKeySigner } from './signer/local-key-signer.js';

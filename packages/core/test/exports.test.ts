@@ -27,6 +27,7 @@ describe('@siegel/core exports', () => {
       'VERIFY_SCRIPT_NAME',
       'analyzePage',
       'applySignatureBlock',
+      'checkSignedEvent',
       'createGermanError',
       'createPageEvent',
       'createProblem',
