@@ -19,6 +19,11 @@ export interface FileSignerOptions {
   baseUrl: string;
   /** Where files and event pages are served from, no trailing slash. */
   cdnUrl: string;
+  /**
+   * Relays every new event is owed to (`SIEGEL_RELAYS`): their outbox rows are written with the record, in
+   * one transaction; the publisher loop sends them. Default none.
+   */
+  deliverTo?: readonly string[];
 }
 
 const SIGNER_ERROR_CODES = new Set([
@@ -32,7 +37,7 @@ const SIGNER_ERROR_CODES = new Set([
 
 /**
  * Signs uploads: analyzes the file, has the bunker sign its NIP-94 event, stores file and event page, then
- * writes the record. Order and clean-up keep the invariant: never a record without its file, never a file
+ * writes the record (with the relay outbox rows of its event; nothing here waits for a relay). Order and clean-up keep the invariant: never a record without its file, never a file
  * left without its record (a crash between the two leaves files that {@link FileSigner.removeOrphans} deletes
  * at the next start). Uploads of the same bytes are serialized, so the second one gets `ALREADY_SIGNED`.
  */
@@ -101,7 +106,7 @@ export class FileSigner {
         written.push(key);
         await storage.put(key, data);
       }
-      await records.insert(record);
+      await records.insert(record, { deliverTo: this.options.deliverTo ?? [] });
     } catch (error) {
       await Promise.allSettled(written.map((key) => storage.delete(key)));
       if (error instanceof DuplicateRecordError) await this.rejectIfSigned(analysis.hash);
