@@ -2,7 +2,7 @@ import type { Signer } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 import { ApiError } from './api-error.js';
 import { describeRecord } from './describe-record.js';
-import { MAX_PAGE_TEXT_CHARS, renderEventPage } from './event-page.js';
+import { pageText, renderEventPage } from './event-page.js';
 import { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
 import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
@@ -165,16 +165,6 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
     'AUTHOR_REQUIRED',
     `\`${fileName}\` names no author (or only a placeholder such as \`unknown\`); set ${where}`,
   );
-}
-
-/**
- * The start of a text file, as much as its event page shows (`MAX_PAGE_TEXT_CHARS`) and one character more
- * (so the page knows there is more): a 25 MiB text is not decoded whole on the event loop for that.
- */
-function pageText(bytes: Uint8Array): string {
-  // A character is at most 4 bytes of UTF-8 (2 UTF-16 units): this prefix decodes to enough of them.
-  const prefix = bytes.subarray(0, 4 * (MAX_PAGE_TEXT_CHARS + 1));
-  return new TextDecoder().decode(prefix, { stream: prefix.length < bytes.length });
 }
 
 /**
