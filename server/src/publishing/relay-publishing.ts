@@ -69,6 +69,7 @@ export class RelayPublishing {
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private woken = false;
+  private stopped = false;
   private readonly passes = new Set<Promise<void>>();
   /** Per event: relays that answered (either way) in this process, and who waits for that. */
   private readonly watchers = new Map<
@@ -93,7 +94,7 @@ export class RelayPublishing {
 
   /** Run a pass soon (on the next turn of the event loop; wakes in the same turn share one pass). */
   wake(): void {
-    if (!this.enabled || this.woken) return;
+    if (!this.enabled || this.woken || this.stopped) return;
     this.woken = true;
     setImmediate(() => {
       this.woken = false;
@@ -149,6 +150,7 @@ export class RelayPublishing {
    * answer. Resolves when this pass's relays have answered or timed out; never rejects.
    */
   runDue(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     const pass = this.pass().catch((error: unknown) =>
       this.log(`Relay outbox: a pass failed: ${(error as Error).message}`),
     );
@@ -165,8 +167,9 @@ export class RelayPublishing {
     this.timer.unref();
   }
 
-  /** Stop the loop and wait for the passes in progress. */
+  /** Stop the loop (no pass starts any more) and wait for the passes in progress. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all(this.passes);
