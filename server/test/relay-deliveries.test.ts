@@ -5,6 +5,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RelayDeliveries, retryDelayMs } from '../src/publishing/relay-deliveries.js';
 import { type RelayOutcome, RelayPublishing } from '../src/publishing/relay-publishing.js';
+import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
 const apps: Awaited<ReturnType<typeof makeTestApp>>[] = [];
@@ -147,5 +148,40 @@ describe('relay outbox', () => {
     expect(await confirmed).toEqual(['wss://fast.example']);
     // 2 × (the fast relay's time) + 100 ms, far below the 10 s wait.
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a sign answer waits for its relays without holding its upload slot (issue 22, M3)', async () => {
+    const records = new SqliteRecordStore(':memory:');
+    let sending!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      sending = resolve;
+    });
+    const publishing = new RelayPublishing({
+      relays: ['wss://silent.example'],
+      deliveries: new RelayDeliveries(records.db),
+      log: () => {},
+      send: () => {
+        sending();
+        return new Promise(() => {}); // a relay that never answers
+      },
+    });
+    // One upload at a time, and no waiting for room: an upload that finds the slot taken gets 503 at once.
+    const t = await makeTestApp({
+      records,
+      publishing,
+      relayWaitMs: 1000,
+      maxUploadsInFlight: 1,
+      uploadWaitMs: 0,
+    });
+    apps.push(t);
+    const markdown = (title: string) => new TextEncoder().encode(`---\nauthor: Ann Lee\n---\n# ${title}\n`);
+    const first = signRequest(t.app, uploadForm('a.md', markdown('A')));
+    await sent; // the first upload's record is committed and its event on the way to the silent relay
+    const second = await signRequest(t.app, uploadForm('b.md', markdown('B')));
+    expect(second.status).toBe(200);
+    const answer = await first;
+    expect(answer.status).toBe(200);
+    expect((await answer.json()).published_to).toEqual([]);
+    records.close(); // its passes never end: the relay never answers
   });
 });
