@@ -46,8 +46,10 @@ export interface AppDeps {
   analysisTimeoutMs?: number;
   /** Where unexpected errors are reported (default `console.error`). */
   logError?: (error: unknown) => void;
-  /** Publishing of new events to relays (`SIEGEL_RELAYS`); none: `published_to` is always `[]`. */
+  /** The publisher loop for new events (`SIEGEL_RELAYS`); none: `published_to` is always `[]`. */
   publishing?: RelayPublishing;
+  /** How long a sign answer waits for relays to confirm its event, in ms at most (default 2 000). */
+  relayWaitMs?: number;
 }
 
 /** The built app, the file signer inside it (for `removeOrphans()` at start) and its analyzer (workers). */
@@ -95,7 +97,11 @@ export function createApp(deps: AppDeps): SiegelApp {
     records: deps.records,
     baseUrl,
     cdnUrl,
+    // The record and its outbox rows are written in one transaction; the publisher loop sends them.
+    deliverTo: deps.publishing?.relays ?? [],
   });
+  // What the relays have taken so far, for the verify API and the live event page.
+  const publishedTo = (eventId: string) => deps.publishing?.deliveredTo(eventId) ?? [];
 
   // Every reading route reads records through one checker: event, stored fields and stored file checked.
   const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage));
@@ -127,13 +133,14 @@ export function createApp(deps: AppDeps): SiegelApp {
       baseUrl,
       cdnUrl,
       ...(deps.publishing && { publishing: deps.publishing }),
+      ...(deps.relayWaitMs !== undefined && { relayWaitMs: deps.relayWaitMs }),
     }),
   );
   site.route(
     '/api',
     createInspectRoutes({ records: deps.records, uploadGuard: guard, analyzer, baseUrl, cdnUrl }),
   );
-  site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes }));
+  site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes, publishedTo }));
   site.route('/', createFileRoutes({ storage: deps.storage, checker, baseUrl, cdnUrl }));
   site.notFound((c) =>
     c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
@@ -144,7 +151,7 @@ export function createApp(deps: AppDeps): SiegelApp {
   // handler directly (no middleware chain) and a synchronous answer stays synchronous. They set the security
   // headers themselves. Any other request falls through to `site`.
   const app = new Hono();
-  app.route('/api', createVerifyRoutes({ checker, baseUrl, cdnUrl, https }));
+  app.route('/api', createVerifyRoutes({ checker, baseUrl, cdnUrl, https, publishedTo }));
   app.notFound((c) => site.fetch(c.req.raw, c.env));
   app.onError(handleError);
   return { app, fileSigner, analyzer };

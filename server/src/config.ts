@@ -35,6 +35,8 @@ export interface ServerConfig {
   relays: string[];
   /** `RELAY_RETRY_MS`: wait before an event a relay did not take is offered again, doubling up to 1 h; default 30 000. */
   relayRetryMs: number;
+  /** `RELAY_WAIT_MS`: how long a sign answer waits for the relays to confirm its event (`published_to`); at most, default 2 000 (0: not at all); see `RelayPublishing.waitForDelivery`. */
+  relayWaitMs: number;
 }
 
 /** Defaults of every setting. */
@@ -52,6 +54,7 @@ export const SERVER_DEFAULTS = {
   analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
   analysisTimeoutMs: 5000,
   relayRetryMs: 30_000,
+  relayWaitMs: 2000,
 } as const;
 
 /** The default `MAX_BUFFERED_BYTES` for an upload limit: 128 MiB, or one largest upload with its framing. */
@@ -93,6 +96,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     analysisTimeoutMs: readInteger(env, 'ANALYSIS_TIMEOUT_MS', SERVER_DEFAULTS.analysisTimeoutMs),
     relays: readRelaysFromEnv(env.SIEGEL_RELAYS),
     relayRetryMs: readInteger(env, 'RELAY_RETRY_MS', SERVER_DEFAULTS.relayRetryMs),
+    relayWaitMs: readInteger(env, 'RELAY_WAIT_MS', SERVER_DEFAULTS.relayWaitMs, 0),
   };
 }
 

@@ -149,3 +149,14 @@ export async function renderEventPage(
   );
   return `<!DOCTYPE html>\n${await page.toString()}`;
 }
+
+/**
+ * The start of a text file, as much as its event page shows (`MAX_PAGE_TEXT_CHARS`) and one character more
+ * (so the page knows there is more): a 25 MiB text is not decoded whole on the event loop for that, when
+ * signing nor when the page is served.
+ */
+export function pageText(bytes: Uint8Array): string {
+  // A character is at most 4 bytes of UTF-8 (2 UTF-16 units): this prefix decodes to enough of them.
+  const prefix = bytes.subarray(0, 4 * (MAX_PAGE_TEXT_CHARS + 1));
+  return new TextDecoder().decode(prefix, { stream: prefix.length < bytes.length });
+}

@@ -3,7 +3,7 @@ import { loadSigningEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import { ApiError } from './api-error.js';
 import { describeRecord } from './describe-record.js';
-import { MAX_PAGE_TEXT_CHARS, renderEventPage } from './event-page.js';
+import { pageText, renderEventPage } from './event-page.js';
 import { createFileEvent } from './file-event.js';
 import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
@@ -20,6 +20,11 @@ export interface FileSignerOptions {
   baseUrl: string;
   /** Where files and event pages are served from, no trailing slash. */
   cdnUrl: string;
+  /**
+   * Relays every new event is owed to (`SIEGEL_RELAYS`): their outbox rows are written with the record, in
+   * one transaction; the publisher loop sends them. Default none.
+   */
+  deliverTo?: readonly string[];
 }
 
 const SIGNER_ERROR_CODES = new Set([
@@ -33,7 +38,7 @@ const SIGNER_ERROR_CODES = new Set([
 
 /**
  * Signs uploads: analyzes the file, has the bunker sign its NIP-94 event, stores file and event page, then
- * writes the record. Order and clean-up keep the invariant: never a record without its file, never a file
+ * writes the record (with the relay outbox rows of its event; nothing here waits for a relay). Order and clean-up keep the invariant: never a record without its file, never a file
  * left without its record (a crash between the two leaves files that {@link FileSigner.removeOrphans} deletes
  * at the next start). Uploads of the same bytes are serialized, so the second one gets `ALREADY_SIGNED`.
  */
@@ -114,7 +119,7 @@ export class FileSigner {
         written.push(key);
         await storage.put(key, data);
       }
-      await records.insert(record);
+      await records.insert(record, { deliverTo: this.options.deliverTo ?? [] });
     } catch (error) {
       await Promise.allSettled(written.map((key) => storage.delete(key)));
       if (error instanceof DuplicateRecordError) await this.rejectIfSigned(analysis.hash);
@@ -173,16 +178,6 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
     'AUTHOR_REQUIRED',
     `\`${fileName}\` names no author (or only a placeholder such as \`unknown\`); set ${where}`,
   );
-}
-
-/**
- * The start of a text file, as much as its event page shows (`MAX_PAGE_TEXT_CHARS`) and one character more
- * (so the page knows there is more): a 25 MiB text is not decoded whole on the event loop for that.
- */
-function pageText(bytes: Uint8Array): string {
-  // A character is at most 4 bytes of UTF-8 (2 UTF-16 units): this prefix decodes to enough of them.
-  const prefix = bytes.subarray(0, 4 * (MAX_PAGE_TEXT_CHARS + 1));
-  return new TextDecoder().decode(prefix, { stream: prefix.length < bytes.length });
 }
 
 /**

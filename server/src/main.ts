@@ -83,10 +83,12 @@ try {
 
 const records = new SqliteRecordStore(databasePath(config.dataDir));
 const storage = new FilesystemStorage(filesPath(config.dataDir));
+// The one publisher loop of this process: it sends what the outbox holds as due; no request waits on it.
+const relaySender = createRelaySender();
 const publishing = new RelayPublishing({
   relays: config.relays,
   deliveries: new RelayDeliveries(records.db, { firstRetryMs: config.relayRetryMs }),
-  send: createRelaySender(),
+  send: relaySender.send,
   // Look for due deliveries as often as the shortest wait, at most every 15 s.
   retryEveryMs: Math.min(15_000, config.relayRetryMs),
 });
@@ -105,6 +107,7 @@ const { app, fileSigner, analyzer } = createApp({
   analysisWorkers: config.analysisWorkers,
   analysisTimeoutMs: config.analysisTimeoutMs,
   publishing,
+  relayWaitMs: config.relayWaitMs,
 });
 // The analysis workers load their modules now, not while the first upload waits.
 await analyzer.start();
@@ -127,8 +130,7 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   console.log(`Sign page: ${config.baseUrl}/tools/sign · verify page: ${config.baseUrl}/verify`);
   if (publishing.enabled) {
     console.log(`Publishing signed events to ${config.relays.join(', ')}`);
-    // What waits in the outbox from before (relays down, a restart) goes out now and then with backoff.
-    void publishing.retryDue();
+    // What waits in the outbox from before (relays down, a restart) goes out now, then as it falls due.
     publishing.start();
   }
   if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
@@ -151,6 +153,7 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 
 function shutdown(): void {
   server.close(async () => {
+    relaySender.close(); // what is on the wire fails now and stays in the outbox
     await publishing.stop();
     records.close();
     void analyzer.close().finally(() => process.exit(0));

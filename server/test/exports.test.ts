@@ -49,7 +49,9 @@ describe('@siegel/server', () => {
       analysisTimeoutMs: 5000,
       relays: [],
       relayRetryMs: 30_000,
+      relayWaitMs: 2000,
     });
+    expect(readServerConfig({ RELAY_WAIT_MS: '0' }).relayWaitMs).toBe(0);
     expect(
       readServerConfig(
         { BASE_URL: 'https://s.example/', CDN_URL: 'https://cdn.example', SIGN_API_TOKENS: ' a, ,b ' },

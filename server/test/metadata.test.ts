@@ -70,6 +70,19 @@ describe('readTextMetadata', () => {
     });
     expect(readTextMetadata('# Not a heading in plain text\n', false).title).toBeUndefined();
   });
+  it('reads the same on the bytes, where only ASCII decides: U+2028 ends a line, a 3-byte character counts once', () => {
+    // Issue 22 (L7): uploads are read on their bytes, never decoded whole. Characters, not bytes, are what
+    // the frontmatter limit counts; U+2028/U+2029 end a line as in JavaScript's `$`.
+    expect(readTextMetadata('Intro\u2028## Grüße aus Köln ##  \nmore', true).title).toBe('Grüße aus Köln');
+    expect(readTextMetadata('\uFEFF---\r\nauthor: Åsa Öberg\r\n...\r\n# Ü', true)).toEqual({
+      authors: ['Åsa Öberg'],
+      title: 'Ü',
+    });
+    const euros = `title: ${'€'.repeat(30_000)}\n`; // 90 000 bytes, 30 000 characters
+    expect(readTextMetadata(`---\n${euros}---\n`, true).title).toHaveLength(30_000);
+    expect(() => readTextMetadata(`---\ntitle: ${'a'.repeat(70_000)}\n---\n`, true)).toThrow(/larger than/);
+  });
+
   it('refuses alias bombs', () => {
     const bomb = `---\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nauthor: *c\n---\n`;
     expect(() => readTextMetadata(bomb, true)).toThrow(/resource exhaustion|Frontmatter/);

@@ -1,9 +1,11 @@
-// The relay outbox in SQLite: owed deliveries, backoff per failed attempt, what is due, what was delivered,
-// and the publishing service's bookkeeping over a sender that answers per relay.
+// The relay outbox in SQLite: owed deliveries (written with the record), backoff per failed attempt, what is
+// due, claims with a lease, what was delivered, and the publisher loop's bookkeeping over a sender that
+// answers per relay.
 import type { NostrEvent } from 'nostr-tools/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RelayDeliveries, retryDelayMs } from '../src/publishing/relay-deliveries.js';
 import { type RelayOutcome, RelayPublishing } from '../src/publishing/relay-publishing.js';
+import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
 const apps: Awaited<ReturnType<typeof makeTestApp>>[] = [];
@@ -11,14 +13,25 @@ afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
-/** A test app with one signed Markdown file; its event. */
-async function signedEvent(): Promise<{ deliveries: RelayDeliveries; event: NostrEvent }> {
+/** A test app with one signed Markdown file, owed to `relays` at `now`; its event. */
+async function signedEvent(
+  relays: readonly string[] = [],
+  now = 10_000,
+): Promise<{ deliveries: RelayDeliveries; event: NostrEvent }> {
   const t = await makeTestApp();
   apps.push(t);
   const body = await (
     await signRequest(t.app, uploadForm('a.md', new TextEncoder().encode('---\nauthor: Ann Lee\n---\n# A\n')))
   ).json();
-  return { deliveries: new RelayDeliveries(t.records.db, { firstRetryMs: 1000 }), event: body.event };
+  // The sign route wrote the record without relays; write one more, the way the signer does, with its rows.
+  const record = await t.records.findByHash(body.hash);
+  if (record === undefined) throw new Error('not recorded');
+  const event: NostrEvent = { ...record.event, id: 'f'.repeat(64) };
+  await t.records.insert(
+    { ...record, hash: 'e'.repeat(64), eventId: event.id, event },
+    { deliverTo: relays, now },
+  );
+  return { deliveries: new RelayDeliveries(t.records.db, { firstRetryMs: 1000 }), event };
 }
 
 describe('relay outbox', () => {
@@ -29,8 +42,7 @@ describe('relay outbox', () => {
   });
 
   it('owes an event to each relay until it is delivered; a failure waits for its backoff', async () => {
-    const { deliveries, event } = await signedEvent();
-    deliveries.enqueue(event.id, ['wss://a.example', 'wss://b.example'], 10_000);
+    const { deliveries, event } = await signedEvent(['wss://a.example', 'wss://b.example'], 10_000);
     expect(deliveries.due(10_000).map((d) => d.relay)).toEqual(['wss://a.example', 'wss://b.example']);
     expect(deliveries.due(10_000)[0]?.event).toEqual(event);
     deliveries.markDelivered(event.id, 'wss://a.example', 10_500);
@@ -41,22 +53,47 @@ describe('relay outbox', () => {
     deliveries.markFailed(event.id, 'wss://b.example', 'cannot connect', 1, 11_500);
     expect(deliveries.due(13_000)).toEqual([]);
     expect(deliveries.due(13_500).map((d) => d.attempts)).toEqual([2]);
-    // Enqueueing again keeps what is known.
-    deliveries.enqueue(event.id, ['wss://a.example'], 20_000);
     expect(deliveries.count()).toEqual({ pending: 1, delivered: 1 });
   });
 
-  it('publish lists only the relays that said OK, in configuration order, and retries the rest', async () => {
-    const { deliveries, event } = await signedEvent();
+  it('a claim leases what is due: a second claim gets nothing until the lease ends', async () => {
+    const { deliveries } = await signedEvent(['wss://a.example', 'wss://b.example'], 10_000);
+    expect(deliveries.claimDue(10_000, 30_000).map((d) => d.relay)).toEqual([
+      'wss://a.example',
+      'wss://b.example',
+    ]);
+    expect(deliveries.claimDue(20_000, 30_000)).toEqual([]);
+    // The claimer died: due again for anyone when the lease ends, attempts unchanged.
+    expect(deliveries.claimDue(40_000, 30_000).map((d) => [d.relay, d.attempts])).toEqual([
+      ['wss://a.example', 0],
+      ['wss://b.example', 0],
+    ]);
+  });
+
+  it('a record that is refused as a duplicate writes no outbox rows either', async () => {
+    const { deliveries, event } = await signedEvent(['wss://a.example'], 10_000);
+    const t = apps.at(-1) as Awaited<ReturnType<typeof makeTestApp>>;
+    const record = await t.records.findByEventId(event.id);
+    if (record === undefined) throw new Error('not recorded');
+    const other = { ...record, eventId: 'd'.repeat(64), event: { ...event, id: 'd'.repeat(64) } };
+    await expect(t.records.insert(other, { deliverTo: ['wss://b.example'] })).rejects.toThrow(
+      /already exists/,
+    );
+    expect(deliveries.count()).toEqual({ pending: 1, delivered: 0 });
+  });
+
+  it('the loop sends what is due, lists only the relays that said OK, and retries the rest', async () => {
     const relays = ['wss://c.example', 'wss://refuses.example', 'wss://a.example'];
+    const { deliveries, event } = await signedEvent(relays, 1_000);
     let now = 1_000;
     let refuse = true;
     const sent: string[][] = [];
+    const lines: string[] = [];
     const publishing = new RelayPublishing({
       relays,
       deliveries,
       now: () => now,
-      log: () => {},
+      log: (line) => lines.push(line),
       send: async (events, to) => {
         sent.push([...to]);
         return new Map(
@@ -71,13 +108,80 @@ describe('relay outbox', () => {
         );
       },
     });
-    expect(await publishing.publish(event)).toEqual(['wss://c.example', 'wss://a.example']);
-    await publishing.retryDue();
-    expect(sent).toEqual([relays]);
+    const [confirmed] = await Promise.all([publishing.waitForDelivery(event.id, 5_000), publishing.runDue()]);
+    expect(confirmed).toEqual(['wss://c.example', 'wss://a.example']);
+    expect(lines.at(-1)).toBe(
+      `Relays for event ${event.id.slice(0, 12)}…: 2 of 3 published, 1 waiting (wss://refuses.example: blocked: no)`,
+    );
+    await publishing.runDue();
+    expect(sent.map((to) => to[0]).sort()).toEqual([...relays].sort()); // once each, nothing due yet
     now += 1_000;
     refuse = false;
-    await publishing.retryDue();
+    await publishing.runDue();
     expect(sent.at(-1)).toEqual(['wss://refuses.example']);
-    expect(deliveries.deliveredTo(event.id)).toEqual([...relays].sort());
+    expect(publishing.deliveredTo(event.id)).toEqual(relays);
+    expect(lines.at(-1)).toBe(`Relays for event ${event.id.slice(0, 12)}…: 1 of 1 published, 0 waiting`);
+  });
+
+  it('an answer waits for a slow relay only a little longer than the first relay took', async () => {
+    const relays = ['wss://fast.example', 'wss://never.example'];
+    const { deliveries, event } = await signedEvent(relays, Date.now());
+    const publishing = new RelayPublishing({
+      relays,
+      deliveries,
+      log: () => {},
+      send: (events, to) =>
+        to[0] === 'wss://fast.example'
+          ? Promise.resolve(
+              new Map(
+                events.map((e): [string, RelayOutcome[]] => [
+                  e.id,
+                  [{ relay: to[0] as string, ok: true, message: '' }],
+                ]),
+              ),
+            )
+          : new Promise(() => {}), // never answers
+    });
+    const started = performance.now();
+    const confirmed = publishing.waitForDelivery(event.id, 10_000);
+    publishing.wake();
+    expect(await confirmed).toEqual(['wss://fast.example']);
+    // 2 × (the fast relay's time) + 100 ms, far below the 10 s wait.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a sign answer waits for its relays without holding its upload slot (issue 22, M3)', async () => {
+    const records = new SqliteRecordStore(':memory:');
+    let sending!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      sending = resolve;
+    });
+    const publishing = new RelayPublishing({
+      relays: ['wss://silent.example'],
+      deliveries: new RelayDeliveries(records.db),
+      log: () => {},
+      send: () => {
+        sending();
+        return new Promise(() => {}); // a relay that never answers
+      },
+    });
+    // One upload at a time, and no waiting for room: an upload that finds the slot taken gets 503 at once.
+    const t = await makeTestApp({
+      records,
+      publishing,
+      relayWaitMs: 1000,
+      maxUploadsInFlight: 1,
+      uploadWaitMs: 0,
+    });
+    apps.push(t);
+    const markdown = (title: string) => new TextEncoder().encode(`---\nauthor: Ann Lee\n---\n# ${title}\n`);
+    const first = signRequest(t.app, uploadForm('a.md', markdown('A')));
+    await sent; // the first upload's record is committed and its event on the way to the silent relay
+    const second = await signRequest(t.app, uploadForm('b.md', markdown('B')));
+    expect(second.status).toBe(200);
+    const answer = await first;
+    expect(answer.status).toBe(200);
+    expect((await answer.json()).published_to).toEqual([]);
+    records.close(); // its passes never end: the relay never answers
   });
 });

@@ -14,17 +14,36 @@ export interface RunningRelay {
   output(): string;
   /** SIGTERM, then wait for the exit. */
   stop(): Promise<void>;
+  /** A `silent` relay starts answering (SIGUSR1); resolves once it says so. */
+  answer(): Promise<void>;
 }
 
 /**
  * Start test/support/relay/relay-server.mjs (a NIP-01 relay on @nostr-relay/core + ws, its own process) on
  * a free loopback port (or `port`). `refuse`: answer every EVENT with `OK false` and `blocked: {refuse}`.
+ * `silent`: accept connections and read every message, answer nothing until {@link RunningRelay.answer}.
  */
-export async function startRelay(options: { port?: number; refuse?: string } = {}): Promise<RunningRelay> {
+export async function startRelay(
+  options: { port?: number; refuse?: string; silent?: boolean } = {},
+): Promise<RunningRelay> {
   const args = [RELAY_SERVER, '--port', String(options.port ?? 0)];
   if (options.refuse !== undefined) args.push('--refuse', options.refuse);
+  if (options.silent) args.push('--silent');
   const relay = await spawnUntilReady<{ url: string }>(args, READY, 'the relay');
-  return { url: relay.ready.url, child: relay.child, output: relay.output, stop: relay.stop };
+  return {
+    url: relay.ready.url,
+    child: relay.child,
+    output: relay.output,
+    stop: relay.stop,
+    async answer() {
+      relay.child.kill('SIGUSR1');
+      const deadline = Date.now() + 10_000;
+      while (!relay.output().includes('SIEGEL_RELAY_ANSWERING')) {
+        if (Date.now() > deadline) throw new Error(`the relay did not start answering:\n${relay.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
 }
 
 /**

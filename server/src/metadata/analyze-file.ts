@@ -5,7 +5,7 @@ import type { Dimensions, FileType } from './file-metadata.js';
 import { detectFileType } from './file-type.js';
 import { readImageContainer } from './image-container.js';
 import { readPdfMetadata } from './pdf-metadata.js';
-import { readTextMetadata } from './text-metadata.js';
+import { readTextFileMetadata } from './text-metadata.js';
 import { readXmp } from './xmp.js';
 
 /** Everything the service knows about an upload before signing it. */
@@ -40,7 +40,7 @@ export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
     } else if (type.kind === 'document') {
       found = readPdfMetadata(bytes);
     } else {
-      found = readTextMetadata(new TextDecoder().decode(bytes), type.mimeType === 'text/markdown');
+      found = readTextFileMetadata(bytes, type.mimeType === 'text/markdown');
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;

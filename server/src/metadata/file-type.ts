@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { invalidFormat } from '../api-error.js';
 import type { FileType } from './file-metadata.js';
 import { FILE_FORMATS, type FileFormat } from './formats.js';
@@ -39,13 +40,10 @@ function typeOf({ kind, mimeType, extension }: FileFormat): FileType {
   return { kind, mimeType, extension };
 }
 
-/** Valid UTF-8 with no NUL byte. */
+/**
+ * Valid UTF-8 with no NUL byte. Checked by `buffer.isUtf8` (simdutf, in place): decoding to tell would build
+ * the whole text as a string (a 24 MiB upload of prose: a 48 MiB string) only to drop it.
+ */
 export function isUtf8Text(bytes: Uint8Array): boolean {
-  if (bytes.includes(0)) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return !bytes.includes(0) && isUtf8(bytes);
 }

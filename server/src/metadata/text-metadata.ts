@@ -18,14 +18,33 @@ export const MAX_ALIAS_COUNT = ANALYSIS_LIMITS.yaml_aliases;
  * @throws {ApiError} `INVALID_FORMAT` for frontmatter that is not valid YAML, too large, or an alias bomb.
  */
 export function readTextMetadata(text: string, markdown: boolean): FoundMetadata {
+  return readTextFileMetadata(new TextEncoder().encode(text), markdown);
+}
+
+/**
+ * {@link readTextMetadata} on the file's UTF-8 bytes, as uploaded: the text is never decoded whole (a 24 MiB
+ * file of prose would be a 48 MiB string, twice with the check that it is UTF-8 — issue 22 measured 574 MB
+ * for 60 such uploads). Everything the rules look at — fences, `#`, blanks, line breaks — is ASCII, and in
+ * UTF-8 an ASCII byte is always that character, never part of another, so the rules run on the bytes and
+ * only the frontmatter and the heading found are decoded.
+ *
+ * @throws {ApiError} as {@link readTextMetadata}.
+ */
+export function readTextFileMetadata(bytes: Uint8Array, markdown: boolean): FoundMetadata {
   const found: FoundMetadata = { authors: [] };
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
   const frontmatter = findFrontmatter(body);
   if (frontmatter !== undefined) {
-    if (frontmatter.source.length > MAX_FRONTMATTER_BYTES) {
+    // The limit counts characters (UTF-16 units): a UTF-8 sequence decodes to at least a third as many.
+    const byteLength = frontmatter.contentEnd - frontmatter.start;
+    const source =
+      byteLength > 3 * MAX_FRONTMATTER_BYTES
+        ? undefined
+        : new TextDecoder().decode(body.subarray(frontmatter.start, frontmatter.contentEnd));
+    if (source === undefined || source.length > MAX_FRONTMATTER_BYTES) {
       throw pastLimit('frontmatter_bytes', `Frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`);
     }
-    const data = parseFrontmatter(frontmatter.source);
+    const data = parseFrontmatter(source);
     if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
       const fields = data as Record<string, unknown>;
       found.authors = readAuthors(fields.author ?? fields.authors ?? fields.creator);
@@ -40,32 +59,38 @@ export function readTextMetadata(text: string, markdown: boolean): FoundMetadata
   return found;
 }
 
+const [LF, CR, TAB, SPACE, HASH, DASH, DOT] = [10, 13, 9, 32, 35, 45, 46];
+
 /**
  * The frontmatter at the start of `text`: an opening line `---`, then every line up to the first later line
- * that is `---` or `...` (trailing blanks allowed). Returns its source and where the text after it begins.
- * The same rule as `/^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/`, in one pass.
+ * that is `---` or `...` (trailing blanks allowed). Returns where its source starts and ends and where the
+ * text after it begins. The same rule as
+ * `/^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/`, in one pass.
  */
-function findFrontmatter(text: string): { source: string; end: number } | undefined {
-  if (!text.startsWith('---')) return undefined;
+function findFrontmatter(text: Uint8Array): { start: number; contentEnd: number; end: number } | undefined {
+  if (!isFence(text, 0, DASH)) return undefined;
   let position = 3;
-  while (text[position] === ' ' || text[position] === '\t') position++;
-  if (text[position] === '\r') position++;
-  if (text[position] !== '\n') return undefined;
+  while (text[position] === SPACE || text[position] === TAB) position++;
+  if (text[position] === CR) position++;
+  if (text[position] !== LF) return undefined;
   const start = position + 1;
   // Each later line start (after a `\n` at or after `start`) may be the closing fence.
-  for (let newline = text.indexOf('\n', start); newline !== -1; newline = text.indexOf('\n', newline + 1)) {
+  for (let newline = text.indexOf(LF, start); newline !== -1; newline = text.indexOf(LF, newline + 1)) {
     const line = newline + 1;
-    const fence = text.slice(line, line + 3);
-    if (fence !== '---' && fence !== '...') continue;
+    if (!isFence(text, line, DASH) && !isFence(text, line, DOT)) continue;
     let after = line + 3;
-    while (text[after] === ' ' || text[after] === '\t') after++;
-    if (after < text.length && text[after] !== '\n' && !(text[after] === '\r' && text[after + 1] === '\n'))
+    while (text[after] === SPACE || text[after] === TAB) after++;
+    if (after < text.length && text[after] !== LF && !(text[after] === CR && text[after + 1] === LF))
       continue;
-    const contentEnd = newline > start && text[newline - 1] === '\r' ? newline - 1 : newline;
-    const end = after >= text.length ? after : after + (text[after] === '\r' ? 2 : 1);
-    return { source: text.slice(start, contentEnd), end };
+    const contentEnd = newline > start && text[newline - 1] === CR ? newline - 1 : newline;
+    const end = after >= text.length ? after : after + (text[after] === CR ? 2 : 1);
+    return { start, contentEnd, end };
   }
   return undefined;
+}
+
+function isFence(text: Uint8Array, at: number, byte: number): boolean {
+  return text[at] === byte && text[at + 1] === byte && text[at + 2] === byte;
 }
 
 /**
@@ -73,39 +98,44 @@ function findFrontmatter(text: string): { source: string; end: number } | undefi
  * up to three spaces, one to six `#`, blanks, then the line without its trailing blanks and `#` — found by
  * one pass over the lines instead of that expression, which backtracks quadratically on a long line.
  */
-function findHeading(text: string, from: number): string | undefined {
+function findHeading(text: Uint8Array, from: number): string | undefined {
   let start = from;
   while (start <= text.length) {
     let end = start;
-    while (end < text.length && !isLineBreak(text.charCodeAt(end))) end++;
+    while (end < text.length && lineBreakAt(text, end) === 0) end++;
     const title = readHeading(text, start, end);
     if (title !== undefined) return title;
-    start = end + 1;
+    start = end + (lineBreakAt(text, end) || 1);
   }
   return undefined;
 }
 
-function readHeading(text: string, start: number, end: number): string | undefined {
+function readHeading(text: Uint8Array, start: number, end: number): string | undefined {
   let position = start;
-  while (position < end && position - start < 3 && text[position] === ' ') position++;
+  while (position < end && position - start < 3 && text[position] === SPACE) position++;
   const hashes = position;
-  while (position < end && text[position] === '#') position++;
+  while (position < end && text[position] === HASH) position++;
   const level = position - hashes;
-  if (level < 1 || level > 6 || position >= end || (text[position] !== ' ' && text[position] !== '\t'))
+  if (level < 1 || level > 6 || position >= end || (text[position] !== SPACE && text[position] !== TAB))
     return undefined;
   const blanks = position;
-  while (position < end && (text[position] === ' ' || text[position] === '\t')) position++;
+  while (position < end && (text[position] === SPACE || text[position] === TAB)) position++;
   // Blanks only: the expression gives its last blank to the title, if it has one to spare.
-  if (position === end) return end - blanks >= 2 ? text[end - 1] : undefined;
+  if (position === end) return end - blanks >= 2 ? String.fromCharCode(text[end - 1] as number) : undefined;
   let last = end;
-  while (last > position && (text[last - 1] === ' ' || text[last - 1] === '\t' || text[last - 1] === '#'))
+  while (last > position && (text[last - 1] === SPACE || text[last - 1] === TAB || text[last - 1] === HASH))
     last--;
-  return text.slice(position, Math.max(last, position + 1));
+  return new TextDecoder().decode(text.subarray(position, Math.max(last, position + 1)));
 }
 
-/** The line terminators of JavaScript's `.` and `$` (`\n`, `\r`, U+2028, U+2029). */
-function isLineBreak(code: number): boolean {
-  return code === 10 || code === 13 || code === 0x2028 || code === 0x2029;
+/**
+ * The length in bytes of the line terminator at `at` — those of JavaScript's `.` and `$`: `\n`, `\r` (1),
+ * U+2028, U+2029 (3: E2 80 A8, E2 80 A9) — or 0.
+ */
+function lineBreakAt(text: Uint8Array, at: number): number {
+  const byte = text[at];
+  if (byte === LF || byte === CR) return 1;
+  return byte === 0xe2 && text[at + 1] === 0x80 && (text[at + 2] === 0xa8 || text[at + 2] === 0xa9) ? 3 : 0;
 }
 
 function parseFrontmatter(source: string): unknown {

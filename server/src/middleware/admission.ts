@@ -120,10 +120,14 @@ function busy(): ApiError {
 /**
  * Admit each upload through `admission` before its body is read: it reserves its `Content-Length` (a body
  * without one reserves `maxRequestBytes`, all it may grow to; one declared larger reserves nothing, since it
- * is only drained and answered 413). Released once the upload is answered. Refusals are 503 `SERVER_BUSY`
+ * is only drained and answered 413). Released once the upload is answered, or earlier by the route
+ * (`Upload.release`, through the context's `releaseAdmission`). Refusals are 503 `SERVER_BUSY`
  * with `Retry-After`.
  */
-export function admitUploads(admission: UploadAdmission, maxRequestBytes: number): MiddlewareHandler {
+export function admitUploads(
+  admission: UploadAdmission,
+  maxRequestBytes: number,
+): MiddlewareHandler<{ Variables: { releaseAdmission: () => void } }> {
   return async function admitUploadsMiddleware(c, next) {
     const declared = Number(c.req.header('Content-Length') ?? Number.NaN);
     const bytes = !Number.isInteger(declared) || declared < 0 ? maxRequestBytes : declared;
@@ -134,6 +138,8 @@ export function admitUploads(admission: UploadAdmission, maxRequestBytes: number
       if (error instanceof ApiError) c.header('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
       throw error;
     }
+    // The upload may give its slot back before it is answered (`Upload.release`).
+    c.set('releaseAdmission', release);
     try {
       await next();
     } finally {

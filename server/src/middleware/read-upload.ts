@@ -9,7 +9,15 @@ import { parseMultipart, readBoundary } from './multipart.js';
 export interface Upload {
   bytes: Uint8Array<ArrayBuffer>;
   name: string;
+  /**
+   * The upload is handled: free its buffer and its admission slot now, before the answer (the sign route
+   * calls it before waiting for relays). Called anyway once the upload is answered; the bytes are gone after.
+   */
+  release(): void;
 }
+
+/** Set by `admitUploads`: gives the upload's admission slot back (idempotent). */
+export type ReleaseAdmission = () => void;
 
 /** Room for multipart boundaries and headers on top of the file itself. */
 export const MULTIPART_OVERHEAD = 64 * 1024;
@@ -137,7 +145,9 @@ function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
  * chunked; with `bodyLimit` in front 21.8 MB and 51.9 MB. It also answers a too-large body only after the
  * client has sent it (read and dropped, up to 4× the limit), so the client sees the 413 instead of a reset.
  */
-export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { upload: Upload } }> {
+export function readUpload(
+  maxBytes: number,
+): MiddlewareHandler<{ Variables: { upload: Upload; releaseAdmission?: ReleaseAdmission } }> {
   return async function readUploadMiddleware(c, next) {
     const boundary = readBoundary(c.req.header('Content-Type') ?? '');
     if (boundary === undefined) {
@@ -166,14 +176,24 @@ export function readUpload(maxBytes: number): MiddlewareHandler<{ Variables: { u
       }
       if (file.data.byteLength > maxBytes) throw tooLarge(maxBytes);
       const name = (file.fileName || 'upload').replace(/[\\/]/g, '_').slice(-255);
-      upload = { bytes: file.data, name };
+      const admitted: ReleaseAdmission | undefined = c.get('releaseAdmission');
+      upload = {
+        bytes: file.data,
+        name,
+        release() {
+          // Its buffer (this middleware's own, or the one it came back in from the analysis worker) is
+          // freed now, not at the next collection; then the slot goes to the next upload.
+          detach(body.buffer);
+          detach(this.bytes.buffer);
+          admitted?.();
+        },
+      };
       c.set('upload', upload);
       await next();
     } finally {
-      // The upload is stored or refused, and answered: its buffer (this middleware's own, or the one it came
-      // back in from the analysis worker) is freed now, not at the next collection.
-      detach(body.buffer);
-      if (upload !== undefined) detach(upload.bytes.buffer);
+      // The upload is stored or refused, and answered.
+      if (upload !== undefined) upload.release();
+      else detach(body.buffer);
     }
   };
 }

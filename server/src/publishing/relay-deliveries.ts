@@ -24,24 +24,29 @@ export interface PendingDelivery {
 /**
  * The durable outbox of the file server, in its SQLite database (table `relay_deliveries`, one row per
  * event and relay): which relays took each event (`OK` true), which still need it, how often it failed
- * there and when to try again. Nothing is lost when a relay is down or the server restarts: the retry loop
- * of {@link RelayPublishing} reads what is due from here.
+ * there and when to try again. The rows of a new event are written in the transaction that writes its
+ * record (`SqliteRecordStore.insert` with `deliverTo`); the publisher loop of {@link RelayPublishing}
+ * claims what is due from here. Nothing is lost when a relay is down or the server restarts.
+ *
+ * A claim is a lease: claimed rows get `next_try_at` = now + the lease, in one write transaction, so a
+ * second pass (or, once several instances share a database, another instance) does not send them again
+ * while they are on the wire; if the process dies meanwhile, they are due again when the lease ends.
+ * (On PostgreSQL the same claim is `SELECT … FOR UPDATE SKIP LOCKED` and an `UPDATE`.)
  */
 export class RelayDeliveries {
-  private readonly insert: StatementSync;
+  private readonly db: DatabaseSync;
   private readonly delivered: StatementSync;
   private readonly failed: StatementSync;
   private readonly dueRows: StatementSync;
+  private readonly lease: StatementSync;
   private readonly deliveredRows: StatementSync;
   private readonly counts: StatementSync;
   private readonly firstRetryMs: number;
 
   /** `firstRetryMs`: the wait after the first failed attempt (`RELAY_RETRY_MS`, default 30 s). */
   constructor(db: DatabaseSync, options: { firstRetryMs?: number } = {}) {
+    this.db = db;
     this.firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
-    this.insert = db.prepare(
-      'INSERT OR IGNORE INTO relay_deliveries (event_id, relay, attempts, next_try_at) VALUES (?, ?, 0, ?)',
-    );
     this.delivered = db.prepare(
       'UPDATE relay_deliveries SET delivered_at = ?, last_error = NULL WHERE event_id = ? AND relay = ?',
     );
@@ -54,6 +59,9 @@ export class RelayDeliveries {
        FROM relay_deliveries d JOIN signed_files f ON f.event_id = d.event_id
        WHERE d.delivered_at IS NULL AND d.next_try_at <= ? ORDER BY d.next_try_at LIMIT ?`,
     );
+    this.lease = db.prepare(
+      'UPDATE relay_deliveries SET next_try_at = ? WHERE event_id = ? AND relay = ? AND delivered_at IS NULL',
+    );
     this.deliveredRows = db.prepare(
       'SELECT relay FROM relay_deliveries WHERE event_id = ? AND delivered_at IS NOT NULL ORDER BY relay',
     );
@@ -61,11 +69,6 @@ export class RelayDeliveries {
       `SELECT count(*) FILTER (WHERE delivered_at IS NULL) AS pending,
               count(*) FILTER (WHERE delivered_at IS NOT NULL) AS delivered FROM relay_deliveries`,
     );
-  }
-
-  /** Record that `eventId` is owed to each of `relays` (due at once); relays already recorded are kept. */
-  enqueue(eventId: string, relays: readonly string[], now: number): void {
-    for (const relay of relays) this.insert.run(eventId, relay, now);
   }
 
   /** `relay` answered `OK` true for `eventId`. */
@@ -83,23 +86,28 @@ export class RelayDeliveries {
     );
   }
 
-  /** Deliveries whose next try has come, oldest first, at most `limit`. */
+  /** Deliveries whose next try has come, oldest first, at most `limit` (read only; see {@link claimDue}). */
   due(now: number, limit = 200): PendingDelivery[] {
-    const rows = this.dueRows.all(now, limit) as {
-      eventId: string;
-      relay: string;
-      attempts: number;
-      eventJson: string;
-    }[];
-    const pending: PendingDelivery[] = [];
-    for (const row of rows) {
-      try {
-        pending.push({ ...row, event: JSON.parse(row.eventJson) as NostrEvent });
-      } catch {
-        // An altered event_json cannot be sent; the record check reports it. Leave it out.
-      }
+    return parseRows(this.dueRows.all(now, limit) as DueRow[]);
+  }
+
+  /**
+   * Take the due deliveries (at most `limit`, oldest first) for sending: in one write transaction they are
+   * read and leased until `now + leaseMs`, so nobody else takes them meanwhile. Mark each delivered or
+   * failed once its relay answered; one whose sender died is due again when the lease ends.
+   */
+  claimDue(now: number, leaseMs: number, limit = 200): PendingDelivery[] {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const rows = this.dueRows.all(now, limit) as DueRow[];
+      // Every row is leased, also one whose event cannot be read: it must not head every pass.
+      for (const row of rows) this.lease.run(now + leaseMs, row.eventId, row.relay);
+      this.db.exec('COMMIT');
+      return parseRows(rows);
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
     }
-    return pending;
   }
 
   /** The relays that took `eventId`, sorted. */
@@ -111,4 +119,23 @@ export class RelayDeliveries {
   count(): { pending: number; delivered: number } {
     return this.counts.get() as { pending: number; delivered: number };
   }
+}
+
+type DueRow = {
+  eventId: string;
+  relay: string;
+  attempts: number;
+  eventJson: string;
+};
+
+function parseRows(rows: readonly DueRow[]): PendingDelivery[] {
+  const pending: PendingDelivery[] = [];
+  for (const { eventJson, ...row } of rows) {
+    try {
+      pending.push({ ...row, event: JSON.parse(eventJson) as NostrEvent });
+    } catch {
+      // An altered event_json cannot be sent; the record check reports it. Leave it out.
+    }
+  }
+  return pending;
 }

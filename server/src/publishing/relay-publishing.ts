@@ -1,5 +1,5 @@
 import type { NostrEvent } from 'nostr-tools/core';
-import type { RelayDeliveries } from './relay-deliveries.js';
+import type { PendingDelivery, RelayDeliveries } from './relay-deliveries.js';
 
 /** One relay's answer for one event: `ok` only when the relay said `OK` true. */
 export interface RelayOutcome {
@@ -15,40 +15,74 @@ export type SendToRelays = (
   relays: readonly string[],
 ) => Promise<Map<string, RelayOutcome[]>>;
 
+/** Defaults of {@link RelayPublishing}. */
+export const PUBLISHING_DEFAULTS = {
+  /** How often the loop looks for due deliveries besides being woken, in ms. */
+  retryEveryMs: 15_000,
+  /**
+   * How long a claimed delivery is this loop's before it is due again for anyone, in ms: longer than a
+   * send takes at most (the sender's connect and answer timeouts, 5 s each).
+   */
+  leaseMs: 30_000,
+  /** Deliveries claimed per pass. */
+  batch: 200,
+} as const;
+
+/**
+ * Once the first relay has confirmed an event after `t` ms, a sign answer waits for the others until `2t` +
+ * this many ms (never past `RELAY_WAIT_MS`).
+ */
+export const STRAGGLER_SLACK_MS = 100;
+
 /** Options of {@link RelayPublishing}. */
 export interface RelayPublishingOptions {
   /** `SIEGEL_RELAYS`: where every signed event goes (none: publishing is off). */
   relays: readonly string[];
   deliveries: RelayDeliveries;
   send: SendToRelays;
-  /** How often the retry loop looks for due deliveries, in ms (default 15 000). */
+  /** How often the loop looks for due deliveries besides being woken, in ms (default 15 000). */
   retryEveryMs?: number;
+  /** How long claimed deliveries stay this loop's (default 30 000 ms; see {@link PUBLISHING_DEFAULTS}). */
+  leaseMs?: number;
   log?: (line: string) => void;
   now?: () => number;
 }
 
 /**
- * Publishing of the file server's signed events to relays (NIP-01 `EVENT`). {@link publish} records the
- * event as owed to every configured relay first (durable, in SQLite), then sends it and marks each relay
- * that answered `OK` true; the sign response's `published_to` lists exactly those. Every other relay keeps
- * the event in the outbox, and the retry loop ({@link start}) offers it again with backoff (30 s doubling to
- * 1 h), across restarts.
+ * The publisher loop of the file server: one per process. It sends what the relay outbox
+ * ({@link RelayDeliveries}) holds as due — the rows the sign route committed with each record, and retries
+ * after backoff (30 s doubling to 1 h), across restarts — and marks each relay that answered `OK` true. No
+ * request waits on it: {@link wake} starts a pass at once (the sign route calls it after committing), and
+ * {@link waitForDelivery} lets the route report what confirmed within a short wait.
+ *
+ * Passes may overlap (a relay that never answers holds its own deliveries for up to its timeout, never the
+ * next event's): each pass claims its rows with a lease ({@link RelayDeliveries.claimDue}), so no row goes
+ * out twice at once — the property that lets every instance run this loop once several share a database.
  */
 export class RelayPublishing {
-  private readonly relays: readonly string[];
+  readonly relays: readonly string[];
   private readonly deliveries: RelayDeliveries;
   private readonly send: SendToRelays;
   private readonly retryEveryMs: number;
+  private readonly leaseMs: number;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
-  private retrying: Promise<void> | undefined;
+  private woken = false;
+  private stopped = false;
+  private readonly passes = new Set<Promise<void>>();
+  /** Per event: relays that answered (either way) in this process, and who waits for that. */
+  private readonly watchers = new Map<
+    string,
+    { answered: Set<string>; confirmed: number; notify: Set<() => void> }
+  >();
 
   constructor(options: RelayPublishingOptions) {
     this.relays = options.relays;
     this.deliveries = options.deliveries;
     this.send = options.send;
-    this.retryEveryMs = options.retryEveryMs ?? 15_000;
+    this.retryEveryMs = options.retryEveryMs ?? PUBLISHING_DEFAULTS.retryEveryMs;
+    this.leaseMs = options.leaseMs ?? PUBLISHING_DEFAULTS.leaseMs;
     this.log = options.log ?? ((line) => console.log(line));
     this.now = options.now ?? Date.now;
   }
@@ -58,78 +92,147 @@ export class RelayPublishing {
     return this.relays.length > 0;
   }
 
-  /**
-   * Send a freshly signed event to every configured relay; resolves with the relays that took it (`OK`
-   * true), in configuration order. The others keep it in the outbox. Never rejects.
-   */
-  async publish(event: NostrEvent): Promise<string[]> {
-    if (!this.enabled) return [];
-    this.deliveries.enqueue(event.id, this.relays, this.now());
-    const outcomes = (await this.send([event], this.relays)).get(event.id) ?? [];
-    this.record(event.id, outcomes, 0);
-    const taken = new Set(outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.relay));
-    const published = this.relays.filter((relay) => taken.has(relay));
-    const refused = outcomes.filter((outcome) => !outcome.ok);
-    this.log(
-      `Event ${event.id.slice(0, 12)}… published to ${published.length} of ${this.relays.length} relays` +
-        (refused.length > 0
-          ? ` (${refused.map((o) => `${o.relay}: ${o.message}`).join('; ')} — kept in the outbox)`
-          : ''),
-    );
-    return published;
+  /** Run a pass soon (on the next turn of the event loop; wakes in the same turn share one pass). */
+  wake(): void {
+    if (!this.enabled || this.woken || this.stopped) return;
+    this.woken = true;
+    setImmediate(() => {
+      this.woken = false;
+      void this.runDue();
+    });
   }
 
-  /** Offer every due delivery again, grouped by relay. Resolves when done; never rejects. */
-  async retryDue(): Promise<void> {
-    const due = this.deliveries.due(this.now());
+  /**
+   * Wait for the relays to answer `eventId`, then resolve with those the outbox lists as having taken it
+   * (`OK` true), in configuration order. The wait ends when every relay has answered (either way), after
+   * `ms` at most, and, once one relay has confirmed after `t` ms, at `2t` + {@link STRAGGLER_SLACK_MS}: a
+   * relay much slower than the first does not hold the answer (it is listed later, as it is delivered).
+   * Never rejects.
+   */
+  async waitForDelivery(eventId: string, ms: number): Promise<string[]> {
+    if (!this.enabled) return [];
+    const watcher = this.watch(eventId);
+    const started = performance.now();
+    if (watcher.answered.size < this.relays.length && ms > 0) {
+      await new Promise<void>((resolve) => {
+        let timer = setTimeout(() => done(), ms);
+        let shortened = false;
+        const done = () => {
+          clearTimeout(timer);
+          watcher.notify.delete(check);
+          resolve();
+        };
+        const check = () => {
+          if (watcher.answered.size >= this.relays.length) return done();
+          if (shortened || watcher.confirmed === 0) return;
+          shortened = true;
+          const elapsed = performance.now() - started;
+          const rest = Math.min(ms - elapsed, elapsed + STRAGGLER_SLACK_MS);
+          clearTimeout(timer);
+          timer = setTimeout(() => done(), Math.max(0, rest));
+        };
+        watcher.notify.add(check);
+      });
+    }
+    if (watcher.notify.size === 0) this.watchers.delete(eventId);
+    return this.deliveredTo(eventId);
+  }
+
+  /** The configured relays that took `eventId` so far (the verify API and the event page show them). */
+  deliveredTo(eventId: string): string[] {
+    if (!this.enabled) return [];
+    const taken = new Set(this.deliveries.deliveredTo(eventId));
+    return this.relays.filter((relay) => taken.has(relay));
+  }
+
+  /**
+   * One pass: claim what is due, send it (grouped by relay, the relays in parallel) and record every
+   * answer. Resolves when this pass's relays have answered or timed out; never rejects.
+   */
+  runDue(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const pass = this.pass().catch((error: unknown) =>
+      this.log(`Relay outbox: a pass failed: ${(error as Error).message}`),
+    );
+    this.passes.add(pass);
+    void pass.finally(() => this.passes.delete(pass));
+    return pass;
+  }
+
+  /** Start the loop: a pass now (what waits from before a restart), then every `retryEveryMs` (unref'd). */
+  start(): void {
+    if (!this.enabled || this.timer) return;
+    this.wake();
+    this.timer = setInterval(() => this.wake(), this.retryEveryMs);
+    this.timer.unref();
+  }
+
+  /** Stop the loop (no pass starts any more) and wait for the passes in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.all(this.passes);
+  }
+
+  private async pass(): Promise<void> {
+    const due = this.deliveries.claimDue(this.now(), this.leaseMs, PUBLISHING_DEFAULTS.batch);
     if (due.length === 0) return;
-    const byRelay = new Map<string, typeof due>();
+    const byRelay = new Map<string, PendingDelivery[]>();
     for (const delivery of due) {
       const list = byRelay.get(delivery.relay) ?? [];
       list.push(delivery);
       byRelay.set(delivery.relay, list);
     }
-    let delivered = 0;
+    const failures: string[] = [];
+    let made = 0;
     await Promise.all(
       [...byRelay].map(async ([relay, list]) => {
         const answers = await this.send(
           list.map((delivery) => delivery.event),
           [relay],
         );
+        const now = this.now();
         for (const delivery of list) {
-          const outcomes = answers.get(delivery.eventId) ?? [{ relay, ok: false, message: 'no answer' }];
-          this.record(delivery.eventId, outcomes, delivery.attempts);
-          if (outcomes.some((outcome) => outcome.ok)) delivered += 1;
+          const outcome = answers.get(delivery.eventId)?.find((answer) => answer.relay === relay) ?? {
+            relay,
+            ok: false,
+            message: 'no answer',
+          };
+          if (outcome.ok) {
+            this.deliveries.markDelivered(delivery.eventId, relay, now);
+            made += 1;
+          } else {
+            this.deliveries.markFailed(delivery.eventId, relay, outcome.message, delivery.attempts, now);
+            if (!failures.some((line) => line.startsWith(`${relay}:`)))
+              failures.push(`${relay}: ${outcome.message}`);
+          }
+          this.answered(delivery.eventId, relay, outcome.ok);
         }
       }),
     );
     const { pending } = this.deliveries.count();
-    this.log(`Relay outbox: ${delivered} of ${due.length} due deliveries made, ${pending} waiting`);
+    const events = new Set(due.map((delivery) => delivery.eventId));
+    const which = events.size === 1 ? ` for event ${due[0]?.eventId.slice(0, 12)}…` : '';
+    const why = failures.length > 0 ? ` (${failures.join('; ')})` : '';
+    this.log(`Relays${which}: ${made} of ${due.length} published, ${pending} waiting${why}`);
   }
 
-  /** Start the retry loop (an unref'd timer; one pass at a time). */
-  start(): void {
-    if (!this.enabled || this.timer) return;
-    this.timer = setInterval(() => {
-      this.retrying ??= this.retryDue().finally(() => {
-        this.retrying = undefined;
-      });
-    }, this.retryEveryMs);
-    this.timer.unref();
-  }
-
-  /** Stop the retry loop and wait for a pass in progress. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.retrying;
-  }
-
-  private record(eventId: string, outcomes: readonly RelayOutcome[], attempts: number): void {
-    const now = this.now();
-    for (const outcome of outcomes) {
-      if (outcome.ok) this.deliveries.markDelivered(eventId, outcome.relay, now);
-      else this.deliveries.markFailed(eventId, outcome.relay, outcome.message, attempts, now);
+  private watch(eventId: string) {
+    let watcher = this.watchers.get(eventId);
+    if (watcher === undefined) {
+      watcher = { answered: new Set<string>(), confirmed: 0, notify: new Set<() => void>() };
+      this.watchers.set(eventId, watcher);
     }
+    return watcher;
+  }
+
+  /** `relay` answered `eventId` (`ok`: `OK` true): tell whoever waits. */
+  private answered(eventId: string, relay: string, ok: boolean): void {
+    const watcher = this.watchers.get(eventId);
+    if (watcher === undefined) return;
+    watcher.answered.add(relay);
+    if (ok) watcher.confirmed += 1;
+    for (const notify of [...watcher.notify]) notify();
   }
 }

@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { ApiError } from '../api-error.js';
 import type { CheckedRecord, RecordChecker } from '../checked-records.js';
 import { describeRecord } from '../describe-record.js';
-import { PAGE_STYLE, renderEventPage } from '../event-page.js';
+import { PAGE_STYLE, pageText, renderEventPage } from '../event-page.js';
 import { CONTENT_TYPES, FILE_FORMATS } from '../metadata/formats.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
 import { fileUrls, verifyApiUrl, verifyPageUrl } from '../public-urls.js';
@@ -103,7 +103,7 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
       let text: string | undefined;
       if (record.fileType === 'text') {
         const bytes = await storage.get(record.fileKey);
-        if (bytes !== undefined && (await hashBytes(bytes)) === hash) text = new TextDecoder().decode(bytes);
+        if (bytes !== undefined && (await hashBytes(bytes)) === hash) text = pageText(bytes);
       }
       const html = await renderEventPage(record, fileUrls(record, baseUrl, cdnUrl), baseUrl, text);
       return c.body(html, 200, {

@@ -16,6 +16,8 @@ export interface PageRoutesOptions {
   baseUrl: string;
   cdnUrl: string;
   maxUploadBytes: number;
+  /** The relays that have taken an event so far (default `[]`). */
+  publishedTo?: (eventId: string) => string[];
 }
 
 /**
@@ -57,7 +59,12 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
     const { record, verdict } = checked;
     return c.html(
       <VerifyPage hash={hash}>
-        <VerifyResult record={record} verdict={verdict} urls={fileUrls(record, baseUrl, cdnUrl)} />
+        <VerifyResult
+          record={record}
+          verdict={verdict}
+          urls={fileUrls(record, baseUrl, cdnUrl)}
+          publishedTo={options.publishedTo?.(record.eventId) ?? []}
+        />
       </VerifyPage>,
     );
   });
@@ -77,7 +84,12 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
     return c.html(
       <Layout title={`Verify “${record.title ?? record.fileName}”`}>
         <h1>{`“${record.title ?? record.fileName}”`}</h1>
-        <VerifyResult record={record} verdict={verdict} urls={fileUrls(record, baseUrl, cdnUrl)} />
+        <VerifyResult
+          record={record}
+          verdict={verdict}
+          urls={fileUrls(record, baseUrl, cdnUrl)}
+          publishedTo={options.publishedTo?.(record.eventId) ?? []}
+        />
       </Layout>,
     );
   });

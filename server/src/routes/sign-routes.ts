@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { FileAnalyzer } from '../analysis/file-analyzer.js';
+import { SERVER_DEFAULTS } from '../config.js';
 import { describeRecord } from '../describe-record.js';
 import type { FileSigner } from '../file-signer.js';
 import { getUpload, type Upload } from '../middleware/read-upload.js';
@@ -15,16 +16,20 @@ export interface SignRoutesOptions {
   analyzer: FileAnalyzer;
   baseUrl: string;
   cdnUrl: string;
-  /** Sends each new event to the configured relays (`published_to`); none: `published_to` is `[]`. */
+  /** The publisher loop that sends each new event to the configured relays; none: `published_to` is `[]`. */
   publishing?: RelayPublishing;
+  /** How long an answer waits for the relays to confirm its event (`published_to`), in ms at most (default 2 000; see `RelayPublishing.waitForDelivery`). */
+  relayWaitMs?: number;
 }
 
 /**
  * `POST /api/sign-image-v2`: sign an uploaded image, PDF or Markdown/TXT file (multipart field `file` or
  * `image`, `Authorization: Bearer` one of `SIGN_API_TOKENS`). Answers the existing VisionFusen shape:
  * `{ success, hash, file_type, mime_type, size_bytes, dimensions?, metadata, urls, event, published_to }`.
- * `published_to` lists exactly the relays that answered `OK` true for the event; the others keep it in the
- * outbox and get it again later.
+ * The record and its relay outbox rows are committed together; then the upload's buffer and admission slot
+ * are given back, the publisher loop is woken, and the answer waits a little for the relays (`relayWaitMs` at most):
+ * `published_to` lists those that answered `OK` true by then. The others get the event as the loop delivers
+ * it (the verify API's `published_to` shows the deliveries so far).
  */
 export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: { upload: Upload } }> {
   const app = new Hono<{ Variables: { upload: Upload } }>();
@@ -32,8 +37,14 @@ export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: 
     const upload = getUpload(c);
     const analysis = await options.analyzer.analyze(upload);
     const record = await options.fileSigner.sign(upload.bytes, upload.name, analysis);
+    upload.release(); // waiting for relays holds no upload slot and no upload bytes
     const description = describeRecord(record, fileUrls(record, options.baseUrl, options.cdnUrl));
-    const publishedTo = (await options.publishing?.publish(record.event)) ?? [];
+    options.publishing?.wake();
+    const publishedTo =
+      (await options.publishing?.waitForDelivery(
+        record.eventId,
+        options.relayWaitMs ?? SERVER_DEFAULTS.relayWaitMs,
+      )) ?? [];
     return c.json({ success: true, ...description, published_to: publishedTo }, 200);
   });
   return app;

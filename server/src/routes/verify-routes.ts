@@ -14,6 +14,8 @@ export interface VerifyRoutesOptions {
   cdnUrl: string;
   /** Whether the service is served over HTTPS (adds HSTS). */
   https: boolean;
+  /** The relays that have taken an event so far (default: none configured, `[]`). */
+  publishedTo?: (eventId: string) => string[];
 }
 
 /** How many serialized verify answers are kept for reuse (each a few KiB). */
@@ -44,7 +46,8 @@ export function readHashParam(value: string | undefined): string | undefined {
 /**
  * The open verify API, CORS open to every origin:
  * `GET /api/verify?hash=` → 200 `{ verified, hash, event: { id, pubkey, npub, created_at, … }, metadata,
- * signer, signed_at, urls, checks, reasons }`; 404 `{ verified: false, hash, message, sign_url }` when unknown,
+ * signer, signed_at, urls, published_to, checks, reasons }` (`published_to`: the relays that have taken the
+ * event so far, growing as the publisher loop delivers it); 404 `{ verified: false, hash, message, sign_url }` when unknown,
  * 400 for a malformed hash. Each answer reflects the stored record and file at the time of the call: the
  * record is read and checked ({@link RecordChecker}: event id, signature, `x` tag, every stored field
  * against the event, the stored file against the hash) whenever the store may have changed since the answer
@@ -99,6 +102,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       verified: verdict.verified,
       ...description,
       event: { ...record.event, npub: npubOf(record.event.pubkey) },
+      published_to: options.publishedTo?.(record.eventId) ?? [],
       checks: verdict.checks,
       message: verdict.verified
         ? `Signed by ${record.authors.join(', ')} with ${description.signer.npub}.`

@@ -33,6 +33,14 @@ export class DuplicateRecordError extends Error {
   }
 }
 
+/** The relays a new record's event is owed to (see {@link RecordStore.insert}). */
+export interface RecordOutbox {
+  /** Relays the event goes to (`SIEGEL_RELAYS`). */
+  deliverTo: readonly string[];
+  /** When the deliveries are due, Unix ms (default now). */
+  now?: number;
+}
+
 /**
  * The records of signed files. The default is SQLite through `node:sqlite`; a deployment can implement this
  * on PostgreSQL.
@@ -40,8 +48,13 @@ export class DuplicateRecordError extends Error {
 export interface RecordStore {
   findByHash(hash: string): Promise<SignedFileRecord | undefined>;
   findByEventId(eventId: string): Promise<SignedFileRecord | undefined>;
-  /** @throws {DuplicateRecordError} when `record.hash` is already recorded. */
-  insert(record: SignedFileRecord): Promise<void>;
+  /**
+   * Write `record`, and in the same transaction one relay outbox row per relay in `deliverTo` (due at
+   * `now`, default the clock): a committed record is never without the deliveries it is owed.
+   *
+   * @throws {DuplicateRecordError} when `record.hash` is already recorded (nothing is written).
+   */
+  insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void>;
   /**
    * A cheap, synchronous stamp of the whole store: it differs whenever any record may have changed since the
    * last read, through this store or from anywhere else (another connection or process). The verify API

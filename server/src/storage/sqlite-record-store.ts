@@ -3,7 +3,12 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { NostrEvent } from 'nostr-tools/core';
 import type { FileKind } from '../metadata/file-metadata.js';
-import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './record-store.js';
+import {
+  DuplicateRecordError,
+  type RecordOutbox,
+  type RecordStore,
+  type SignedFileRecord,
+} from './record-store.js';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
 export const MIGRATIONS: readonly string[] = [
@@ -70,6 +75,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly byHash;
   private readonly byEventId;
   private readonly insertRow;
+  private readonly insertDelivery;
   private readonly changeStamp;
 
   constructor(path: string) {
@@ -89,6 +95,9 @@ export class SqliteRecordStore implements RecordStore {
          title, description, file_name, file_key, event_json, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.insertDelivery = this.db.prepare(
+      'INSERT OR IGNORE INTO relay_deliveries (event_id, relay, attempts, next_try_at) VALUES (?, ?, 0, ?)',
+    );
   }
 
   async findByHash(hash: string): Promise<SignedFileRecord | undefined> {
@@ -101,7 +110,7 @@ export class SqliteRecordStore implements RecordStore {
     return row === undefined ? undefined : toRecord(row);
   }
 
-  async insert(record: SignedFileRecord): Promise<void> {
+  async insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void> {
     const values: SQLInputValue[] = [
       record.hash,
       record.eventId,
@@ -119,9 +128,14 @@ export class SqliteRecordStore implements RecordStore {
       JSON.stringify(record.event),
       record.createdAt,
     ];
+    const now = outbox?.now ?? Date.now();
+    this.db.exec('BEGIN IMMEDIATE');
     try {
       this.insertRow.run(...values);
+      for (const relay of outbox?.deliverTo ?? []) this.insertDelivery.run(record.eventId, relay, now);
+      this.db.exec('COMMIT');
     } catch (error) {
+      this.db.exec('ROLLBACK');
       if (/UNIQUE constraint failed: signed_files\.(hash|event_id)/.test((error as Error).message)) {
         throw new DuplicateRecordError(record.hash);
       }

@@ -8,8 +8,14 @@ import type { RecordVerdict } from '../verify-record.js';
  * The verdict on a signed file, as the verify pages show it (all text escaped by JSX). `record` is the record
  * as its signed event states it (`bindRecord`); the reasons name any stored field or file that disagrees.
  */
-export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordVerdict; urls: FileUrls }) {
-  const { record, verdict, urls } = props;
+export function VerifyResult(props: {
+  record: SignedFileRecord;
+  verdict: RecordVerdict;
+  urls: FileUrls;
+  /** The relays that have taken the event so far (none: the row is left out). */
+  publishedTo?: readonly string[];
+}) {
+  const { record, verdict, urls, publishedTo = [] } = props;
   return (
     <section id="result" data-verified={String(verdict.verified)}>
       {verdict.verified ? (
@@ -42,6 +48,14 @@ export function VerifyResult(props: { record: SignedFileRecord; verdict: RecordV
         <dd>
           <code id="result-hash">{record.hash}</code>
         </dd>
+        {publishedTo.length === 0 ? (
+          ''
+        ) : (
+          <>
+            <dt>On relays</dt>
+            <dd id="result-relays">{publishedTo.join(', ')}</dd>
+          </>
+        )}
         <dt>Checks</dt>
         <dd>
           {[

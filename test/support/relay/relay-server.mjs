@@ -3,10 +3,13 @@
 // small in-memory event store of ours. Not a fake: it answers what the protocol says, never what a test
 // expects.
 //
-//   node relay-server.mjs [--port 0] [--refuse REASON]
+//   node relay-server.mjs [--port 0] [--refuse REASON] [--silent]
 //
 // Prints `SIEGEL_RELAY_READY {"url":"ws://127.0.0.1:PORT"}` once listening. `--refuse` makes it answer every
 // EVENT with `OK false` and `blocked: REASON` (a relay that refuses, as a paid or allow-listed one does).
+// `--silent` makes it a relay that accepts connections and reads every message but never answers (a
+// stalled relay, as the issue-22 audit had among healthy ones) until it gets SIGUSR1: from then on it is a
+// working relay (what it swallowed before stays swallowed, as with a relay that dropped it).
 // Ephemeral events (kinds 20000–29999, e.g. NIP-46's 24133) are passed on to subscribers, never stored.
 import { parseArgs } from 'node:util';
 import { EventRepository, EventUtils } from '@nostr-relay/common';
@@ -61,7 +64,16 @@ class MemoryRepository extends EventRepository {
 }
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '0' }, refuse: { type: 'string' } },
+  options: {
+    port: { type: 'string', default: '0' },
+    refuse: { type: 'string' },
+    silent: { type: 'boolean', default: false },
+  },
+});
+let silent = values.silent;
+process.on('SIGUSR1', () => {
+  silent = false;
+  process.stdout.write('SIEGEL_RELAY_ANSWERING\n');
 });
 const relay = new NostrRelay(new MemoryRepository(), { logLevel: 4 });
 if (values.refuse !== undefined) {
@@ -73,6 +85,7 @@ const server = new WebSocketServer({ host: '127.0.0.1', port: Number(values.port
 server.on('connection', (socket, request) => {
   relay.handleConnection(socket, request.socket.remoteAddress);
   socket.on('message', async (data) => {
+    if (silent) return;
     let message;
     try {
       message = JSON.parse(data.toString());
