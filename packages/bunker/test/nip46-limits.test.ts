@@ -10,20 +10,37 @@ describe('StrangerBudget', () => {
   it('gives each author its burst, all authors together the global burst, and refills over time', () => {
     let clock = 0;
     const budget = new StrangerBudget(
-      { perPubkey: { burst: 2, perSecond: 1 }, global: { burst: 5, perSecond: 2 } },
+      { perPubkey: { burst: 2, perSecond: 1 }, global: { burst: 5, perSecond: 2 }, perUri: 1 },
       () => clock,
     );
-    expect([budget.take('a'), budget.take('a'), budget.take('a')]).toEqual([true, true, false]);
-    expect([budget.take('b'), budget.take('b'), budget.take('c')]).toEqual([true, true, true]);
-    // Global burst spent: a fresh author gets nothing either.
-    expect(budget.take('d')).toBe(false);
+    // The URI's own allowance first (1), then the global bucket (5).
+    expect([budget.take('a', 'u'), budget.take('a', 'u'), budget.take('a', 'u')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect([budget.take('b', 'u'), budget.take('b', 'u'), budget.take('c', 'u')]).toEqual([true, true, true]);
+    expect(budget.take('d', 'u')).toBe(true);
+    // Global burst spent: a fresh author gets nothing at that URI, but a fresh URI has its allowance.
+    expect(budget.take('e', 'u')).toBe(false);
+    expect(budget.take('e', 'fresh')).toBe(true);
+    expect(budget.take('f', 'fresh')).toBe(false);
     clock += 1000;
-    expect([budget.take('d'), budget.take('d'), budget.take('d')]).toEqual([true, true, false]);
+    expect([budget.take('d', 'u'), budget.take('d', 'u'), budget.take('d', 'u')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it('refuses a budget that would drop everything or nothing', () => {
     expect(
-      () => new StrangerBudget({ perPubkey: { burst: 0, perSecond: 1 }, global: { burst: 1, perSecond: 1 } }),
+      () =>
+        new StrangerBudget({
+          perPubkey: { burst: 0, perSecond: 1 },
+          global: { burst: 1, perSecond: 1 },
+          perUri: 1,
+        }),
     ).toThrow(/burst ≥ 1/);
   });
 });

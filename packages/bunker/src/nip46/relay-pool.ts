@@ -15,6 +15,9 @@ const BACKOFF_MS = [1000, 2000, 4000, 8000, 16_000, 30_000] as const;
  */
 export const MAX_RELAY_MESSAGE_BYTES = 512 * 1024;
 
+/** Event ids remembered to pass each event on once, whichever relay or subscription delivers it. */
+const MAX_DELIVERED_IDS = 10_000;
+
 /** How long a reply waits for a relay's `OK`. */
 const PUBLISH_TIMEOUT_MS = 5000;
 
@@ -45,6 +48,7 @@ export class RelayPool {
   readonly #attempts = new Map<string, number>();
   readonly #down = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #delivered = new Set<string>();
   #closed = false;
 
   constructor(options: RelayPoolOptions) {
@@ -70,14 +74,26 @@ export class RelayPool {
     for (const url of this.relays) void this.#connect(url);
   }
 
-  /** Subscribe again on every open relay with the current filter (new remote-signer keys to listen on). */
-  resubscribe(): void {
-    for (const [url, old] of [...this.#subscriptions]) {
-      // The new subscription first, then the old one closed: no gap in which a request could pass unseen.
-      this.#subscribe(url, old.relay);
-      old.onclose = undefined;
-      old.close();
-    }
+  /**
+   * Subscribe again on every open relay with the current filter (new remote-signer keys to listen on);
+   * resolves once each relay has the new subscription (its `EOSE`, or nostr-tools' EOSE timeout), so that a
+   * URI is handed out only when its `connect` will be heard. The old subscription is closed only then: a
+   * relay may send live events to a new subscription only after answering its query, and a request sent
+   * in between would pass unseen.
+   */
+  async resubscribe(): Promise<void> {
+    await Promise.all(
+      [...this.#subscriptions].map(
+        ([url, old]) =>
+          new Promise<void>((resolve) => {
+            old.onclose = undefined;
+            this.#subscribe(url, old.relay, () => {
+              old.close();
+              resolve();
+            });
+          }),
+      ),
+    );
   }
 
   /** Send an event to every relay; resolves with how many took it (`OK true`). */
@@ -115,11 +131,14 @@ export class RelayPool {
     this.#subscribe(url, relay);
   }
 
-  #subscribe(url: string, relay: AbstractRelay): void {
+  #subscribe(url: string, relay: AbstractRelay, onEose?: () => void): void {
     // Requests older than a minute are not wanted: kind 24133 is ephemeral, and a client waits far less.
     const filter = { ...this.#options.filter(), since: Math.floor(Date.now() / 1000) - 60 };
     const subscription = relay.subscribe([filter], {
       onevent: this.#options.onEvent,
+      // Read from the raw message before it is parsed: a copy from a second relay costs nothing more.
+      alreadyHaveEvent: (id) => this.#alreadyDelivered(id),
+      ...(onEose && { oneose: onEose }),
       onclose: (reason) => {
         if (this.#subscriptions.get(url) !== subscription) return;
         this.#subscriptions.delete(url);
@@ -132,6 +151,15 @@ export class RelayPool {
       },
     });
     this.#subscriptions.set(url, subscription);
+  }
+
+  #alreadyDelivered(id: string): boolean {
+    if (this.#delivered.has(id)) return true;
+    if (this.#delivered.size >= MAX_DELIVERED_IDS) {
+      this.#delivered.delete(this.#delivered.values().next().value as string);
+    }
+    this.#delivered.add(id);
+    return false;
   }
 
   #retry(url: string): void {

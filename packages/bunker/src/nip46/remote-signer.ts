@@ -190,7 +190,7 @@ export class RemoteSigner {
     const client = this.#options.connections.client(transport.key, event.pubkey);
     if (!client) {
       if (!transport.pending) return 'stranger';
-      if (!this.#options.budget.take(event.pubkey)) return 'overBudget';
+      if (!this.#options.budget.take(event.pubkey, transport.pubkey)) return 'overBudget';
     }
     return { event, transport, client };
   }

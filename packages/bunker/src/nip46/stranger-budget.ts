@@ -12,17 +12,23 @@ export interface StrangerBudgetOptions {
   perPubkey: Bucket;
   /** All strangers together. */
   global: Bucket;
+  /**
+   * The first this many events to each unused URI are its own allowance, not taken from the global bucket
+   * (the author's still applies): a flood at one leaked URI cannot starve the `connect` of the next one.
+   */
+  perUri: number;
 }
 
 /**
  * What a stranger may cost the bunker by default: per author, 4 at once and then one every 10 s; all
- * strangers together, 50 at once and then 10 per second. A stranger is an author that is not an authorised
- * client of the key its event is addressed to; its event can only be a `connect` to an unused URI, so a
- * genuine one needs one or two.
+ * strangers together, 50 at once and then 10 per second; plus 4 per unused URI of its own. A stranger is
+ * an author that is not an authorised client of the key its event is addressed to; its event can only be a
+ * `connect` to an unused URI, so a genuine one needs one or two.
  */
 export const DEFAULT_STRANGER_BUDGET: StrangerBudgetOptions = {
   perPubkey: { burst: 4, perSecond: 0.1 },
   global: { burst: 50, perSecond: 10 },
+  perUri: 4,
 };
 
 /** Authors tracked at most; past it the longest unseen is forgotten (it starts again with a full bucket). */
@@ -49,6 +55,8 @@ export class StrangerBudget {
   readonly #now: () => number;
   readonly #authors = new Map<string, Level>();
   readonly #global: Level;
+  /** Events charged to each URI's own allowance so far. */
+  readonly #uris = new Map<string, number>();
 
   constructor(options: StrangerBudgetOptions = DEFAULT_STRANGER_BUDGET, now: () => number = Date.now) {
     for (const bucket of [options.perPubkey, options.global]) {
@@ -63,8 +71,12 @@ export class StrangerBudget {
     this.#global = { tokens: options.global.burst, at: now() };
   }
 
-  /** Take one token for `pubkey` from its bucket and the global one; `false` (nothing taken) past either. */
-  take(pubkey: string): boolean {
+  /**
+   * Take one token for an event of `pubkey` to the unused URI `uri` (its remote-signer pubkey): from the
+   * author's bucket, and from the URI's own allowance or else the global bucket; `false` (nothing taken)
+   * when the author's bucket or both others are empty.
+   */
+  take(pubkey: string, uri: string): boolean {
     const now = this.#now();
     refill(this.#global, this.options.global, now);
     let author = this.#authors.get(pubkey);
@@ -78,9 +90,17 @@ export class StrangerBudget {
     }
     // Re-inserted: the map's order is the order of last use.
     this.#authors.set(pubkey, author);
-    if (author.tokens < 1 || this.#global.tokens < 1) return false;
+    if (author.tokens < 1) return false;
+    const used = this.#uris.get(uri) ?? 0;
+    if (used < this.options.perUri) {
+      if (this.#uris.size >= MAX_TRACKED) this.#uris.delete(this.#uris.keys().next().value as string);
+      this.#uris.set(uri, used + 1);
+    } else if (this.#global.tokens >= 1) {
+      this.#global.tokens--;
+    } else {
+      return false;
+    }
     author.tokens--;
-    this.#global.tokens--;
     return true;
   }
 }

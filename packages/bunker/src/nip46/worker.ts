@@ -85,16 +85,16 @@ pool = new RelayPool({
 });
 
 const calls: { [M in keyof WorkerCalls]: (...args: WorkerCalls[M]) => unknown } = {
-  offer(key, permissions) {
+  async offer(key, permissions) {
     const offer = connections.offer(key, permissions);
-    pool?.resubscribe();
+    await pool?.resubscribe();
     return offer;
   },
   connections: () => connections.list(),
   pending: () => connections.pending(),
   async revoke(key, pubkey) {
     await connections.revoke(key, pubkey);
-    pool?.resubscribe();
+    await pool?.resubscribe();
   },
   stats: () => signer.stats(),
   async close() {
