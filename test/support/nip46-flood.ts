@@ -149,3 +149,47 @@ export function probeHttp(url: string, token: string, everyMs = 50): { stop(): P
     },
   };
 }
+
+/**
+ * Publish `event` (a kind-24133 request to `target`) to the relay and wait up to `ms` for a kind-24133 event
+ * from `target` to its author: whether the bunker answered at all.
+ */
+export async function answered(url: string, event: NostrEvent, target: string, ms = 4000): Promise<boolean> {
+  const socket = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve();
+    socket.onerror = () => reject(new Error(`cannot reach ${url}`));
+  });
+  try {
+    return await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      socket.onmessage = (message) => {
+        const data = JSON.parse(String(message.data)) as unknown[];
+        if (data[0] === 'EOSE' && data[1] === 'reply') socket.send(JSON.stringify(['EVENT', event]));
+        if (data[0] === 'EVENT' && data[1] === 'reply') {
+          const reply = data[2] as NostrEvent;
+          if (reply.pubkey === target && reply.tags.some((t) => t[0] === 'p' && t[1] === event.pubkey)) {
+            clearTimeout(timer);
+            resolve(true);
+          }
+        }
+      };
+      const filter = { kinds: [24133], authors: [target], '#p': [event.pubkey], since: event.created_at - 5 };
+      socket.send(JSON.stringify(['REQ', 'reply', filter]));
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+/** A kind-24133 request from `secret` to `target`, NIP-44 encrypted (for {@link answered}). */
+export async function nip46Request(
+  secret: Uint8Array,
+  target: string,
+  request: { id: string; method: string; params: unknown[] },
+  createdAt = Math.floor(Date.now() / 1000),
+): Promise<NostrEvent> {
+  const engine = await loadSigningEngine();
+  const content = nip44.encrypt(JSON.stringify(request), nip44.getConversationKey(secret, target));
+  return engine.signEvent({ kind: 24133, created_at: createdAt, tags: [['p', target]], content }, secret);
+}
