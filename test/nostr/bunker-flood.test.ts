@@ -22,7 +22,7 @@ interface Stats {
   signatureChecks: { clients: number; strangers: number };
   decryptions: { clients: number; strangers: number };
   replies: { clients: number; strangers: number };
-  dropped: Record<string, number>;
+  dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
   budget: {
     perPubkey: { burst: number; perSecond: number };
     global: { burst: number; perSecond: number };

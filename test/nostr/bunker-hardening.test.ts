@@ -52,9 +52,15 @@ async function mint(bunker: RunningBunker): Promise<{ uri: string; pubkey: strin
 
 async function stats(
   bunker: RunningBunker,
-): Promise<{ decryptions: { strangers: number }; dropped: Record<string, number> }> {
+): Promise<{
+  decryptions: { strangers: number };
+  dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+}> {
   const res = await callBunker(bunker.url, 'GET', '/api/nip46/stats', { token: bunker.adminToken });
-  return (await res.json()) as { decryptions: { strangers: number }; dropped: Record<string, number> };
+  return (await res.json()) as {
+    decryptions: { strangers: number };
+    dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+  };
 }
 
 /**

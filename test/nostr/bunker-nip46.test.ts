@@ -81,10 +81,16 @@ async function mintUri(body: Record<string, unknown> = { key: 'default' }): Prom
 }
 
 /** The NIP-46 worker's counters. */
-async function stats(): Promise<{ dropped: Record<string, number>; decryptions: { strangers: number } }> {
+async function stats(): Promise<{
+  dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+  decryptions: { strangers: number };
+}> {
   const res = await callBunker(bunker.url, 'GET', '/api/nip46/stats', { token: bunker.adminToken });
   expect(res.status).toBe(200);
-  return (await res.json()) as { dropped: Record<string, number>; decryptions: { strangers: number } };
+  return (await res.json()) as {
+    dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+    decryptions: { strangers: number };
+  };
 }
 
 beforeAll(async () => {
