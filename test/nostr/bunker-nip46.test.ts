@@ -1,8 +1,9 @@
 // Issue 13, acceptance 3: `siegel-bunker` is a NIP-46 remote signer. nostr-tools' own `BunkerSigner` (not
-// ours) connects through a real relay process with the `bunker://` URI the bunker prints, gets the key's
-// pubkey and signs; a kind outside its allow list, a used secret, a locked key and an unknown method are
-// refused; garbage on the relay does not take the bunker down; the allow list survives a restart; and a
-// Revoke on the admin page (in Chromium) stops the client at once.
+// ours) connects through a real relay process with a `bunker://` URI minted by the admin API, gets the key's
+// pubkey and signs; a kind outside its allow list, a locked key and an unknown method are refused; a used
+// secret and a client that never connected get no answer at all (issue 22, H1); garbage on the relay does
+// not take the bunker down; the allow list survives a restart; and a Revoke on the admin page (in Chromium)
+// stops the client at once.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,16 @@ const fileTemplate = (content: string) => ({
   content,
 });
 
+/** Whether `promise` gets no answer within `ms`: what a stranger gets from the bunker. */
+async function unanswered(promise: Promise<unknown>, what: string, ms = 4000): Promise<boolean> {
+  try {
+    await within(promise, what, ms);
+    return false;
+  } catch (error) {
+    return String(error).includes(`no answer to ${what}`);
+  }
+}
+
 /** A rejection's text: `BunkerSigner` rejects with the bunker's error string itself. */
 async function refusal(promise: Promise<unknown>, what: string): Promise<string> {
   try {
@@ -62,25 +73,38 @@ async function startWithRelay(): Promise<RunningBunker> {
   return startBunker({ dataDir, env: { BUNKER_PASSPHRASE: passphrase }, args: ['--relay', relay.url] });
 }
 
-/** The first `bunker://` URI printed for `key` after `from` in the output. */
-function printedUri(output: string, key: string): string {
-  const match = new RegExp(`^ {2}${key}: (bunker://\\S+)$`, 'm').exec(output);
-  if (!match?.[1]) throw new Error(`no bunker:// URI printed for ${key}:\n${output}`);
-  return match[1];
+/** A new connection URI from the admin API. */
+async function mintUri(body: Record<string, unknown> = { key: 'default' }): Promise<string> {
+  const made = await callBunker(bunker.url, 'POST', '/api/nip46/uri', { token: bunker.adminToken, body });
+  expect(made.status).toBe(201);
+  return ((await made.json()) as { uri: string }).uri;
+}
+
+/** The NIP-46 worker's counters. */
+async function stats(): Promise<{
+  dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+  decryptions: { strangers: number };
+}> {
+  const res = await callBunker(bunker.url, 'GET', '/api/nip46/stats', { token: bunker.adminToken });
+  expect(res.status).toBe(200);
+  return (await res.json()) as {
+    dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
+    decryptions: { strangers: number };
+  };
 }
 
 beforeAll(async () => {
   relay = await startRelay();
   dataDir = await mkdtemp(join(tmpdir(), 'siegel-nip46-'));
   passphrase = 'nip46 test passphrase';
-  // The key exists before the start, so that the bunker unlocks it with BUNKER_PASSPHRASE and prints its URI.
+  // The key exists before the start, so that the bunker unlocks it with BUNKER_PASSPHRASE.
   const added = await runBunkerCli(['keys', 'add', 'default', '--generate', '--data-dir', dataDir], {
     BUNKER_PASSPHRASE: passphrase,
   });
   expect(added.code, added.stderr).toBe(0);
   bunker = await startWithRelay();
-  const parsed = await parseBunkerInput(printedUri(bunker.output(), 'default'));
-  if (!parsed) throw new Error('nostr-tools cannot parse the printed URI');
+  const parsed = await parseBunkerInput(await mintUri());
+  if (!parsed) throw new Error('nostr-tools cannot parse the minted URI');
   pointer = parsed;
 });
 
@@ -95,14 +119,15 @@ afterAll(async () => {
 describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner', () => {
   let first: ReturnType<typeof newClient>;
 
-  it('prints a bunker:// URI whose remote-signer key is not the signing key, on the given relay', () => {
+  it('mints a bunker:// URI whose remote-signer key is not the signing key, on the given relay; prints none', () => {
     expect(pointer.relays).toEqual([relay.url]);
     expect(pointer.secret).toMatch(/^[0-9a-f]{32}$/);
     expect(pointer.pubkey).toMatch(/^[0-9a-f]{64}$/);
     expect(pointer.pubkey).not.toBe(bunker.pubkey);
+    expect(bunker.output()).not.toContain('bunker://');
   });
 
-  it('connects with the printed URI, gets the key pubkey, signs an allowed kind into the audit log', async () => {
+  it('connects with a minted URI, gets the key pubkey, signs an allowed kind into the audit log', async () => {
     first = newClient(pointer);
     await within(first.signer.connect(), 'connect');
     expect(await within(first.signer.getPublicKey(), 'get_public_key')).toBe(bunker.pubkey);
@@ -143,12 +168,12 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
     expect(unknown).toContain('Unknown method `frobnicate`');
   });
 
-  it('refuses a second client presenting the used secret, and a client that never connected', async () => {
+  it('does not answer a second client presenting the used secret, nor a client that never connected', async () => {
     const second = newClient(pointer);
-    const used = await refusal(second.signer.connect(), 'second connect');
-    expect(used).toContain('used already');
-    const notConnected = await refusal(second.signer.signEvent(fileTemplate('no')), 'sign without connect');
-    expect(notConnected).toContain('Not authorised');
+    expect(await unanswered(second.signer.connect(), 'second connect')).toBe(true);
+    expect(await unanswered(second.signer.signEvent(fileTemplate('no')), 'sign without connect')).toBe(true);
+    // The one that did connect is still answered.
+    await within(first.signer.ping(), 'ping');
   });
 
   it('answers a locked key with an error, and signs again once it is unlocked', async () => {
@@ -171,7 +196,8 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
     const { uri } = (await made.json()) as { uri: string };
     const bp = await parseBunkerInput(uri);
     if (!bp) throw new Error(`nostr-tools cannot parse ${uri}`);
-    expect(bp.pubkey).toBe(pointer.pubkey);
+    // Each URI has its own remote-signer key: nobody without the URI can address a `connect` to it.
+    expect(bp.pubkey).not.toBe(pointer.pubkey);
     expect(bp.secret).not.toBe(pointer.secret);
 
     const third = newClient(bp);
@@ -200,9 +226,13 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
   });
 
   it('drops garbage and wrongly encrypted 24133 events without falling over', async () => {
+    // Sent to an unused URI's key, the only place a stranger's event is read at all.
+    const target = await parseBunkerInput(await mintUri());
+    if (!target) throw new Error('no URI');
+    const before = await stats();
     const stranger = generateSecretKey();
     const wrongKey = nip44.getConversationKey(stranger, getPublicKey(generateSecretKey()));
-    const rightKey = nip44.getConversationKey(stranger, pointer.pubkey);
+    const rightKey = nip44.getConversationKey(stranger, target.pubkey);
     const contents = [
       'not encrypted at all',
       nip44.encrypt(JSON.stringify({ id: 'x', method: 'ping', params: [] }), wrongKey),
@@ -211,14 +241,23 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       'bm90aGluZw==?iv=AAAAAAAAAAAAAAAAAAAAAA==',
       '',
     ];
+    // From fresh authors each: one author's budget is 4 events at once.
     const events = contents.map((content) =>
-      finalizeEvent({ kind: 24133, created_at: now(), tags: [['p', pointer.pubkey]], content }, stranger),
+      finalizeEvent(
+        { kind: 24133, created_at: now(), tags: [['p', target.pubkey]], content },
+        contents.indexOf(content) < 3 ? stranger : generateSecretKey(),
+      ),
     );
     const results = await Promise.allSettled(events.flatMap((event) => pool.publish([relay.url], event)));
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
 
-    await expect.poll(() => bunker.output(), { timeout: 10_000 }).toContain('does not decrypt');
-    await expect.poll(() => bunker.output()).toContain('holds no { id, method, params } request');
+    await expect
+      .poll(async () => (await stats()).dropped.undecryptable - before.dropped.undecryptable, {
+        timeout: 10_000,
+      })
+      .toBe(contents.length);
+    // One summary line for them, not a line each.
+    await expect.poll(() => bunker.output(), { timeout: 10_000 }).toMatch(/NIP-46: dropped \d+ events?/);
     // Still answering.
     await within(first.signer.ping(), 'ping after garbage');
     expect(bunker.output()).not.toMatch(/unexpected|TypeError|internal error/i);
@@ -238,8 +277,6 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       20_000,
     );
     expect(verifyEvent(event)).toBe(true);
-    // The URI printed by the first run is gone with it; this run printed a new one.
-    expect(printedUri(bunker.output(), 'default')).not.toBe(`bunker://${pointer.pubkey}`);
   });
 
   it('refuses to start with a relay that is not wss:// (or ws:// on loopback), quoting it', async () => {
@@ -287,13 +324,12 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       expect(await page.locator(`tr[data-client="${first.pubkey}"]`).count()).toBe(0);
       await page.waitForLoadState('load');
 
-      const after = await refusal(first.signer.signEvent(fileTemplate('revoked')), 'sign after revoke');
-      expect(after).toContain('Not authorised');
-      // Connecting again with its old secret does not bring it back (secrets live in memory only: after
-      // the restart the bunker does not know it at all).
-      expect(await refusal(first.signer.connect(), 'connect after revoke')).toContain(
-        'Unknown connection secret',
+      // Revoked, it is a stranger: no answer at all.
+      expect(await unanswered(first.signer.signEvent(fileTemplate('revoked')), 'sign after revoke')).toBe(
+        true,
       );
+      // Connecting again with its old secret does not bring it back: a stranger now, it gets no answer.
+      expect(await unanswered(first.signer.connect(), 'connect after revoke')).toBe(true);
 
       // A new URI from the page is shown once, and connects a new client.
       await page.getByRole('button', { name: 'New connection URI' }).click();

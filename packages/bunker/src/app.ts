@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BunkerError, type BunkerErrorCode } from './errors.js';
 import type { KeyStore } from './key-store.js';
 import { type Logger, silentLogger } from './logger.js';
-import type { RemoteSigner } from './nip46/remote-signer.js';
+import type { Nip46Service } from './nip46/nip46-service.js';
 import { createAdminApi } from './routes/admin-api.js';
 import { createCompatApi } from './routes/compat-api.js';
 import { createDashboard } from './routes/dashboard.js';
@@ -36,7 +36,7 @@ export interface AppOptions {
   /** Where unexpected errors are reported. Default: silent. */
   logger?: Logger;
   /** The NIP-46 side (its connections on `/api/nip46` and the dashboard). Default: none (NIP-46 off). */
-  nip46?: RemoteSigner;
+  nip46?: Nip46Service;
 }
 
 /**

@@ -39,6 +39,8 @@ export async function runStartCommand(
       'auto-lock': { type: 'string' },
       relay: { type: 'string', multiple: true },
       'nip46-kinds': { type: 'string' },
+      'uri-expiry': { type: 'string' },
+      'print-uri': { type: 'boolean', default: false },
     },
   });
   const port = Number(values.port);
@@ -63,6 +65,15 @@ export async function runStartCommand(
     kindsText === undefined || kindsText === ''
       ? [...DEFAULT_NIP46_KINDS]
       : parseKinds(kindsText, values['nip46-kinds'] === undefined ? 'BUNKER_NIP46_KINDS' : '--nip46-kinds');
+
+  const expiryText = values['uri-expiry'] ?? env.BUNKER_NIP46_URI_MINUTES;
+  const uriMinutes = expiryText === undefined || expiryText === '' ? 10 : Number(expiryText);
+  if (!Number.isFinite(uriMinutes) || uriMinutes <= 0) {
+    throw new BunkerError(
+      'invalid_request',
+      `The connection URI expiry must be a positive number of minutes, got \`${expiryText}\``,
+    );
+  }
 
   const dev = values.dev;
   let apiToken = env.BUNKER_API_TOKEN ?? '';
@@ -98,6 +109,7 @@ export async function runStartCommand(
     ...(givenPassphrase !== undefined && { passphrase: givenPassphrase }),
     relays,
     nip46Defaults: { kinds: nip46Kinds, nip44: false, nip04: false },
+    nip46UriTtlMs: uriMinutes * 60_000,
     logger,
   }).catch(async (error: unknown) => {
     if (throwaway) await rm(dataDir, { recursive: true, force: true });
@@ -148,10 +160,20 @@ export async function runStartCommand(
   }
   out.write(`siegel-bunker listening on ${bunker.url} (signing engine: ${bunker.engine})\n`);
   if (bunker.nip46) {
-    out.write(`NIP-46 remote signer on ${relays.join(', ')}; each URI below connects one client, once:\n`);
-    for (const key of bunker.store.list()) {
-      if (key.locked) out.write(`  ${key.name}: locked (make its URI at /admin once unlocked)\n`);
-      else out.write(`  ${key.name}: ${await bunker.nip46.connectionUri(key.name)}\n`);
+    out.write(
+      `NIP-46 remote signer on ${relays.join(', ')}: make a connection URI at ${bunker.url}/admin or with POST /api/nip46/uri (each connects one client, within ${uriMinutes} min)\n`,
+    );
+    // A URI's secret authorises whoever reads it: never into a log, only onto a terminal (or a dev run's output).
+    if (values['print-uri'] && !dev && !out.isTTY) {
+      logger.warn(
+        '--print-uri prints only on a terminal (stdout is not one): make the URI at /admin instead',
+      );
+    } else if (values['print-uri'] || dev) {
+      out.write(`Connection URIs, each for one client, within ${uriMinutes} min:\n`);
+      for (const key of bunker.store.list()) {
+        if (key.locked) out.write(`  ${key.name}: locked (make its URI at /admin once unlocked)\n`);
+        else out.write(`  ${key.name}: ${await bunker.nip46.connectionUri(key.name)}\n`);
+      }
     }
   }
   const ready: Record<string, unknown> = {

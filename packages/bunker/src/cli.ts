@@ -7,7 +7,7 @@ import { isUsageError } from './usage-error.js';
 /** `siegel-bunker --help`. */
 export const USAGE = `Usage:
   siegel-bunker start [--host 127.0.0.1] [--port 7777] [--data-dir DIR] [--dev] [--auto-lock MINUTES]
-                      [--relay URL]... [--nip46-kinds 1063,…]
+                      [--relay URL]... [--nip46-kinds 1063,…] [--uri-expiry MINUTES] [--print-uri]
   siegel-bunker keys add NAME [--generate | --import KEY|-] [--passphrase-file F] [--data-dir DIR]
   siegel-bunker keys list [--data-dir DIR] [--json]
   siegel-bunker --version | --help
@@ -21,6 +21,9 @@ Environment:
   BUNKER_AUTO_LOCK_MINUTES  lock keys idle this long (default: never)
   BUNKER_RELAYS           comma-separated relays: be a NIP-46 remote signer there (--relay wins)
   BUNKER_NIP46_KINDS      event kinds a new NIP-46 connection may sign (default 1063)
+  BUNKER_NIP46_URI_MINUTES  how long an unused connection URI works (default 10; --uri-expiry wins)
+
+--print-uri prints a connection URI per unlocked key at start, on a terminal only (never into a log).
 `;
 
 /** The version in this package's own package.json (`dist/cli.js` → `../package.json`), read when asked. */

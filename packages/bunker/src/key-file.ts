@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HEX64 } from '@siegel/core/crypto';
-import { writeFileDurable } from '@siegel/core/fs';
+import { isStaleTempName, writeFileDurable } from '@siegel/core/fs';
 import { isValidKeyName } from './key-name.js';
 
 /** A key as stored on disk, one JSON file per key in `{dataDir}/keys/`: never the raw secret. */
@@ -28,6 +28,24 @@ export async function writeKeyFile(dataDir: string, key: KeyFile): Promise<void>
     join(keysDirectory(dataDir), `${key.name}.json`),
     `${JSON.stringify(key, null, 2)}\n`,
   );
+}
+
+/**
+ * Remove the temp files a write killed half-way left behind (`keys/.name.json.*.tmp`, some holding a
+ * complete `ncryptsec`; `.nip46.json.*.tmp` beside them): called at `start`, before anything is written.
+ *
+ * @returns the paths removed.
+ */
+export async function removeStaleTempFiles(dataDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const dir of [dataDir, keysDirectory(dataDir)]) {
+    for (const name of await readdir(dir).catch(() => [])) {
+      if (!isStaleTempName(name)) continue;
+      await rm(join(dir, name), { force: true });
+      removed.push(join(dir, name));
+    }
+  }
+  return removed;
 }
 
 /** Remove a key file (no error when it is already gone). */

@@ -5,11 +5,12 @@ import { loadSigningEngine } from '@siegel/core/crypto';
 import { createApp } from './app.js';
 import { type AuditLog, openAuditLog } from './audit-log.js';
 import { prepareDataDir } from './data-dir.js';
+import { removeStaleTempFiles } from './key-file.js';
 import { KeyStore } from './key-store.js';
 import { consoleLogger, type Logger } from './logger.js';
-import { ConnectionStore } from './nip46/connection-store.js';
+import { Nip46Service } from './nip46/nip46-service.js';
 import { DEFAULT_NIP46_KINDS, type Nip46Permissions } from './nip46/permissions.js';
-import { RemoteSigner } from './nip46/remote-signer.js';
+import type { StrangerBudgetOptions } from './nip46/stranger-budget.js';
 
 /** How long `close()` lets requests in flight finish before it closes every connection. */
 const CLOSE_GRACE_MS = 3000;
@@ -41,6 +42,10 @@ export interface StartBunkerOptions {
   relays?: readonly string[];
   /** What a new NIP-46 connection may do. Default: sign kind 1063, no encryption methods. */
   nip46Defaults?: Nip46Permissions;
+  /** How long an unused NIP-46 connection URI works (ms). Default: 10 minutes. */
+  nip46UriTtlMs?: number;
+  /** What strangers on the relays may cost. Default: `DEFAULT_STRANGER_BUDGET`. */
+  nip46Budget?: StrangerBudgetOptions;
 }
 
 /** A running bunker. */
@@ -51,8 +56,8 @@ export interface RunningBunker {
   store: KeyStore;
   /** `wasm` or `js`: the signing engine in use. */
   engine: string;
-  /** The NIP-46 side, when relays were given. */
-  nip46?: RemoteSigner;
+  /** The NIP-46 side (a worker thread), when relays were given. */
+  nip46?: Nip46Service;
   /**
    * Stop listening, let requests in flight finish (up to 3 s, then every connection is closed), wipe
    * unlocked keys, close the audit log.
@@ -81,6 +86,10 @@ export async function startBunker(options: StartBunkerOptions): Promise<RunningB
   });
   // Checked (and made 0700 when new) before the audit log is opened in it.
   await prepareDataDir(options.dataDir);
+  // Left by a write that was killed (kill -9, power cut); only `start` clears them, since `keys add`
+  // may run beside a bunker that is writing one right now.
+  const stale = await removeStaleTempFiles(options.dataDir);
+  if (stale.length > 0) logger.info(`removed ${stale.length} temp file(s) left by an interrupted write`);
   const audit = await openAuditLog(join(options.dataDir, 'audit.log'));
   try {
     const store = await KeyStore.open({
@@ -90,22 +99,25 @@ export async function startBunker(options: StartBunkerOptions): Promise<RunningB
       logger,
       autoLockMs: options.autoLockMs ?? 0,
     });
-    const nip46 =
-      options.relays && options.relays.length > 0
-        ? new RemoteSigner({
-            relays: options.relays,
-            store,
-            connections: await ConnectionStore.open({ dataDir: options.dataDir, engine, logger }),
-            engine,
-            defaults: options.nip46Defaults ?? {
-              kinds: [...DEFAULT_NIP46_KINDS],
-              nip44: false,
-              nip04: false,
-            },
-            logger,
-          })
-        : undefined;
-    return await listen(store, audit, engine.name, options, logger, nip46);
+    let nip46: Nip46Service | undefined;
+    try {
+      if (options.relays && options.relays.length > 0) {
+        nip46 = await Nip46Service.start({
+          dataDir: options.dataDir,
+          relays: options.relays,
+          store,
+          defaults: options.nip46Defaults ?? { kinds: [...DEFAULT_NIP46_KINDS], nip44: false, nip04: false },
+          logger,
+          ...(options.nip46UriTtlMs !== undefined && { uriTtlMs: options.nip46UriTtlMs }),
+          ...(options.nip46Budget !== undefined && { budget: options.nip46Budget }),
+        });
+      }
+      return await listen(store, audit, engine.name, options, logger, nip46);
+    } catch (error) {
+      store.close();
+      await nip46?.close();
+      throw error;
+    }
   } catch (error) {
     await audit.close();
     throw error;
@@ -118,7 +130,7 @@ async function listen(
   engineName: string,
   options: StartBunkerOptions,
   logger: Logger,
-  nip46: RemoteSigner | undefined,
+  nip46: Nip46Service | undefined,
 ): Promise<RunningBunker> {
   if (options.passphrase !== undefined) {
     const { unlocked, failed } = store.unlockAll(options.passphrase);
@@ -137,17 +149,11 @@ async function listen(
   });
   const host = options.host ?? '127.0.0.1';
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 7777 });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-  } catch (error) {
-    store.close();
-    await nip46?.connections.close();
-    throw error;
-  }
-  nip46?.start();
+  // A port that cannot be bound rejects here; `startBunker` then closes the store and the worker.
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let closing: Promise<void> | undefined;
@@ -171,8 +177,7 @@ async function listen(
           }, CLOSE_GRACE_MS);
           force.unref();
         });
-        nip46?.close();
-        await nip46?.connections.close();
+        await nip46?.close();
         store.close();
         await audit.close();
       })();

@@ -48,42 +48,72 @@ describe('ConnectionStore', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('redeems a secret once: not again, not by another client, not for another key', async () => {
-    const store = await ConnectionStore.open({ dataDir, engine: jsEngine });
-    const secret = store.offer('default', offer);
-    expect(() => store.redeem('other', secret, A)).toThrow(/Unknown connection secret/);
-    expect(store.redeem('default', secret, A)).toEqual(offer);
-    expect(() => store.redeem('default', secret, B)).toThrow(/used already/);
-    // The same client too, e.g. after it was revoked.
-    expect(() => store.redeem('default', secret, A)).toThrow(/used already/);
-    expect(() => store.redeem('default', 'f'.repeat(32), A)).toThrow(/Unknown connection secret/);
+  it('redeems a URI once, with its own remote-signer key; not with a wrong secret, not after expiry', async () => {
+    let clock = 1_000_000_000;
+    const store = await ConnectionStore.open({
+      dataDir,
+      engine: jsEngine,
+      now: () => clock,
+      uriTtlMs: 60_000,
+    });
+    const made = store.offer('default', offer);
+    const other = store.offer('default', offer);
+    expect(made.signer).not.toBe(other.signer);
+    expect(store.transport(made.signer)).toMatchObject({ key: 'default', pending: true });
+    expect(store.pending().map((p) => p.signer)).toEqual([made.signer, other.signer]);
+    expect(JSON.stringify(store.pending())).not.toContain(made.secret);
+    expect(() => store.redeem(made.signer, other.secret)).toThrow(/Unknown or expired/);
+    expect(store.redeem(made.signer, made.secret)).toEqual({ key: 'default', permissions: offer });
+    expect(store.transport(made.signer)).toMatchObject({ key: 'default', pending: false });
+    expect(() => store.redeem(made.signer, made.secret)).toThrow(/Unknown or expired/);
+    // The other one expires unused: refused, and no longer listened to.
+    clock += 60_000;
+    expect(() => store.redeem(other.signer, other.secret)).toThrow(/Unknown or expired/);
+    expect(store.transport(other.signer)).toBeUndefined();
+    expect(store.signerPubkeys()).toEqual([made.signer]);
+    expect(store.pending()).toEqual([]);
     await store.close();
   });
 
-  it('keeps signer keys and clients in nip46.json (0600) across a reopen; revoke removes at once', async () => {
+  it('keeps remote-signer keys and clients in nip46.json (0600) across a reopen; revoke removes at once', async () => {
     const store = await ConnectionStore.open({ dataDir, engine: jsEngine });
-    const signer = await store.signerPubkey('default');
-    expect(await store.signerPubkey('default')).toBe(signer);
-    await store.authorise('default', A, offer, 'an app');
+    const { signer, secret } = store.offer('default', offer);
+    store.redeem(signer, secret);
+    await store.authorise('default', A, offer, 'an app', signer);
     const path = join(dataDir, NIP46_STATE_FILE);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     await store.close();
 
     const again = await ConnectionStore.open({ dataDir, engine: jsEngine });
     expect(again.signerPubkeys()).toEqual([signer]);
-    expect(again.signerByPubkey(signer)?.key).toBe('default');
+    expect(again.transport(signer)?.key).toBe('default');
     expect(again.client('default', A)).toMatchObject({
       pubkey: A,
       key: 'default',
       name: 'an app',
       kinds: [1, 1063],
+      signer,
     });
     await again.revoke('default', A);
     expect(again.client('default', A)).toBeUndefined();
+    expect(again.signerPubkeys()).toEqual([]);
     await expect(again.revoke('default', A)).rejects.toThrow(/No NIP-46 connection/);
     await again.close();
     const state = JSON.parse(await readFile(path, 'utf8')) as { clients: unknown[] };
     expect(state.clients).toEqual([]);
+  });
+
+  it('reads the shared remote-signer key of each key that older state files hold', async () => {
+    const hex = '1'.repeat(64);
+    await writeFile(
+      join(dataDir, NIP46_STATE_FILE),
+      JSON.stringify({ version: 1, signers: { default: hex }, clients: [] }),
+    );
+    const store = await ConnectionStore.open({ dataDir, engine: jsEngine });
+    const [pubkey] = store.signerPubkeys();
+    expect(pubkey).toBe(jsEngine.getPublicKey(Buffer.from(hex, 'hex')));
+    expect(store.transport(pubkey as string)).toMatchObject({ key: 'default', pending: false });
+    await store.close();
   });
 
   it('skips entries that do not check out, and refuses a state file that is no JSON', async () => {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tokensEqual } from '@siegel/core/auth';
 import type { SigningEngine } from '@siegel/core/crypto';
 import { HEX64 } from '@siegel/core/crypto';
 import { writeFileDurable } from '@siegel/core/fs';
@@ -22,49 +23,93 @@ export interface Nip46Client extends Nip46Permissions {
   connected_at: number;
   /** Unix seconds of its last request, `0` for never. */
   last_used: number;
+  /** The remote-signer pubkey of the `bunker://` URI it connected with (absent: the key's older shared one). */
+  signer?: string;
+}
+
+/** An unused connection URI, as the dashboard lists it: never its secret. */
+export interface PendingUri extends Nip46Permissions {
+  key: string;
+  /** The remote-signer pubkey of the URI (its own, made for it). */
+  signer: string;
+  /** Unix seconds. */
+  created_at: number;
+  /** Unix seconds: after this the secret is refused and the URI's pubkey no longer listened to. */
+  expires_at: number;
+}
+
+/** A remote-signer key: its secret only carries the NIP-46 transport of one key's clients. */
+export interface Transport {
+  /** The bunker key it serves. */
+  key: string;
+  secret: Uint8Array;
+  pubkey: string;
+  /** `true` for the key of a URI not used yet: only a `connect` with its secret is answered there. */
+  pending: boolean;
 }
 
 /** `{dataDir}/nip46.json`. */
 interface StateFile {
   version: 1;
-  /** Per key name: the secret (hex) of its NIP-46 remote-signer key, which only carries the transport. */
-  signers: Record<string, string>;
+  /**
+   * Per key name: the secret (hex) of the remote-signer key that every URI of that key shared before
+   * each URI got its own; kept for the clients that connected with one.
+   */
+  signers?: Record<string, string>;
+  /** Per remote-signer pubkey: its key and secret (hex). */
+  transports?: Record<string, { key: string; secret: string }>;
   clients: Nip46Client[];
 }
 
-interface Offer {
-  key: string;
-  permissions: Nip46Permissions;
-  /** The client that used it, once used. */
-  usedBy?: string;
+interface Offer extends PendingUri {
+  /** SHA-256 of the secret. */
+  digest: string;
+  transport: Transport;
 }
+
+/** How long an unused connection URI works: 10 minutes. */
+export const DEFAULT_URI_TTL_MS = 10 * 60_000;
 
 /** The file name of the NIP-46 state in the data directory. */
 export const NIP46_STATE_FILE = 'nip46.json';
 
 /**
- * The NIP-46 side's state: each key's remote-signer key (a separate key that encrypts and signs the
- * kind-24133 messages, so that a locked key can still answer), the authorised clients with their
- * permissions — both kept in `{dataDir}/nip46.json` (mode `0600`), so a restart keeps the connections — and
- * the one-time connection secrets, in memory only (an unused secret dies with the process).
+ * The NIP-46 side's state: the remote-signer keys (separate keys that encrypt and sign the kind-24133
+ * messages, so that a locked key can still answer), the authorised clients with their permissions — both
+ * kept in `{dataDir}/nip46.json` (mode `0600`), so a restart keeps the connections — and the unused
+ * connection URIs, in memory only, each with its own remote-signer key and one-time secret, until they
+ * expire (an unused URI also dies with the process).
+ *
+ * Each URI gets its own remote-signer key so that nobody can even address a `connect` to the bunker
+ * without the URI: a stranger's event to the pubkey of an established connection can never be answered
+ * and is dropped unread.
  */
 export class ConnectionStore {
   readonly #path: string;
   readonly #engine: SigningEngine;
   readonly #logger: Logger | undefined;
   readonly #now: () => number;
-  readonly #signers = new Map<string, { secret: Uint8Array; pubkey: string }>();
+  readonly #uriTtlMs: number;
+  /** Remote-signer keys of connections, by pubkey. */
+  readonly #transports = new Map<string, Transport>();
   readonly #clients = new Map<string, Nip46Client>();
-  /** By SHA-256 of the secret. */
+  /** Unused URIs, by their remote-signer pubkey. */
   readonly #offers = new Map<string, Offer>();
   #saving: Promise<void> = Promise.resolve();
   #dirty: NodeJS.Timeout | undefined;
 
-  private constructor(dataDir: string, engine: SigningEngine, logger?: Logger, now = Date.now) {
+  private constructor(
+    dataDir: string,
+    engine: SigningEngine,
+    logger?: Logger,
+    now = Date.now,
+    uriTtlMs = DEFAULT_URI_TTL_MS,
+  ) {
     this.#path = join(dataDir, NIP46_STATE_FILE);
     this.#engine = engine;
     this.#logger = logger;
     this.#now = now;
+    this.#uriTtlMs = uriTtlMs;
   }
 
   /**
@@ -77,8 +122,16 @@ export class ConnectionStore {
     engine: SigningEngine;
     logger?: Logger;
     now?: () => number;
+    /** How long an unused URI works. Default: 10 minutes. */
+    uriTtlMs?: number;
   }): Promise<ConnectionStore> {
-    const store = new ConnectionStore(options.dataDir, options.engine, options.logger, options.now);
+    const store = new ConnectionStore(
+      options.dataDir,
+      options.engine,
+      options.logger,
+      options.now,
+      options.uriTtlMs,
+    );
     let text: string | undefined;
     try {
       text = await readFile(store.#path, 'utf8');
@@ -96,13 +149,15 @@ export class ConnectionStore {
     } catch (cause) {
       throw new BunkerError('internal_error', `\`${this.#path}\` is not JSON: fix or remove it`, { cause });
     }
-    for (const [name, hex] of Object.entries(state.signers ?? {})) {
-      if (!isValidKeyName(name) || typeof hex !== 'string' || !HEX64.test(hex)) {
-        this.#logger?.warn(`${NIP46_STATE_FILE}: skipping the remote-signer key of \`${name}\``);
+    const signers = Object.entries(state.signers ?? {}).map(([key, secret]) => ({ key, secret }));
+    for (const { key, secret: hex } of [...signers, ...Object.values(state.transports ?? {})]) {
+      if (!isValidKeyName(key) || typeof hex !== 'string' || !HEX64.test(hex)) {
+        this.#logger?.warn(`${NIP46_STATE_FILE}: skipping a remote-signer key of \`${String(key)}\``);
         continue;
       }
       const secret = hexToBytes(hex);
-      this.#signers.set(name, { secret, pubkey: this.#engine.getPublicKey(secret) });
+      const pubkey = this.#engine.getPublicKey(secret);
+      this.#transports.set(pubkey, { key, secret, pubkey, pending: false });
     }
     for (const client of Array.isArray(state.clients) ? state.clients : []) {
       if (!isClient(client)) {
@@ -113,61 +168,89 @@ export class ConnectionStore {
     }
   }
 
-  /** The remote-signer pubkey of a key, made (and saved) on first use. */
-  async signerPubkey(key: string): Promise<string> {
-    let signer = this.#signers.get(key);
-    if (!signer) {
-      const secret = this.#engine.generateSecretKey();
-      signer = { secret, pubkey: this.#engine.getPublicKey(secret) };
-      this.#signers.set(key, signer);
-      await this.save();
-    }
-    return signer.pubkey;
-  }
-
-  /** Every remote-signer pubkey, to subscribe to. */
-  signerPubkeys(): string[] {
-    return [...this.#signers.values()].map((signer) => signer.pubkey);
-  }
-
-  /** The key whose remote-signer pubkey this is, with that signer's secret; `undefined` for none. */
-  signerByPubkey(pubkey: string): { key: string; secret: Uint8Array } | undefined {
-    for (const [key, signer] of this.#signers)
-      if (signer.pubkey === pubkey) return { key, secret: signer.secret };
-    return undefined;
-  }
-
-  /** A new one-time connection secret for `key`, offering `permissions`. */
-  offer(key: string, permissions: Nip46Permissions): string {
+  /**
+   * A new connection URI's remote-signer key and one-time secret for `key`, offering `permissions`; it
+   * works until it is used or expires (see {@link ConnectionStore.open}'s `uriTtlMs`).
+   */
+  offer(key: string, permissions: Nip46Permissions): { signer: string; secret: string; expires_at: number } {
+    this.#prune();
     const secret = randomBytes(16).toString('hex');
-    this.#offers.set(digest(secret), { key, permissions });
-    return secret;
+    const transportSecret = this.#engine.generateSecretKey();
+    const pubkey = this.#engine.getPublicKey(transportSecret);
+    const now = this.#now();
+    const offer: Offer = {
+      key,
+      signer: pubkey,
+      kinds: [...permissions.kinds],
+      nip44: permissions.nip44,
+      nip04: permissions.nip04,
+      created_at: Math.floor(now / 1000),
+      expires_at: Math.floor((now + this.#uriTtlMs) / 1000),
+      digest: digest(secret),
+      transport: { key, secret: transportSecret, pubkey, pending: true },
+    };
+    this.#offers.set(pubkey, offer);
+    return { signer: pubkey, secret, expires_at: offer.expires_at };
+  }
+
+  /** The unused URIs that have not expired, oldest first (never their secrets). */
+  pending(): PendingUri[] {
+    this.#prune();
+    return [...this.#offers.values()].map(({ key, signer, kinds, nip44, nip04, created_at, expires_at }) => ({
+      key,
+      signer,
+      kinds: [...kinds],
+      nip44,
+      nip04,
+      created_at,
+      expires_at,
+    }));
+  }
+
+  /** Every remote-signer pubkey to listen on: the connections' and the unused URIs'. */
+  signerPubkeys(): string[] {
+    this.#prune();
+    return [...this.#transports.keys(), ...this.#offers.keys()];
+  }
+
+  /** The remote-signer key with this pubkey (a connection's, or an unused URI's), or `undefined`. */
+  transport(pubkey: string): Transport | undefined {
+    const offer = this.#offers.get(pubkey);
+    if (offer && offer.expires_at * 1000 <= this.#now()) {
+      this.#drop(offer);
+      return undefined;
+    }
+    return offer?.transport ?? this.#transports.get(pubkey);
   }
 
   /**
-   * Use a connection secret: the first client to present it for its key gets its offer; any later use
-   * (by another client, or by the same one after it was revoked), another key, or a secret never made is
-   * refused.
+   * Use the secret of the unused URI whose remote-signer pubkey is `signer`: the first client to present it
+   * gets its offer, and the URI's key becomes that connection's; a wrong or expired secret, or a URI used
+   * already, is refused (its pubkey is then a connection's, and strangers there get no answer).
    *
-   * @returns the offered permissions.
+   * @returns the key and the offered permissions.
    * @throws {BunkerError} `forbidden`.
    */
-  redeem(key: string, secret: string, client: string): Nip46Permissions {
-    const offer = this.#offers.get(digest(secret));
-    if (!offer || offer.key !== key) {
-      throw new BunkerError(
-        'forbidden',
-        'Unknown connection secret: ask the bunker admin for a new bunker:// URI',
-      );
+  redeem(signer: string, secret: string): { key: string; permissions: Nip46Permissions } {
+    const offer = this.transport(signer)?.pending ? this.#offers.get(signer) : undefined;
+    if (!offer || !tokensEqual(offer.digest, digest(secret))) {
+      throw new BunkerError('forbidden', 'Unknown or expired connection secret');
     }
-    if (offer.usedBy !== undefined) {
-      throw new BunkerError(
-        'forbidden',
-        'This connection secret was used already: each bunker:// URI connects one client; ask for a new one',
-      );
-    }
-    offer.usedBy = client;
-    return offer.permissions;
+    this.#offers.delete(signer);
+    this.#transports.set(signer, { ...offer.transport, pending: false });
+    const { kinds, nip44, nip04 } = offer;
+    return { key: offer.key, permissions: { kinds, nip44, nip04 } };
+  }
+
+  /** Forget expired URIs and wipe their keys. */
+  #prune(): void {
+    const now = this.#now();
+    for (const offer of this.#offers.values()) if (offer.expires_at * 1000 <= now) this.#drop(offer);
+  }
+
+  #drop(offer: Offer): void {
+    this.#offers.delete(offer.signer);
+    offer.transport.secret.fill(0);
   }
 
   /** The authorised client `pubkey` of `key`, or `undefined`. */
@@ -181,12 +264,14 @@ export class ConnectionStore {
     pubkey: string,
     permissions: Nip46Permissions,
     name?: string,
+    signer?: string,
   ): Promise<Nip46Client> {
     const now = Math.floor(this.#now() / 1000);
     const client: Nip46Client = {
       pubkey,
       key,
       ...(name !== undefined && { name }),
+      ...(signer !== undefined && { signer }),
       kinds: [...permissions.kinds],
       nip44: permissions.nip44,
       nip04: permissions.nip04,
@@ -223,11 +308,19 @@ export class ConnectionStore {
    * @throws {BunkerError} `not_found` when there is no such connection.
    */
   async revoke(key: string, pubkey: string): Promise<void> {
-    if (!this.#clients.delete(clientId(key, pubkey))) {
+    const client = this.#clients.get(clientId(key, pubkey));
+    if (!client) {
       throw new BunkerError(
         'not_found',
         `No NIP-46 connection of \`${pubkey.slice(0, 64)}\` to key \`${key}\``,
       );
+    }
+    this.#clients.delete(clientId(key, pubkey));
+    // Its remote-signer key goes too when no other client uses it: nothing is listened to there any more.
+    const signer = client.signer;
+    if (signer !== undefined && ![...this.#clients.values()].some((c) => c.signer === signer)) {
+      this.#transports.get(signer)?.secret.fill(0);
+      this.#transports.delete(signer);
     }
     this.#logger?.info(`NIP-46 client ${pubkey} of key \`${key}\` revoked`);
     await this.save();
@@ -237,7 +330,9 @@ export class ConnectionStore {
   save(): Promise<void> {
     const state: StateFile = {
       version: 1,
-      signers: Object.fromEntries([...this.#signers].map(([key, s]) => [key, bytesToHex(s.secret)])),
+      transports: Object.fromEntries(
+        [...this.#transports].map(([pubkey, t]) => [pubkey, { key: t.key, secret: bytesToHex(t.secret) }]),
+      ),
       clients: [...this.#clients.values()],
     };
     const text = `${JSON.stringify(state, null, 2)}\n`;
@@ -254,7 +349,8 @@ export class ConnectionStore {
       await this.save().catch(() => {});
     }
     await this.#saving;
-    for (const signer of this.#signers.values()) signer.secret.fill(0);
+    for (const transport of this.#transports.values()) transport.secret.fill(0);
+    for (const offer of this.#offers.values()) this.#drop(offer);
   }
 }
 
@@ -281,6 +377,7 @@ function isClient(value: unknown): value is Nip46Client {
     typeof c.nip04 === 'boolean' &&
     Number.isInteger(c.connected_at) &&
     Number.isInteger(c.last_used) &&
-    (c.name === undefined || typeof c.name === 'string')
+    (c.name === undefined || typeof c.name === 'string') &&
+    (c.signer === undefined || (typeof c.signer === 'string' && HEX64.test(c.signer)))
   );
 }

@@ -1,14 +1,18 @@
+import { threadId } from 'node:worker_threads';
 import type { SigningEngine } from '@siegel/core/crypto';
-import type { NostrEvent } from 'nostr-tools/core';
+import { HEX64 } from '@siegel/core/crypto';
+import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import * as nip04 from 'nostr-tools/nip04';
 import * as nip44 from 'nostr-tools/nip44';
 import { BunkerError } from '../errors.js';
 import { parseEventTemplate } from '../event-template.js';
-import type { KeyCipherMethod, KeyStore } from '../key-store.js';
+import type { KeyCipherMethod } from '../key-store.js';
 import type { Logger } from '../logger.js';
-import type { ConnectionStore, Nip46Client } from './connection-store.js';
+import type { ConnectionStore, Nip46Client, Transport } from './connection-store.js';
+import type { DropLog, DropReason } from './drop-log.js';
 import { grantPermissions, type Nip46Permissions } from './permissions.js';
-import { RelayLink } from './relay-link.js';
+import type { ReplayGuard } from './replay-guard.js';
+import type { StrangerBudget, StrangerBudgetOptions } from './stranger-budget.js';
 
 /** NIP-46 requests and responses. */
 export const NIP46_KIND = 24133;
@@ -16,11 +20,11 @@ export const NIP46_KIND = 24133;
 /** Largest request content read (characters): a NIP-44 payload of the largest plaintext it allows. */
 const MAX_CONTENT_CHARS = 200_000;
 
-/** Requests older (or further ahead) than this are dropped: a replay, or a clock far off. */
-const MAX_AGE_SECONDS = 600;
+/** Conversation keys kept for known clients (an ECDH each), at most. */
+const MAX_CONVERSATION_KEYS = 1000;
 
-/** How many request ids are remembered to drop duplicates (the same request from several relays). */
-const SEEN_LIMIT = 10_000;
+/** Thrown for a stranger's request that gets no answer at all. */
+class Unanswered extends Error {}
 
 interface Request {
   id: string;
@@ -28,100 +32,118 @@ interface Request {
   params: unknown[];
 }
 
+/** What the remote signer asks of the keys, which live on the HTTP thread (the worker never holds one). */
+export interface KeyAccess {
+  /** The key's own pubkey. @throws {BunkerError} `key_not_found`. */
+  pubkey(key: string): Promise<string>;
+  /** Sign one template for a NIP-46 client (audited). @throws {BunkerError} `key_locked`, … */
+  sign(key: string, template: EventTemplate, client: string): Promise<NostrEvent>;
+  /** NIP-44 / NIP-04 with the key. @throws {BunkerError} `key_locked`, `invalid_request`, … */
+  cipher(key: string, method: KeyCipherMethod, peer: string, text: string): Promise<string>;
+}
+
+/** What the remote signer has done since it started: what a flood cost, for the stats route and tests. */
+export interface Nip46Stats {
+  /** The thread the NIP-46 work runs on (`0` would be the HTTP thread). */
+  threadId: number;
+  /** Events received from the relays, each delivery counted. */
+  received: number;
+  /** Signature checks: of known clients' events, and of strangers' (within the budget). */
+  signatureChecks: { clients: number; strangers: number };
+  /** ECDH + decryptions: of known clients' events, and of strangers' (within the budget). */
+  decryptions: { clients: number; strangers: number };
+  /** Replies sent: to known clients, and to strangers (only a `connect` with a valid secret). */
+  replies: { clients: number; strangers: number };
+  /** Dropped events by reason. */
+  dropped: Record<DropReason, number>;
+  budget: StrangerBudgetOptions;
+}
+
 /** What {@link RemoteSigner} needs. */
 export interface RemoteSignerOptions {
-  /** Relays to listen on (checked with `parseRelays`). */
-  relays: readonly string[];
-  store: KeyStore;
+  keys: KeyAccess;
   connections: ConnectionStore;
   engine: SigningEngine;
-  /** What a new connection may do unless the admin says otherwise. */
-  defaults: Nip46Permissions;
+  budget: StrangerBudget;
+  replays: ReplayGuard;
+  drops: DropLog;
+  /** Send a reply to the relays; resolves with how many took it. */
+  publish: (event: NostrEvent) => Promise<number>;
+  /** Called when a URI is used: its remote-signer key is now a connection's. */
+  onConnectionsChanged?: () => void;
   logger: Logger;
 }
 
 /**
- * `siegel-bunker` as a NIP-46 remote signer: listens on relays for kind-24133 requests p-tagged to a key's
- * remote-signer pubkey, decrypts them (NIP-44 v2; NIP-04 for clients that still send it, answered the same
- * way), and answers `connect`, `ping`, `get_public_key`, `sign_event` and the encryption methods — for
- * authorised clients only, within their permissions.
+ * `siegel-bunker` as a NIP-46 remote signer (it runs in a worker thread; see `nip46-service.ts`): it takes
+ * kind-24133 events p-tagged to one of its remote-signer keys, and answers `connect`, `ping`,
+ * `get_public_key`, `sign_event` and the encryption methods — for authorised clients only, within their
+ * permissions. NIP-44 v2; NIP-04 for clients that still send it, answered the same way.
+ *
+ * What a stranger (an author that is no authorised client of the addressed key) may cost is bounded: at a
+ * connection's remote-signer key it can never be answered, so its event is dropped unread; at an unused
+ * URI's key (only whoever has the URI knows it) its signature is checked and its content decrypted only
+ * within the {@link StrangerBudget}. It gets no answer at all unless it is a `connect` with the URI's valid,
+ * unexpired secret.
  */
 export class RemoteSigner {
-  readonly relays: readonly string[];
-  readonly defaults: Nip46Permissions;
   readonly #options: RemoteSignerOptions;
-  readonly #links: RelayLink[];
-  readonly #seen = new Set<string>();
+  readonly #conversations = new Map<string, Uint8Array>();
+  readonly #stats: Nip46Stats;
 
   constructor(options: RemoteSignerOptions) {
     this.#options = options;
-    this.relays = [...options.relays];
-    this.defaults = options.defaults;
-    this.#links = this.relays.map(
-      (url) =>
-        new RelayLink(url, {
-          filter: () => ({ kinds: [NIP46_KIND], '#p': this.#options.connections.signerPubkeys() }),
-          onEvent: (event) => {
-            this.handle(event).catch((error: unknown) =>
-              options.logger.warn(`NIP-46: request dropped: ${(error as Error).message}`),
-            );
-          },
-          logger: options.logger,
-        }),
-    );
+    this.#stats = {
+      threadId,
+      received: 0,
+      signatureChecks: { clients: 0, strangers: 0 },
+      decryptions: { clients: 0, strangers: 0 },
+      replies: { clients: 0, strangers: 0 },
+      dropped: {
+        malformed: 0,
+        stale: 0,
+        duplicate: 0,
+        stranger: 0,
+        overBudget: 0,
+        badSignature: 0,
+        undecryptable: 0,
+        unanswered: 0,
+      },
+      budget: options.budget.options,
+    };
   }
 
-  /** Connect to the relays. */
-  start(): void {
-    for (const link of this.#links) link.start();
-  }
-
-  /** The connections (clients) with their permissions. */
-  get connections(): ConnectionStore {
-    return this.#options.connections;
-  }
-
-  /**
-   * A new `bunker://` URI for a key, with a one-time secret offering `permissions` (default: the
-   * bunker's defaults).
-   *
-   * @throws {BunkerError} `key_not_found`.
-   */
-  async connectionUri(key: string, permissions: Nip46Permissions = this.defaults): Promise<string> {
-    this.#options.store.get(key);
-    const known = this.#options.connections.signerPubkeys().length;
-    const pubkey = await this.#options.connections.signerPubkey(key);
-    if (this.#options.connections.signerPubkeys().length !== known) {
-      for (const link of this.#links) link.subscribe();
-    }
-    const secret = this.#options.connections.offer(key, permissions);
-    const query = new URLSearchParams();
-    for (const relay of this.relays) query.append('relay', relay);
-    query.set('secret', secret);
-    return `bunker://${pubkey}?${query.toString()}`;
-  }
-
-  /** Disconnect from the relays. */
-  close(): void {
-    for (const link of this.#links) link.close();
+  /** A copy of the counters. */
+  stats(): Nip46Stats {
+    return structuredClone(this.#stats);
   }
 
   /**
-   * Handle one event from a relay. Anything that is not a fresh, validly signed kind-24133 event to one
-   * of our remote-signer keys, or does not decrypt to a request, is dropped (with a warning); a request
-   * always gets an answer, an error one when refused.
+   * Handle one event from a relay: dropped (counted, summarised in the log) unless it is a fresh, validly
+   * signed request that may be answered; then answered, with an error when refused.
    */
   async handle(value: unknown): Promise<void> {
-    const event = this.#check(value);
-    if (!event) return;
-    const signer = this.#options.connections.signerByPubkey(event.p);
-    if (!signer) return;
-    const { request, encryption } = decryptRequest(event.event, signer.secret);
+    this.#stats.received++;
+    const checked = this.#check(value);
+    if (typeof checked === 'string') return this.#drop(checked);
+    const { event, transport, client } = checked;
+    const role = client || !transport.pending ? 'clients' : 'strangers';
+    this.#stats.signatureChecks[role]++;
+    if (!this.#verify(event)) return this.#drop('badSignature');
+    this.#stats.decryptions[role]++;
+    const conversation = this.#conversationKey(transport, event.pubkey, client !== undefined);
+    const decrypted = decryptRequest(event, transport.secret, conversation);
+    if (!decrypted) return this.#drop('undecryptable');
+    const { request, encryption } = decrypted;
+    await this.#options.replays.remember(event.id, event.created_at);
+
     let result: string;
     let error: string | undefined;
     try {
-      result = await this.#dispatch(signer.key, event.event.pubkey, request);
+      result = await this.#dispatch(transport, event.pubkey, client, request);
     } catch (failure) {
+      // A stranger is answered only when its `connect` holds the URI's valid secret.
+      if (failure instanceof Unanswered) return this.#drop('unanswered');
       result = '';
       error = failure instanceof BunkerError ? failure.message : 'Internal error';
       if (!(failure instanceof BunkerError)) this.#options.logger.error(`NIP-46: ${String(failure)}`);
@@ -129,65 +151,90 @@ export class RemoteSigner {
     const body = JSON.stringify({ id: request.id, result, ...(error !== undefined && { error }) });
     const content =
       encryption === 'nip44'
-        ? nip44.encrypt(body, nip44.getConversationKey(signer.secret, event.event.pubkey))
-        : nip04.encrypt(signer.secret, event.event.pubkey, body);
+        ? nip44.encrypt(body, conversation())
+        : nip04.encrypt(transport.secret, event.pubkey, body);
     const reply = this.#options.engine.signEvent(
-      {
-        kind: NIP46_KIND,
-        created_at: Math.floor(Date.now() / 1000),
-        tags: [['p', event.event.pubkey]],
-        content,
-      },
-      signer.secret,
+      { kind: NIP46_KIND, created_at: Math.floor(Date.now() / 1000), tags: [['p', event.pubkey]], content },
+      transport.secret,
     );
-    let sent = 0;
-    for (const link of this.#links) if (link.publish(reply)) sent++;
-    if (sent === 0) this.#options.logger.warn('NIP-46: no relay reachable for a reply');
+    this.#stats.replies[client ? 'clients' : 'strangers']++;
+    const sent = await this.#options.publish(reply);
+    if (sent === 0) this.#options.logger.warn('NIP-46: no relay took a reply');
   }
 
-  /** The event as a fresh, signed request to one of our pubkeys, or `undefined` (dropped). */
-  #check(value: unknown): { event: NostrEvent; p: string } | undefined {
+  #drop(reason: DropReason): void {
+    this.#stats.dropped[reason]++;
+    this.#options.drops.count(reason);
+  }
+
+  /**
+   * The cheap checks, before any signature or ECDH: the shape, the date, an id not handled yet, a `p` tag
+   * naming one of our remote-signer keys, and — for a stranger — an unused URI's key and the budget.
+   */
+  #check(
+    value: unknown,
+  ): { event: NostrEvent; transport: Transport; client: Nip46Client | undefined } | DropReason {
     const event = value as NostrEvent;
-    if (typeof event !== 'object' || event === null || event.kind !== NIP46_KIND) return undefined;
-    if (typeof event.id !== 'string' || this.#seen.has(event.id)) return undefined;
-    if (typeof event.content !== 'string' || event.content.length > MAX_CONTENT_CHARS) return undefined;
-    if (!Number.isSafeInteger(event.created_at)) return undefined;
-    if (Math.abs(Date.now() / 1000 - event.created_at) > MAX_AGE_SECONDS) return undefined;
+    if (typeof event !== 'object' || event === null || event.kind !== NIP46_KIND) return 'malformed';
+    if (typeof event.id !== 'string' || !HEX64.test(event.id)) return 'malformed';
+    if (typeof event.pubkey !== 'string' || !HEX64.test(event.pubkey)) return 'malformed';
+    if (typeof event.content !== 'string' || event.content.length > MAX_CONTENT_CHARS) return 'malformed';
+    if (!Number.isSafeInteger(event.created_at)) return 'malformed';
+    if (!this.#options.replays.fresh(event.created_at)) return 'stale';
+    if (this.#options.replays.seen(event.id)) return 'duplicate';
     const p = Array.isArray(event.tags)
       ? event.tags.find((tag) => Array.isArray(tag) && tag[0] === 'p' && typeof tag[1] === 'string')?.[1]
       : undefined;
-    if (p === undefined) return undefined;
-    let valid = false;
-    try {
-      valid = this.#options.engine.verifyEvent(event);
-    } catch {
-      valid = false;
+    const transport = typeof p === 'string' ? this.#options.connections.transport(p) : undefined;
+    if (!transport) return 'malformed';
+    const client = this.#options.connections.client(transport.key, event.pubkey);
+    if (!client) {
+      if (!transport.pending) return 'stranger';
+      if (!this.#options.budget.take(event.pubkey, transport.pubkey)) return 'overBudget';
     }
-    if (!valid) {
-      this.#options.logger.warn('NIP-46: dropped a request with a bad signature');
-      return undefined;
-    }
-    if (this.#seen.size >= SEEN_LIMIT) this.#seen.delete(this.#seen.values().next().value as string);
-    this.#seen.add(event.id);
-    return { event, p };
+    return { event, transport, client };
   }
 
-  async #dispatch(key: string, clientPubkey: string, request: Request): Promise<string> {
-    const { connections, store } = this.#options;
-    if (request.method === 'connect') return this.#connect(key, clientPubkey, request.params);
-    const client = connections.client(key, clientPubkey);
-    if (!client) {
-      throw new BunkerError(
-        'forbidden',
-        'Not authorised: this client has no connection to the key (never connected, or revoked); connect with a new bunker:// URI',
-      );
+  #verify(event: NostrEvent): boolean {
+    try {
+      return this.#options.engine.verifyEvent(event);
+    } catch {
+      return false;
     }
-    connections.touch(client);
+  }
+
+  /** The NIP-44 conversation key with `peer` (made when first needed; kept for known clients). */
+  #conversationKey(transport: Transport, peer: string, keep: boolean): () => Uint8Array {
+    const id = `${transport.pubkey}${peer}`;
+    let key = this.#conversations.get(id);
+    return () => {
+      if (key) return key;
+      key = nip44.getConversationKey(transport.secret, peer);
+      if (keep) {
+        if (this.#conversations.size >= MAX_CONVERSATION_KEYS) {
+          this.#conversations.delete(this.#conversations.keys().next().value as string);
+        }
+        this.#conversations.set(id, key);
+      }
+      return key;
+    };
+  }
+
+  async #dispatch(
+    transport: Transport,
+    clientPubkey: string,
+    client: Nip46Client | undefined,
+    request: Request,
+  ): Promise<string> {
+    if (request.method === 'connect') return this.#connect(transport, clientPubkey, client, request.params);
+    // Strangers get no further, and no answer.
+    if (!client) throw new Unanswered();
+    this.#options.connections.touch(client);
     switch (request.method) {
       case 'ping':
         return 'pong';
       case 'get_public_key':
-        return store.get(key).pubkey;
+        return this.#options.keys.pubkey(client.key);
       case 'sign_event':
         return JSON.stringify(await this.#sign(client, request.params));
       case 'nip44_encrypt':
@@ -200,30 +247,41 @@ export class RemoteSigner {
     }
   }
 
-  async #connect(key: string, clientPubkey: string, params: unknown[]): Promise<string> {
+  async #connect(
+    transport: Transport,
+    clientPubkey: string,
+    client: Nip46Client | undefined,
+    params: unknown[],
+  ): Promise<string> {
     const [target, secret, perms, metadata] = params;
-    const signerPubkey = await this.#options.connections.signerPubkey(key);
-    if (target !== signerPubkey) {
+    if (target !== transport.pubkey) {
+      if (!client) throw new Unanswered();
       throw new BunkerError(
         'invalid_request',
         '`connect` must name the remote-signer pubkey of the bunker:// URI',
       );
     }
     // An authorised client connecting again (a restart of the app) keeps what it has.
-    if (this.#options.connections.client(key, clientPubkey)) return 'ack';
-    if (typeof secret !== 'string' || secret === '') {
-      throw new BunkerError('forbidden', 'A new client needs the secret of a bunker:// URI to connect');
+    if (client && !transport.pending) return 'ack';
+    let offer: { key: string; permissions: Nip46Permissions };
+    try {
+      offer = this.#options.connections.redeem(transport.pubkey, typeof secret === 'string' ? secret : '');
+    } catch (error) {
+      // A stranger with a wrong secret learns nothing, not even that the bunker is there.
+      if (!client) throw new Unanswered();
+      throw error;
     }
-    const offer = this.#options.connections.redeem(key, secret, clientPubkey);
-    const granted = grantPermissions(typeof perms === 'string' ? perms : undefined, offer);
-    const client = await this.#options.connections.authorise(
-      key,
+    const granted = grantPermissions(typeof perms === 'string' ? perms : undefined, offer.permissions);
+    const authorised = await this.#options.connections.authorise(
+      offer.key,
       clientPubkey,
       granted,
       clientName(metadata),
+      transport.pubkey,
     );
+    this.#options.onConnectionsChanged?.();
     this.#options.logger.info(
-      `NIP-46 client ${clientPubkey} connected to key \`${key}\` (kinds ${client.kinds.join(', ') || 'none'})`,
+      `NIP-46 client ${clientPubkey} connected to key \`${offer.key}\` (kinds ${authorised.kinds.join(', ') || 'none'})`,
     );
     return 'ack';
   }
@@ -245,45 +303,39 @@ export class RemoteSigner {
         `Kind \`${template.kind}\` is not allowed for this client (allowed: ${client.kinds.join(', ') || 'none'})`,
       );
     }
-    const [event] = await this.#options.store.sign(client.key, [template], { client: client.pubkey });
-    return event as NostrEvent;
+    return this.#options.keys.sign(client.key, template, client.pubkey);
   }
 
-  #cipher(client: Nip46Client, method: KeyCipherMethod, params: unknown[]): string {
+  #cipher(client: Nip46Client, method: KeyCipherMethod, params: unknown[]): Promise<string> {
     const allowed = method.startsWith('nip44_') ? client.nip44 : client.nip04;
     if (!allowed) throw new BunkerError('forbidden', `\`${method}\` is not allowed for this client`);
     const [peer, text] = params;
     if (typeof peer !== 'string' || typeof text !== 'string') {
       throw new BunkerError('invalid_request', `\`${method}\` takes a pubkey and a text`);
     }
-    return this.#options.store.cipher(client.key, method, peer, text);
+    return this.#options.keys.cipher(client.key, method, peer, text);
   }
 }
 
 /**
- * Decrypt a request's content (NIP-44 v2, or NIP-04 when it has NIP-04's `?iv=`) and read it.
- *
- * @throws {Error} when it does not decrypt or is no `{ id, method, params }` request.
+ * Decrypt a request's content (NIP-44 v2, or NIP-04 when it has NIP-04's `?iv=`) and read it; `undefined`
+ * when it does not decrypt or is no `{ id, method, params }` request.
  */
 function decryptRequest(
   event: NostrEvent,
   secret: Uint8Array,
-): { request: Request; encryption: 'nip44' | 'nip04' } {
+  conversation: () => Uint8Array,
+): { request: Request; encryption: 'nip44' | 'nip04' } | undefined {
   const encryption = event.content.includes('?iv=') ? 'nip04' : 'nip44';
-  let text: string;
-  try {
-    text =
-      encryption === 'nip44'
-        ? nip44.decrypt(event.content, nip44.getConversationKey(secret, event.pubkey))
-        : nip04.decrypt(secret, event.pubkey, event.content);
-  } catch (cause) {
-    throw new Error(`a kind-24133 event from ${event.pubkey} does not decrypt (${encryption})`, { cause });
-  }
   let value: Partial<Request>;
   try {
+    const text =
+      encryption === 'nip44'
+        ? nip44.decrypt(event.content, conversation())
+        : nip04.decrypt(secret, event.pubkey, event.content);
     value = JSON.parse(text) as Partial<Request>;
-  } catch (cause) {
-    throw new Error(`a kind-24133 event from ${event.pubkey} holds no JSON request`, { cause });
+  } catch {
+    return undefined;
   }
   if (
     typeof value !== 'object' ||
@@ -292,7 +344,7 @@ function decryptRequest(
     typeof value.method !== 'string' ||
     !Array.isArray(value.params)
   ) {
-    throw new Error(`a kind-24133 event from ${event.pubkey} holds no { id, method, params } request`);
+    return undefined;
   }
   return { request: value as Request, encryption };
 }

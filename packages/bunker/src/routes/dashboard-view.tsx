@@ -1,6 +1,6 @@
 import type { FC, PropsWithChildren } from 'hono/jsx';
 import type { KeyInfo } from '../key-store.js';
-import type { Nip46Client } from '../nip46/connection-store.js';
+import type { Nip46Client, PendingUri } from '../nip46/connection-store.js';
 import { formatPermissions, type Nip46Permissions } from '../nip46/permissions.js';
 
 const STYLE = `
@@ -79,8 +79,10 @@ export interface Nip46View {
   relays: readonly string[];
   defaults: Nip46Permissions;
   connections: Nip46Client[];
+  /** Unused URIs not expired yet (never their secrets). */
+  pending: PendingUri[];
   /** A URI just made (shown once, in the answer to the form). */
-  newUri?: { key: string; uri: string; permissions: Nip46Permissions };
+  newUri?: { key: string; uri: string; expires_at: number; permissions: Nip46Permissions };
 }
 
 /** The dashboard: every key with its lock state, and unlock / lock buttons; the NIP-46 connections. */
@@ -165,7 +167,8 @@ const Nip46Section: FC<{ view: Nip46View; keys: DashboardKey[] }> = ({ view, key
         <p>
           New connection URI for key {view.newUri.key} (
           {formatPermissions(view.newUri.permissions) || 'no permissions'}
-          ). It works once: the first client to connect with it is authorised. It is shown only now.
+          ). It works once, until {when(view.newUri.expires_at)} UTC: the first client to connect with it is
+          authorised. It is shown only now.
         </p>
         <code data-bunker-uri={view.newUri.key}>{view.newUri.uri}</code>
       </div>
@@ -206,6 +209,33 @@ const Nip46Section: FC<{ view: Nip46View; keys: DashboardKey[] }> = ({ view, key
                   <button type="submit">Revoke</button>
                 </form>
               </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+    {view.pending.length > 0 && (
+      <table data-pending-uris>
+        <caption>Unused connection URIs (each works once, until it expires)</caption>
+        <thead>
+          <tr>
+            <th>Key</th>
+            <th>Remote-signer pubkey</th>
+            <th>Allowed kinds</th>
+            <th>Made</th>
+            <th>Expires</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.pending.map((uri) => (
+            <tr data-pending-uri={uri.signer}>
+              <td>{uri.key}</td>
+              <td>
+                <code title={uri.signer}>{`${uri.signer.slice(0, 16)}…`}</code>
+              </td>
+              <td>{uri.kinds.join(', ') || 'none'}</td>
+              <td>{when(uri.created_at)}</td>
+              <td>{when(uri.expires_at)}</td>
             </tr>
           ))}
         </tbody>

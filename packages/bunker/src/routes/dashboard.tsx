@@ -7,8 +7,8 @@ import { clientAddress } from '../client-address.js';
 import { BunkerError } from '../errors.js';
 import { isValidKeyName } from '../key-name.js';
 import type { KeyStore } from '../key-store.js';
+import type { Nip46Service } from '../nip46/nip46-service.js';
 import { type Nip46Permissions, parseKinds } from '../nip46/permissions.js';
-import type { RemoteSigner } from '../nip46/remote-signer.js';
 import type { Throttle } from '../throttle.js';
 import { DashboardPage, type Nip46View, type Notice, SignInPage } from './dashboard-view.js';
 
@@ -40,7 +40,7 @@ const NOTICES = new Map<string, (key: string) => Notice>([
 export function createDashboard(deps: {
   store: KeyStore;
   /** The NIP-46 side: its connections are listed, revocable, and new URIs made. */
-  nip46?: RemoteSigner | undefined;
+  nip46?: Nip46Service | undefined;
   adminToken: string;
   /** Counts wrong tokens per client address, with the API's Bearer tokens. */
   throttle: Throttle;
@@ -64,7 +64,7 @@ export function createDashboard(deps: {
 
   const signedIn = (c: Context) => sessions.has(getCookie(c, COOKIE));
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     if (!signedIn(c)) return c.html(<SignInPage />);
     const key = c.req.query('key') ?? '';
     const make = NOTICES.get(c.req.query('notice') ?? '');
@@ -72,7 +72,7 @@ export function createDashboard(deps: {
     // The reason a key cannot be locked comes from the store, not the URL.
     const refusal = notice && c.req.query('notice') === 'key_not_lockable' && deps.store.lockRefusal(key);
     if (notice && refusal) notice = { ...notice, text: plain(refusal) };
-    return c.html(<DashboardPage keys={dashboardKeys()} notice={notice} nip46={nip46View()} />);
+    return c.html(<DashboardPage keys={dashboardKeys()} notice={notice} nip46={await nip46View()} />);
   });
 
   const dashboardKeys = () =>
@@ -80,13 +80,18 @@ export function createDashboard(deps: {
       const reason = deps.store.lockRefusal(k.name);
       return reason === undefined ? k : { ...k, lockRefusal: plain(reason) };
     });
-  const nip46View = (newUri?: Nip46View['newUri']): Nip46View | undefined =>
-    deps.nip46 && {
-      relays: deps.nip46.relays,
-      defaults: deps.nip46.defaults,
-      connections: deps.nip46.connections.list(),
+  const nip46View = async (newUri?: Nip46View['newUri']): Promise<Nip46View | undefined> => {
+    const nip46 = deps.nip46;
+    if (!nip46) return undefined;
+    const [connections, pending] = await Promise.all([nip46.connections(), nip46.pending()]);
+    return {
+      relays: nip46.relays,
+      defaults: nip46.defaults,
+      connections,
+      pending,
       ...(newUri && { newUri }),
     };
+  };
 
   // A throttled address is answered before its form is read.
   const notThrottled: MiddlewareHandler = async (c, next) => {
@@ -157,7 +162,7 @@ export function createDashboard(deps: {
     let outcome = 'revoked';
     try {
       if (!deps.nip46 || !isValidKeyName(key)) throw new BunkerError('not_found', 'no such connection');
-      await deps.nip46.connections.revoke(key, pubkey);
+      await deps.nip46.revoke(key, pubkey);
     } catch (error) {
       if (!(error instanceof BunkerError) || error.code !== 'not_found') throw error;
       outcome = 'not_found';
@@ -180,13 +185,13 @@ export function createDashboard(deps: {
         nip44: form.nip44 === 'on',
         nip04: form.nip04 === 'on',
       };
-      newUri = { key, uri: await deps.nip46.connectionUri(key, permissions), permissions };
+      newUri = { key, ...(await deps.nip46.newUri(key, permissions)), permissions };
     } catch (error) {
       if (!(error instanceof BunkerError)) throw error;
       notice = { kind: 'error', text: plain(error.message) };
     }
     return c.html(
-      <DashboardPage keys={dashboardKeys()} notice={notice} nip46={nip46View(newUri)} />,
+      <DashboardPage keys={dashboardKeys()} notice={notice} nip46={await nip46View(newUri)} />,
       notice ? 400 : 200,
     );
   });

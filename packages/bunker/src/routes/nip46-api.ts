@@ -1,22 +1,23 @@
 import { Hono } from 'hono';
 import { BunkerError } from '../errors.js';
 import { assertKeyName } from '../key-name.js';
+import type { Nip46Service } from '../nip46/nip46-service.js';
 import { type Nip46Permissions, parseKinds } from '../nip46/permissions.js';
-import type { RemoteSigner } from '../nip46/remote-signer.js';
 import { readJsonObject } from '../read-json.js';
 import { type ApiRouteDeps, type BunkerEnv, tokenAuth } from '../token-auth.js';
 
 /**
  * The NIP-46 connections, with the admin token:
- * `GET /api/nip46/connections` → `{ relays, defaults, connections: [client…] }`;
- * `POST /api/nip46/uri` `{ key, kinds?, nip44?, nip04? }` → 201 `{ uri }` (a new one-time `bunker://` URI);
- * `DELETE /api/nip46/connections/{key}/{pubkey}` → `{ revoked: { key, pubkey } }`.
+ * `GET /api/nip46/connections` → `{ relays, defaults, connections: [client…], pending: [uri…] }`;
+ * `POST /api/nip46/uri` `{ key, kinds?, nip44?, nip04? }` → 201 `{ uri, expires_at }` (a new one-time
+ * `bunker://` URI); `DELETE /api/nip46/connections/{key}/{pubkey}` → `{ revoked: { key, pubkey } }`;
+ * `GET /api/nip46/stats` → the worker's counters (what strangers cost) and both thread ids.
  * Without relays (NIP-46 off) each answers 404 `not_found`.
  */
-export function createNip46Api(deps: ApiRouteDeps & { nip46: RemoteSigner | undefined }): Hono<BunkerEnv> {
+export function createNip46Api(deps: ApiRouteDeps & { nip46: Nip46Service | undefined }): Hono<BunkerEnv> {
   const app = new Hono<BunkerEnv>();
   const admin = tokenAuth(deps, ['admin']);
-  const signer = (): RemoteSigner => {
+  const signer = (): Nip46Service => {
     if (!deps.nip46) {
       throw new BunkerError(
         'not_found',
@@ -26,24 +27,26 @@ export function createNip46Api(deps: ApiRouteDeps & { nip46: RemoteSigner | unde
     return deps.nip46;
   };
 
-  app.get('/connections', admin, (c) => {
+  app.get('/connections', admin, async (c) => {
     const nip46 = signer();
-    return c.json({ relays: nip46.relays, defaults: nip46.defaults, connections: nip46.connections.list() });
+    const [connections, pending] = await Promise.all([nip46.connections(), nip46.pending()]);
+    return c.json({ relays: nip46.relays, defaults: nip46.defaults, connections, pending });
   });
+
+  app.get('/stats', admin, async (c) => c.json(await signer().stats()));
 
   app.post('/uri', admin, deps.limitBody, async (c) => {
     const nip46 = signer();
     const body = await readJsonObject(c);
     const key = assertKeyName(body.key);
-    const uri = await nip46.connectionUri(key, readPermissions(body, nip46.defaults));
-    return c.json({ uri }, 201);
+    return c.json(await nip46.newUri(key, readPermissions(body, nip46.defaults)), 201);
   });
 
   app.delete('/connections/:key/:pubkey', admin, async (c) => {
     const nip46 = signer();
     const key = assertKeyName(c.req.param('key'));
     const pubkey = c.req.param('pubkey');
-    await nip46.connections.revoke(key, pubkey);
+    await nip46.revoke(key, pubkey);
     return c.json({ revoked: { key, pubkey } });
   });
 
