@@ -50,9 +50,7 @@ async function mint(bunker: RunningBunker): Promise<{ uri: string; pubkey: strin
   return { uri, pubkey: pointer.pubkey, secret: pointer.secret };
 }
 
-async function stats(
-  bunker: RunningBunker,
-): Promise<{
+async function stats(bunker: RunningBunker): Promise<{
   decryptions: { strangers: number };
   dropped: Record<'stranger' | 'overBudget' | 'undecryptable' | 'duplicate' | 'stale', number>;
 }> {

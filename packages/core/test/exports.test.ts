@@ -74,7 +74,13 @@ describe('@siegel/core exports', () => {
       'runBuildSigning',
       'toSignSiteOptions',
     ]);
-    expect(Object.keys(crypto).sort()).toEqual(['HEX64', 'computeEventId', 'jsEngine', 'loadSigningEngine']);
+    expect(Object.keys(crypto).sort()).toEqual([
+      'HEX64',
+      'computeEventId',
+      'isEventShape',
+      'jsEngine',
+      'loadSigningEngine',
+    ]);
     expect(Object.keys(fs).sort()).toEqual([
       'isStaleTempName',
       'mkdirFast',

@@ -1,6 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import type { SigningEngine } from '@siegel/core/crypto';
-import { HEX64 } from '@siegel/core/crypto';
+import { isEventShape } from '@siegel/core/crypto';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import * as nip04 from 'nostr-tools/nip04';
 import * as nip44 from 'nostr-tools/nip44';
@@ -174,17 +174,13 @@ export class RemoteSigner {
   #check(
     value: unknown,
   ): { event: NostrEvent; transport: Transport; client: Nip46Client | undefined } | DropReason {
-    const event = value as NostrEvent;
-    if (typeof event !== 'object' || event === null || event.kind !== NIP46_KIND) return 'malformed';
-    if (typeof event.id !== 'string' || !HEX64.test(event.id)) return 'malformed';
-    if (typeof event.pubkey !== 'string' || !HEX64.test(event.pubkey)) return 'malformed';
-    if (typeof event.content !== 'string' || event.content.length > MAX_CONTENT_CHARS) return 'malformed';
-    if (!Number.isSafeInteger(event.created_at)) return 'malformed';
+    // Core's one guard for events from outside, then what NIP-46 asks of a request.
+    if (!isEventShape(value) || value.kind !== NIP46_KIND || value.content.length > MAX_CONTENT_CHARS)
+      return 'malformed';
+    const event = value;
     if (!this.#options.replays.fresh(event.created_at)) return 'stale';
     if (this.#options.replays.seen(event.id)) return 'duplicate';
-    const p = Array.isArray(event.tags)
-      ? event.tags.find((tag) => Array.isArray(tag) && tag[0] === 'p' && typeof tag[1] === 'string')?.[1]
-      : undefined;
+    const p = event.tags.find((tag) => tag[0] === 'p')?.[1];
     const transport = typeof p === 'string' ? this.#options.connections.transport(p) : undefined;
     if (!transport) return 'malformed';
     const client = this.#options.connections.client(transport.key, event.pubkey);

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import type { EventTemplate, NostrEvent, VerifiedEvent } from 'nostr-tools/core';
 import * as pure from 'nostr-tools/pure';
 
-/** 64 lowercase hex characters: an event id, a pubkey, a SHA-256 hash. */
-export { HEX64 } from './event-shape.js';
+/** 64 lowercase hex characters; the one shape guard for events from outside (for the bunker and the server). */
+export { HEX64, isEventShape } from './event-shape.js';
 
 /** The Schnorr implementation in use. Its functions never mutate what they are given. */
 export interface SigningEngine {
