@@ -121,6 +121,9 @@ export class PagePump {
     this.#signedAny ||= result.event !== undefined;
     this.#writes.add(async () => {
       try {
+        // A page rewritten without a new signature (new relay hints, a rebuilt page) is written only once the
+        // signer has shown it signs: a run that cannot sign must leave the site as it was.
+        if (result.outcome === 'unchanged' && result.output !== undefined) await this.#session.proveSigner();
         // The page's output buffer goes to the I/O thread (detached here): nothing reads it afterwards.
         await Promise.all([
           result.output !== undefined &&

@@ -76,6 +76,10 @@ export class SigningSession {
   #ownsSigner = false;
   /** The signer's pubkey: every event it returns must carry it. */
   #pubkey: string | undefined;
+  /** A batch was signed in this run: the signer signs. */
+  #signedBatch = false;
+  /** The signer's probe, once asked for (see {@link proveSigner}). */
+  #proven: Promise<void> | undefined;
 
   private constructor(options: ResolvedSignSiteOptions, signer: Signer | undefined, cache: SignCache) {
     this.options = options;
@@ -146,6 +150,26 @@ export class SigningSession {
   /** Release the signer's connections (a NIP-46 signer's relays) when the run made the signer. */
   async closeSigner(): Promise<void> {
     if (this.#ownsSigner) await this.signer?.close?.();
+  }
+
+  /** A batch was signed in this run. */
+  get signedAny(): boolean {
+    return this.#signedBatch;
+  }
+
+  /**
+   * Before a page that needs no new signature is written while nothing was signed yet: let the signer prove
+   * that it signs now (`Signer.probe`; a NIP-46 signer with a locked key fails here), so that a run that
+   * cannot sign writes nothing. Its error is the run's fatal error.
+   */
+  proveSigner(): Promise<void> {
+    const signer = this.signer;
+    if (!signer?.probe || this.options.dryRun || this.#signedBatch) return Promise.resolve();
+    this.#proven ??= signer.probe().catch((error: unknown) => {
+      this.#fatal ??= error;
+      throw error;
+    });
+    return this.#proven;
   }
 
   /** The first fatal error (a failed batch): the run must stop. */
@@ -384,6 +408,7 @@ export class SigningSession {
         journal.push([item.path, entry]);
         results.push({ outcome: 'signed', output, event, url: item.url });
       }
+      if (journal.length > 0) this.#signedBatch = true;
       // The signatures reach the cache's journal before the pages reach the disk.
       if (journal.length > 0) await this.#appendJournal(journal);
       // Off to the relays while the run goes on; finishPublishing waits for their answers.

@@ -68,7 +68,8 @@ async function finish(
 ): Promise<SignSummary> {
   await pump.drain();
   if (!options.files && !session.fatal) session.prune(new Set(paths));
-  await session.saveCache();
+  // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
+  if (!session.fatal || session.signedAny) await session.saveCache();
   if (session.fatal) throw session.fatal;
   const published = await session.finishPublishing();
   const summary = session.summary(published);

@@ -7,6 +7,7 @@ import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine 
 import { parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/options.js';
+import { createPageEvent } from '../page/page-event.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
 import type { Signer } from './signer.js';
 
@@ -169,6 +170,22 @@ export class Nip46Signer implements Signer {
     return pubkey;
   }
 
+  /**
+   * Sign one throwaway page event (never written or published), unless this signer signed already: a
+   * remote signer answers `connect` and `get_public_key` with a locked key too, so only a signature shows
+   * that the run can sign (see `Signer.probe`).
+   */
+  async probe(): Promise<void> {
+    if (this.#signed > 0) return;
+    await this.signEvents([
+      createPageEvent({
+        hash: '0'.repeat(64),
+        url: 'urn:siegel:probe',
+        title: 'Siegel: a probe that the key signs now; never published',
+      }),
+    ]);
+  }
+
   async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
     await this.getPublicKey();
     this.#engine ??= await loadSigningEngine();
@@ -293,9 +310,12 @@ export class Nip46Signer implements Signer {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, 200);
     const connected = this.#key?.sessions[this.uri.remotePubkey] !== undefined;
     const what = method === 'connect' ? 'refused to connect this client' : `refused \`${method}\``;
-    const hint = connected
-      ? `allow this client in the signer again, or delete \`${this.clientKeyFile}\` and use a fresh bunker:// URI with a secret`
-      : 'check the secret of the bunker:// URI and approve this client in the signer';
+    // The client is fine when the key behind the signer is locked: the key needs unlocking, not the client.
+    const hint = /\blocked\b|gesperrt/i.test(reason)
+      ? 'the key behind the signer is locked: unlock it in the signer (siegel-bunker: its /admin page) and run again'
+      : connected
+        ? `allow this client in the signer again, or delete \`${this.clientKeyFile}\` and use a fresh bunker:// URI with a secret`
+        : 'check the secret of the bunker:// URI and approve this client in the signer';
     return createGermanError(
       'key_locked',
       `The NIP-46 signer \`${this.uri.remotePubkey}\` ${what}: \`${reason}\`. Client key \`${this.#clientPubkey()}\`: ${hint}.`,

@@ -22,6 +22,13 @@ export interface Signer {
   signEvents(templates: EventTemplate[]): Promise<NostrEvent[]>;
   /** Optional pre-flight check (the key exists and can sign) without signing anything. */
   check?(): Promise<void>;
+  /**
+   * Optional, for a signer whose `check` cannot tell that the key signs now (a NIP-46 signer cannot ask
+   * whether the key behind it is locked): prove it by signing. `signSite` calls it once, before it writes a
+   * page that needs no new signature while nothing was signed yet in the run, so that a run that cannot
+   * sign writes nothing. Rejects as `signEvents` does.
+   */
+  probe?(): Promise<void>;
   /** Optional: release connections (a NIP-46 signer's relays). `signSite` calls it for signers it made. */
   close?(): Promise<void>;
 }
