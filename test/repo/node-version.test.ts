@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 // The repository pins Node 24 as a root devDependency so every npm script runs under it, even where the
@@ -6,4 +10,67 @@ describe('toolchain', () => {
   it('runs the tests under the pinned Node 24', () => {
     expect(process.versions.node.split('.')[0]).toBe('24');
   });
+});
+
+// Issue 22: every CLI says in one line which Node it needs (its package's `engines`), instead of failing
+// inside with a stack trace (siegel-server: ERR_UNKNOWN_BUILTIN_MODULE for node:sqlite). One check,
+// packages/core/bin/require-node.js, for the three launchers.
+const LAUNCHERS = [
+  ['siegel', 'packages/core/bin/siegel.js', 'packages/core/package.json', ''],
+  ['siegel-bunker', 'packages/bunker/bin/siegel-bunker.js', 'packages/bunker/package.json', ''],
+  ['siegel-server', 'server/bin/siegel-server.js', 'server/package.json', ' (for node:sqlite)'],
+] as const;
+const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+
+/** Run a launcher with `node` and `args`; its exit code and output. */
+async function launch(
+  node: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(node, args, { env: {}, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+describe('every CLI on a Node older than its engines', () => {
+  it.each(LAUNCHERS)(
+    '%s says which Node it needs in one line, exit 1, no stack trace',
+    async (command, launcher, pkg, why) => {
+      const [, major, minor = '0'] = /(\d+)(?:\.(\d+))?/.exec(
+        (JSON.parse(readFileSync(root(pkg), 'utf8')) as { engines: { node: string } }).engines.node,
+      ) as RegExpExecArray;
+      // This Node, told it is 20.20.2 before the launcher runs (`process.versions.node` is what it reads).
+      const pretend = "Object.defineProperty(process.versions, 'node', { value: '20.20.2' })";
+      const old = await launch(process.execPath, [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(pretend)}`,
+        root(launcher),
+        '--help',
+      ]);
+      expect(old).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `${command} needs Node ${major}.${minor} or newer${why}; this is Node 20.20.2 (${process.execPath}). Install a current Node (https://nodejs.org) and run it again.\n`,
+      });
+      // And this machine's system Node, when it is older (Debian's 20): the real thing, one line.
+      const system = await launch('/usr/bin/node', ['--version']);
+      const [have = 0, haveMinor = 0] = system.stdout.trim().slice(1).split('.').map(Number);
+      if (
+        system.code === 0 &&
+        (have < Number(major) || (have === Number(major) && haveMinor < Number(minor)))
+      ) {
+        const real = await launch('/usr/bin/node', [root(launcher), '--help']);
+        expect(real.code).toBe(1);
+        expect(real.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(new RegExp(`^${command} needs Node ${major}\\.${minor} or newer`)),
+        ]);
+      }
+      // On this Node the launcher runs the CLI.
+      expect((await launch(process.execPath, [root(launcher), '--help'])).code).toBe(0);
+    },
+  );
 });

@@ -139,6 +139,7 @@ describe('@siegel/core exports', () => {
       './fs': { types: './dist/fs/atomic-write.d.ts', import: './dist/fs/atomic-write.js' },
       './auth': { types: './dist/auth/tokens.d.ts', import: './dist/auth/tokens.js' },
       './rules': { types: './dist/verify/rules.d.ts', import: './dist/verify/rules.js' },
+      './require-node': './bin/require-node.js',
       './package.json': './package.json',
     });
   });
