@@ -78,4 +78,33 @@ describe('resolveNip05', () => {
     await expect(resolveNip05(`frank@${host}`)).rejects.toThrow(`\`${url('frank')}\` answered HTTP 500`);
     await expect(resolveNip05(`grace@${host}`)).rejects.toThrow('redirects more than 0 times');
   });
+
+  it('names no option of `siegel verify` that does not apply to a NIP-05 lookup (issue 22, L8)', async () => {
+    const host = await serveDomain((request, response) => {
+      const name = new URL(request.url ?? '/', 'http://x').searchParams.get('name') ?? '';
+      if (name === 'big') response.writeHead(200).end(`{"names":{"big":"${'a'.repeat(300 * 1024)}"}}`);
+      else if (name === 'away')
+        response.writeHead(302, { location: 'http://127.0.0.2:9/.well-known/nostr.json?name=away' }).end();
+      // `slow` never answers.
+    });
+    const messages: string[] = [];
+    for (const name of ['big', 'away', 'slow'])
+      messages.push(
+        await resolveNip05(`${name}@${host}`, { requestTimeoutMs: 500 }).then(
+          () => 'resolved',
+          (error: Error) => error.message,
+        ),
+      );
+    expect(messages[0]).toContain('the limit for a `nostr.json`');
+    expect(messages[1]).toContain('NIP-05 does not follow redirects');
+    expect(messages[2]).toMatch(
+      /did not answer in full within 0\.5 s \(`--request-timeout`\)|the NIP-05 lookup took longer/,
+    );
+    for (const message of messages) {
+      expect(message).toMatch(/^NIP-05 `/);
+      expect(message).not.toMatch(
+        /--max-page-bytes|--allow-redirects-to|--total-timeout|siegel verify stopped/,
+      );
+    }
+  });
 });

@@ -37,7 +37,35 @@ export interface SiteClientOptions {
   resolve?: (host: string) => Promise<ResolvedAddress[]>;
   /** `User-Agent` header (default `siegel-verify`). */
   userAgent?: string;
+  /**
+   * How messages name what stopped a request, for the command at hand (default: `siegel verify <url>`'s
+   * options). A check whose limits are not those options (NIP-05) names its own, so that no message points
+   * to an option that does not apply.
+   */
+  wording?: Partial<SiteClientWording>;
 }
+
+/** The words for the limits in {@link SiteClient}'s messages. */
+export interface SiteClientWording {
+  /** Who stops on the total time: `siegel verify stopped: the check`. */
+  whole: string;
+  /** After "not followed": what would allow another origin. */
+  redirect: string;
+  /** The total time's name. */
+  totalTimeout: string;
+  /** One request's time limit's name. */
+  requestTimeout: string;
+  /** The size limit's name. */
+  maxBytes: string;
+}
+
+const VERIFY_WORDING: SiteClientWording = {
+  whole: 'siegel verify stopped: the check',
+  redirect: 'allow that origin with `--allow-redirects-to {origin}`',
+  totalTimeout: 'the total timeout, `--total-timeout`',
+  requestTimeout: 'the request timeout, `--request-timeout`',
+  maxBytes: 'the page limit, `--max-page-bytes`',
+};
 
 /** What one GET gave: the final URL (after redirects), the status, the headers, and the body if read. */
 export interface SiteResponse {
@@ -99,6 +127,7 @@ export class SiteClient {
   readonly #deadline: AbortSignal;
   readonly #resolve: (host: string) => Promise<ResolvedAddress[]>;
   readonly #userAgent: string;
+  readonly #wording: SiteClientWording;
   /** Host name → its checked addresses (resolved once: what was checked is what is connected to). */
   readonly #addresses = new Map<string, Promise<ResolvedAddress[]>>();
   #siteAddresses: Promise<Set<string>> | undefined;
@@ -113,6 +142,7 @@ export class SiteClient {
     this.#deadline = AbortSignal.timeout(this.#totalTimeoutMs);
     this.#resolve = options.resolve ?? systemResolve;
     this.#userAgent = options.userAgent ?? 'siegel-verify';
+    this.#wording = { ...VERIFY_WORDING, ...options.wording };
   }
 
   /** The error once the whole check ran out of time (`undefined` before). */
@@ -148,7 +178,7 @@ export class SiteClient {
         );
       if (!this.#allowedOrigins.has(next.origin)) {
         throw fail(
-          `\`${current.href}\` redirects to \`${next.href}\`, outside the site \`${this.#site.origin}\`: not followed (allow that origin with \`--allow-redirects-to ${next.origin}\`)`,
+          `\`${current.href}\` redirects to \`${next.href}\`, outside the site \`${this.#site.origin}\`: not followed (${this.#wording.redirect.replace('{origin}', next.origin)})`,
         );
       }
       if (chain.includes(next.href))
@@ -164,7 +194,7 @@ export class SiteClient {
 
   #deadlineError(): SiegelError {
     return fail(
-      `siegel verify stopped: the check took longer than ${seconds(this.#totalTimeoutMs)} in all (the total timeout, \`--total-timeout\`)`,
+      `${this.#wording.whole} took longer than ${seconds(this.#totalTimeoutMs)} in all (${this.#wording.totalTimeout})`,
     );
   }
 
@@ -221,7 +251,7 @@ export class SiteClient {
       this.#deadline.aborted
         ? this.#deadlineError()
         : fail(
-            `\`${url.href}\` did not answer in full within ${seconds(this.#requestTimeoutMs)} (the request timeout, \`--request-timeout\`)`,
+            `\`${url.href}\` did not answer in full within ${seconds(this.#requestTimeoutMs)} (${this.#wording.requestTimeout})`,
             cause,
           );
     return new Promise<SiteResponse>((resolve, reject) => {
@@ -260,7 +290,7 @@ export class SiteClient {
           settle(undefined, { ...base, body: undefined });
           return;
         }
-        readBody(url, response, options.maxBytes).then(
+        readBody(url, response, options.maxBytes, this.#wording.maxBytes).then(
           (body) => settle(undefined, { ...base, body }),
           (error: SiegelError) => settle(error),
         );
@@ -316,9 +346,9 @@ function decoderFor(url: URL, header: string | undefined) {
  * (compressed) and as unpacked, so neither an endless body nor a decompression bomb is ever held in memory
  * past the limit.
  */
-function readBody(url: URL, response: IncomingMessage, maxBytes: number): Promise<Buffer> {
+function readBody(url: URL, response: IncomingMessage, maxBytes: number, limitName: string): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
-    const limit = `${formatByteSize(maxBytes)} (the page limit, \`--max-page-bytes\`)`;
+    const limit = `${formatByteSize(maxBytes)} (${limitName})`;
     let decoding: ReturnType<typeof decoderFor>;
     try {
       decoding = decoderFor(url, response.headers['content-encoding']);

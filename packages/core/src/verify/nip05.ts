@@ -69,6 +69,14 @@ export async function resolveNip05(
     maxRedirects: 0,
     requestTimeoutMs: timeout,
     totalTimeoutMs: timeout,
+    // Only these limits apply to a NIP-05 lookup: no message names another option of `siegel verify`.
+    wording: {
+      whole: 'the NIP-05 lookup',
+      redirect: 'NIP-05 does not follow redirects',
+      totalTimeout: '`--request-timeout`',
+      requestTimeout: '`--request-timeout`',
+      maxBytes: 'the limit for a `nostr.json`',
+    },
   });
   const fail = (why: string, cause?: unknown) =>
     new SiegelError(
