@@ -27,6 +27,14 @@ describe('siegel CLI (built dist/cli.js)', () => {
     );
     expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
     expect((await runCli([], root)).code).toBe(2);
+    // A bad --relay is named as the flag typed, not as the API's `relays` (issue 22).
+    for (const command of ['sign', 'publish', 'verify']) {
+      const badRelay = await runCli([command, '--relay', 'ws://relay.example.com'], root);
+      expect(badRelay.code, command).toBe(2);
+      expect(badRelay.stderr, command).toContain(
+        'Relay `ws://relay.example.com` (--relay) must be a wss:// URL',
+      );
+    }
     const unknown = await runCli(['unpublish'], root);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Unknown command `unpublish` (use sign, verify or publish)');

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
+import { parseRelays } from '../nostr/relays.js';
 import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
 import { publishSite } from '../pipeline/publish-site.js';
@@ -105,6 +106,8 @@ async function main(argv: string[]): Promise<number> {
     warn: (message: string) => process.stderr.write(`${message}\n`),
     error: (message: string) => process.stderr.write(`${message}\n`),
   };
+  // A bad `--relay` is named as the flag the user typed (the API's name for it is `relays`).
+  if (values.relay !== undefined) parseRelays(values.relay, '--relay');
   const maxPageBytes =
     values['max-page-bytes'] === undefined
       ? undefined
