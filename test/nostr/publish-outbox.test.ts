@@ -54,13 +54,13 @@ describe('the publishing outbox', () => {
     const first = await open([relay.url, down]);
     first.send(events);
     const report = await first.finish();
-    expect(report).toMatchObject({ events: 3, unreached: 0, waiting: 3 });
+    expect(report).toMatchObject({ events: 3, published: 0, unreached: 0, waiting: 3 });
     expect(report.relays).toEqual([
       { relay: relay.url, sent: 3, accepted: 3 },
       { relay: down, sent: 3, accepted: 0, reason: 'cannot connect' },
     ]);
     expect(formatPublishReport(report, dir)).toBe(
-      `Siegel: published 3 events to 2 relays (${relay.url}: 3, ${down}: 0 — cannot connect); 3 waiting in retry.outbox.json`,
+      `Siegel: 0 of 3 events published (${relay.url}: 3, ${down}: 0 — cannot connect); 3 waiting in retry.outbox.json`,
     );
     let { outbox } = await readOutbox(file);
     expect([...outbox.values()].map((entry) => [entry.relays, entry.attempts, entry.nextTry])).toEqual(
@@ -100,7 +100,7 @@ describe('the publishing outbox', () => {
     const file = join(dir, 'unreached.outbox.json');
     const { session } = await PublishSession.open({ relays: [down], outboxFile: file });
     session.send(makeEvents(2, 'unreached'));
-    expect(await session.finish()).toMatchObject({ events: 2, unreached: 2, waiting: 2 });
+    expect(await session.finish()).toMatchObject({ events: 2, published: 0, unreached: 2, waiting: 2 });
   });
 
   it('moves a corrupt outbox aside (its content kept) instead of overwriting it', async () => {

@@ -24,6 +24,8 @@ export interface PublishReport {
   relays: RelayPublishCount[];
   /** Events sent in this run that no relay has taken so far. */
   unreached: number;
+  /** Events sent in this run that every relay they were sent to has taken (none of them waits). */
+  published: number;
   /** Events in the outbox after the run, waiting for some relay. */
   waiting: number;
   /** The outbox file. */
@@ -190,12 +192,15 @@ export class PublishSession {
         );
       }
       let unreached = 0;
-      for (const id of this.#sent.keys()) {
+      let published = 0;
+      for (const [id, relays] of this.#sent) {
         const entry = this.outbox.get(id);
         if (entry && (entry.delivered ?? []).length === 0) unreached++;
+        if (!entry && relays.size > 0) published++;
       }
       return {
         events: [...this.#sent.values()].filter((relays) => relays.size > 0).length,
+        published,
         relays: [...this.#counts.values()].filter(
           (count) => count.sent > 0 || this.relays.includes(count.relay),
         ),
@@ -217,14 +222,14 @@ function isRelay(relay: string): boolean {
 }
 
 /**
- * One line about a publishing run: how many events went to how many relays and how many each took; when
- * some relay did not take them all, why (its first failure) and how many events wait in the outbox
- * (named relative to `cwd` when inside it). Empty when nothing was sent and nothing waits.
+ * One line about a publishing run: how many of the events sent were taken by every relay, how many each
+ * relay took and — when one did not take them all — why (its first failure), and how many events wait in
+ * the outbox (named relative to `cwd` when inside it). Empty when nothing was sent and nothing waits.
  *
  * @example
  * ```ts
  * formatPublishReport(report)
- * // 'Siegel: published 40 events to 2 relays (wss://a: 40, wss://b: 0 — cannot connect); 40 waiting in .sign-outbox.json'
+ * // 'Siegel: 0 of 40 events published (wss://a: 40, wss://b: 0 — cannot connect); 40 waiting in .sign-outbox.json'
  * ```
  */
 export function formatPublishReport(report: PublishReport, cwd = process.cwd()): string {
@@ -234,9 +239,9 @@ export function formatPublishReport(report: PublishReport, cwd = process.cwd()):
       ? `${count.relay}: ${count.accepted} — ${count.reason}`
       : `${count.relay}: ${count.accepted}`,
   );
-  const events = report.events === 1 ? '1 event' : `${report.events} events`;
-  const to = report.relays.length === 1 ? '1 relay' : `${report.relays.length} relays`;
-  const head = `Siegel: published ${events} to ${to} (${relays.join(', ')})`;
+  // "Published" only when every relay took it: a relay that is down must not read as success.
+  const events = report.events === 1 ? 'event' : 'events';
+  const head = `Siegel: ${report.published} of ${report.events} ${events} published (${relays.join(', ')})`;
   if (report.waiting === 0) return head;
   const path = relative(cwd, report.outboxFile);
   const shown = path && !path.startsWith('..') && !isAbsolute(path) ? path : report.outboxFile;
