@@ -1,4 +1,4 @@
-import type { Signer } from '@siegel/core';
+import { type Signer, toTerminalSafe } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createFileAnalyzer, type FileAnalyzer } from './analysis/file-analyzer.js';
@@ -75,7 +75,9 @@ export function createApp(deps: AppDeps): SiegelApp {
   const cdnUrl = (deps.cdnUrl ?? baseUrl).replace(/\/+$/, '');
   const maxUploadBytes = deps.maxUploadBytes ?? SERVER_DEFAULTS.maxUploadBytes;
   const rateLimitPerMinute = deps.rateLimitPerMinute ?? SERVER_DEFAULTS.rateLimitPerMinute;
-  const logError = deps.logError ?? ((error: unknown) => console.error(error));
+  const logError =
+    deps.logError ??
+    ((error: unknown) => console.error(toTerminalSafe((error as Error)?.stack ?? String(error))));
   const analyzer = createFileAnalyzer({
     workers: deps.analysisWorkers ?? SERVER_DEFAULTS.analysisWorkers,
     timeoutMs: deps.analysisTimeoutMs ?? SERVER_DEFAULTS.analysisTimeoutMs,

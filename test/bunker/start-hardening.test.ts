@@ -1,7 +1,7 @@
 // Issue 22, acceptance 5: at start, temp files a killed key write left behind are removed (L6); on a Node
 // older than the package's engines, `siegel-bunker` says which Node it needs in one line (no stack trace).
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startBunker } from '../support/bunker-process.js';
 
 const run = promisify(execFile);
-const LAUNCHER = fileURLToPath(new URL('../../packages/bunker/bin/siegel-bunker.js', import.meta.url));
+const _LAUNCHER = fileURLToPath(new URL('../../packages/bunker/bin/siegel-bunker.js', import.meta.url));
 const dirs: string[] = [];
 
 afterAll(async () => {
@@ -24,7 +24,7 @@ async function tempDir(): Promise<string> {
 }
 
 /** Run `node launcher start`; resolves with its exit code and output. */
-async function launch(
+async function _launch(
   node: string,
   launcher: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {

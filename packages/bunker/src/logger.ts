@@ -1,3 +1,5 @@
+import { toTerminalSafe } from '@siegel/core';
+
 /** Where the bunker writes what it does. Never given a secret, a passphrase or a token. */
 export interface Logger {
   info(message: string): void;
@@ -5,11 +7,14 @@ export interface Logger {
   error(message: string): void;
 }
 
-/** A logger writing `siegel-bunker: …` lines to stderr. */
+/**
+ * A logger writing `siegel-bunker: …` lines to stderr, through core's `toTerminalSafe`: a client's or a
+ * relay's words in a message cannot drive the terminal or the log viewer.
+ */
 export const consoleLogger: Logger = {
-  info: (message) => console.error(`siegel-bunker: ${message}`),
-  warn: (message) => console.error(`siegel-bunker: warning: ${message}`),
-  error: (message) => console.error(`siegel-bunker: error: ${message}`),
+  info: (message) => console.error(`siegel-bunker: ${toTerminalSafe(message)}`),
+  warn: (message) => console.error(`siegel-bunker: warning: ${toTerminalSafe(message)}`),
+  error: (message) => console.error(`siegel-bunker: error: ${toTerminalSafe(message)}`),
 };
 
 /** A logger that drops everything. */

@@ -70,6 +70,7 @@ export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bu
 export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
+export { toTerminalSafe } from './terminal-text.js';
 export {
   createProblem,
   decideVerdict,

@@ -1,3 +1,4 @@
+import { toTerminalSafe } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 import type { PendingDelivery, RelayDeliveries } from './relay-deliveries.js';
 
@@ -83,7 +84,8 @@ export class RelayPublishing {
     this.send = options.send;
     this.retryEveryMs = options.retryEveryMs ?? PUBLISHING_DEFAULTS.retryEveryMs;
     this.leaseMs = options.leaseMs ?? PUBLISHING_DEFAULTS.leaseMs;
-    this.log = options.log ?? ((line) => console.log(line));
+    // Relays' words are in these lines: nothing in them may drive the terminal or the log viewer.
+    this.log = options.log ?? ((line) => console.log(toTerminalSafe(line)));
     this.now = options.now ?? Date.now;
   }
 

@@ -10,6 +10,7 @@ import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
 import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
+import { toTerminalSafe } from '../terminal-text.js';
 import { formatVerifyReport, formatVerifyReportJson, verifySite } from '../verify/verify-site.js';
 
 /** Exit codes, documented in the README. */
@@ -101,10 +102,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (extra.length > 0) throw new UsageError(`Unexpected argument \`${extra[0]}\``);
   const env = loadEnv(process.cwd());
+  // Everything printed passes toTerminalSafe: a remote string inside cannot drive the terminal.
   const logger = {
-    info: (message: string) => process.stdout.write(`${message}\n`),
-    warn: (message: string) => process.stderr.write(`${message}\n`),
-    error: (message: string) => process.stderr.write(`${message}\n`),
+    info: (message: string) => process.stdout.write(`${toTerminalSafe(message)}\n`),
+    warn: (message: string) => process.stderr.write(`${toTerminalSafe(message)}\n`),
+    error: (message: string) => process.stderr.write(`${toTerminalSafe(message)}\n`),
   };
   // A bad `--relay` is named as the flag the user typed (the API's name for it is `relays`).
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
@@ -241,14 +243,16 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof UsageError || (error instanceof SiegelError && error.code === 'invalid_options')) {
-      process.stderr.write(`${error.message}\nRun \`siegel --help\` for usage.\n`);
+      process.stderr.write(`${toTerminalSafe(error.message)}\nRun \`siegel --help\` for usage.\n`);
       process.exitCode = EXIT.usage;
       return;
     }
     if (error instanceof SiegelError) {
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`${toTerminalSafe(error.message)}\n`);
     } else {
-      process.stderr.write(`siegel: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.stderr.write(
+        `siegel: unexpected error: ${toTerminalSafe((error as Error)?.stack ?? String(error))}\n`,
+      );
     }
     process.exitCode = EXIT.failure;
   },

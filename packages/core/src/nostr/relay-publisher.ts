@@ -1,5 +1,6 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
+import { toTerminalSafe } from '../terminal-text.js';
 import { parseRelays } from './relays.js';
 
 /** Defaults of {@link RelayPublisher}. */
@@ -155,7 +156,10 @@ class RelayConnection {
     waiter.resolve(
       message[2] === true
         ? { ok: true, message: text }
-        : { ok: false, reason: `refused: ${text || 'no reason given'}` },
+        : {
+            ok: false,
+            reason: `refused: ${toTerminalSafe(text, { singleLine: true }).slice(0, 300) || 'no reason given'}`,
+          },
     );
     this.#pump();
   }

@@ -4,6 +4,7 @@
 // the caller's `accept` (id recomputed, signature verified) before it counts; the caller validates the relay
 // URLs (`parseRelays` in Node).
 import type { NostrEvent } from 'nostr-tools/core';
+import { toTerminalSafe } from '../terminal-text.js';
 import { isEventShape } from './event-shape.js';
 
 /** Options of {@link queryRelay} and {@link fetchEventFromRelays}. */
@@ -84,7 +85,8 @@ export function queryRelay(
       }
       if (!Array.isArray(data) || data[1] !== subscription) return;
       if (data[0] === 'EOSE') finish();
-      else if (data[0] === 'CLOSED') finish(`refused: ${String(data[2] ?? '')}`);
+      else if (data[0] === 'CLOSED')
+        finish(`refused: ${toTerminalSafe(String(data[2] ?? ''), { singleLine: true }).slice(0, 300)}`);
       else if (data[0] === 'EVENT') {
         const event = data[2] as NostrEvent;
         if (isEventShape(event) && (options.accept?.(event) ?? true)) answer.events.push(event);

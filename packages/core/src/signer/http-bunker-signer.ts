@@ -3,6 +3,7 @@ import { createGermanError, SiegelError } from '../errors.js';
 import { HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import { describeValueSource, type ValueSource } from '../options/env.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
+import { toTerminalSafe } from '../terminal-text.js';
 import { checkSignedEvent } from './check-events.js';
 import type { Signer } from './signer.js';
 
@@ -389,16 +390,19 @@ export class HttpBunkerSigner implements Signer {
   }
 }
 
+/** The bunker's words are quoted on one line, with nothing a terminal would act on. */
+const quoted = (text: string) => toTerminalSafe(text, { singleLine: true }).slice(0, 200);
+
 function errorCode(body: unknown): string | undefined {
   const error = (body as { error?: unknown } | undefined)?.error;
-  if (typeof error === 'string') return error;
+  if (typeof error === 'string') return quoted(error);
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
+  return typeof code === 'string' ? quoted(code) : undefined;
 }
 
 function errorMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.slice(0, 200) || undefined;
+  if (typeof body === 'string') return quoted(body) || undefined;
   const record = body as { error?: { message?: unknown }; message?: unknown } | undefined;
   const message = record?.error?.message ?? record?.message;
-  return typeof message === 'string' ? message.slice(0, 200) : undefined;
+  return typeof message === 'string' ? quoted(message) : undefined;
 }

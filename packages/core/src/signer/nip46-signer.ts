@@ -8,6 +8,7 @@ import { parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/options.js';
 import { createPageEvent } from '../page/page-event.js';
+import { toTerminalSafe } from '../terminal-text.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
 import type { Signer } from './signer.js';
 
@@ -269,7 +270,9 @@ export class Nip46Signer implements Signer {
       {
         pool,
         onauth: (url) =>
-          this.#logger?.warn(`Siegel: the NIP-46 signer asks for approval: open \`${url}\` and approve.`),
+          this.#logger?.warn(
+            `Siegel: the NIP-46 signer asks for approval: open \`${toTerminalSafe(url, { singleLine: true })}\` and approve.`,
+          ),
       },
     );
     this.#client = { bunker, pool };
@@ -307,7 +310,9 @@ export class Nip46Signer implements Signer {
   }
 
   #refusedError(method: string, error: unknown): SiegelError {
-    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 200);
+    const reason = toTerminalSafe(error instanceof Error ? error.message : String(error), {
+      singleLine: true,
+    }).slice(0, 200);
     const connected = this.#key?.sessions[this.uri.remotePubkey] !== undefined;
     const what = method === 'connect' ? 'refused to connect this client' : `refused \`${method}\``;
     // The client is fine when the key behind the signer is locked: the key needs unlocking, not the client.
