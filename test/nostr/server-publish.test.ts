@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, signOverHttp, startServer } from '../server/server-process.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 
@@ -34,15 +35,6 @@ afterAll(async () => {
   await Promise.all([first, second, refusing, late].map((relay) => relay?.stop()));
   await bunker?.stop();
 });
-
-/** Wait until `check` holds (polling), up to `ms`. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('the file server publishes signed events to relays', () => {
   it('published_to lists exactly the relays that said OK, and they serve the event', async () => {

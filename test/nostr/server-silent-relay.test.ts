@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, signOverHttp, startServer } from '../server/server-process.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 
 /** The server's wait for a relay's `OK` (RELAY_SENDER_DEFAULTS.answerTimeoutMs in server/src/publishing). */
@@ -37,15 +38,6 @@ afterAll(async () => {
   await Promise.all([healthy?.stop(), silent?.stop()]);
   await bunker?.stop();
 });
-
-/** Wait until `check` holds (polling), up to `ms`. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function publishedTo(hash: string): Promise<string[]> {
   const response = await fetch(`${server.url}/api/verify?hash=${hash}`);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signOverHttp, startServer } from '../server/server-process.js';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 
 /** What a hostile peer says: clear the screen, home the cursor, a fake line, a bidi override. */
@@ -96,9 +97,7 @@ describe('remote words reach no terminal raw', () => {
       const markdown = new TextEncoder().encode('---\nauthor: Jane Writer\ntitle: Safe\n---\n# Safe\n');
       const signed = await signOverHttp(server, 'safe.md', markdown);
       expect(signed.status, JSON.stringify(signed.body)).toBe(200);
-      const deadline = Date.now() + 10_000;
-      while (!server.output().includes('refused') && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(() => server.output().includes('refused'), 10_000, 100);
       expect(server.output()).toContain('\\u001b[2J');
       expectTerminalSafe(server.output());
     } finally {
