@@ -82,15 +82,16 @@ export function createApp(options: AppOptions): Hono<BunkerEnv> {
     }),
   );
 
-  app.notFound((c) =>
-    errorResponse(
+  app.notFound(async (c) => {
+    await drainUnreadBody(c);
+    return errorResponse(
       c,
       'not_found',
       `No route \`${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}\``,
-    ),
-  );
-  app.onError((error, c) => {
-    closeIfBodyUnread(c);
+    );
+  });
+  app.onError(async (error, c) => {
+    await drainUnreadBody(c);
     if (error instanceof BunkerError) {
       if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
       return errorResponse(c, error.code, error.message, error.status);
@@ -128,21 +129,49 @@ function limitBodyTo(maxBytes: number): MiddlewareHandler {
   });
 }
 
+/** What an early answer reads and discards of a body nobody wants: 64 MiB within 3 s (see below). */
+const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 3000 } as const;
+
 /**
  * An error answered before the request's body was read (a wrong token, an unknown key, a body over the
- * limit) says `Connection: close`. The HTTP layer drains such a body for at most 500 ms and then drops the
- * connection; without the header a keep-alive client may already have sent its next request on that
- * connection, which then fails with "other side closed" (seen under load). With it, the client opens a new
- * connection for the next request.
+ * limit): the rest of the body is read and thrown away first, up to {@link DRAIN_LIMIT}, so that a client
+ * still sending gets the answer — fetch (undici) reports a connection closed under its upload as "fetch
+ * failed" (EPIPE), and `HttpBunkerSigner` must see a 413 to halve its batch. The HTTP layer alone drains
+ * for 500 ms, which a 20 MB upload on a busy machine outlasts. Past the limit (an endless or a huge body)
+ * the answer says `Connection: close`: without it a keep-alive client may already have sent its next
+ * request on a connection that is then dropped.
  */
-function closeIfBodyUnread(c: {
+async function drainUnreadBody(c: {
   env: unknown;
   req: { method: string };
   header(name: string, value: string): void;
-}): void {
+}): Promise<void> {
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
-  const incoming = (c.env as { incoming?: { readableEnded?: boolean } })?.incoming;
-  if (incoming !== undefined && incoming.readableEnded === false) c.header('Connection', 'close');
+  const incoming = (c.env as { incoming?: import('node:http').IncomingMessage })?.incoming;
+  if (incoming === undefined || incoming.readableEnded || incoming.destroyed) return;
+  const ended = await new Promise<boolean>((resolve) => {
+    let bytes = 0;
+    const finish = (done: boolean) => {
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.pause();
+      resolve(done);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DRAIN_LIMIT.bytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onError = () => finish(false);
+    const timer = setTimeout(() => finish(false), DRAIN_LIMIT.ms);
+    incoming.on('data', onData);
+    incoming.once('end', onEnd);
+    incoming.once('error', onError);
+    incoming.resume();
+  });
+  if (!ended) c.header('Connection', 'close');
 }
 
 /** Whether the request's connection was torn down before its body ended (the client hung up). */
