@@ -74,7 +74,7 @@ function cloneNode<T extends ChildNode>(node: T, parentNode: ParentNode): T {
  * The DOM's state once parsing is done: each `selectedcontent` inside a drop-down `select` holds a copy of
  * the content of the select's selected option — the last option with `selected`, else the first one that is
  * not disabled. A select without options leaves its `selectedcontent` as parsed. Returns the
- * `selectedcontent` elements whose own content (as parsed) differed from the copy that replaced it.
+ * `selectedcontent` elements whose own content (as parsed; whitespace aside) differed from the copy that replaced it.
  *
  * @example
  * ```ts
@@ -101,11 +101,19 @@ export function cloneSelectedContent(document: Document): Element[] {
     for (const target of targets) {
       if (isInside(target, chosen)) continue;
       const copy = chosen.childNodes.map((child) => cloneNode(child, target));
-      if (!sameNodes(target.childNodes, copy)) overwritten.push(target);
+      if (hasMarkup(target.childNodes) && !sameNodes(target.childNodes, copy)) overwritten.push(target);
       target.childNodes = copy;
     }
   }
   return overwritten;
+}
+
+/** Whether the page put anything but whitespace there (an empty `<selectedcontent>` is the usual markup). */
+function hasMarkup(nodes: ChildNode[]): boolean {
+  return nodes.some(
+    (node) =>
+      node.nodeName !== '#text' || /[^\t\n\f\r ]/.test((node as DefaultTreeAdapterTypes.TextNode).value),
+  );
 }
 
 /** Whether two lists of nodes are the same markup (names, namespaces, attributes, text, children). */
