@@ -17,8 +17,9 @@ import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { eventually } from '../support/eventually.js';
 import { startHostileRelay } from '../support/relay/hostile-relay.mjs';
-import { type RunningRelay, startRelay } from '../support/relay-process.js';
+import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 
 const PAGES = 12;
@@ -152,6 +153,16 @@ async function publishProfile(nip05Name: string, at: number): Promise<void> {
     { kind: 0, created_at: at, tags: [], content: JSON.stringify({ name: 'Alice', nip05: nip05Name }) },
   ]);
   await publishEvents(relay.url, [profile as NostrEvent]);
+  // The relay said OK; wait until it also serves this profile as the key's newest, as a reader's query sees
+  // it (once, a page opened at once still got the previous profile).
+  await eventually(async () => {
+    const [newest] = (await queryRelay(relay.url, {
+      kinds: [0],
+      authors: [(profile as NostrEvent).pubkey],
+      limit: 1,
+    })) as NostrEvent[];
+    return newest?.id === (profile as NostrEvent).id;
+  }, 5_000);
 }
 
 afterAll(async () => {

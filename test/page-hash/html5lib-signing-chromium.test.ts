@@ -1,5 +1,5 @@
 // Issue 23, item 2 / acceptance 6: refuse only what a browser could show. Every document test of html5lib-tests'
-// tree-construction suite (/work/shared/conformance copy in packages/core/fixtures/html5lib), read two ways —
+// tree-construction suite (the copy in packages/core/fixtures/html5lib), read two ways —
 // as a page with `body` selected, and wrapped in `<main>` with `main` selected — is signed or refused by
 // analyzePage. Every page the signer signs hashes as Chromium's DOMParser has it (innerHTML equal, so the
 // SHA-256 is too), and a refusal for ignored markup names only tags a browser keeps something of.

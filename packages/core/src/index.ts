@@ -2,6 +2,8 @@
 // the signers. What only other Siegel packages need lives on subpaths: `@siegel/core/integration` (build
 // integrations), `@siegel/core/crypto` (the Schnorr engine), `@siegel/core/fs` (atomic writes),
 // `@siegel/core/auth` (token comparison). See the README, "How a run works", for the rooms of src/.
+
+export { toTerminalSafe } from './cli/terminal-text.js';
 export {
   createGermanError,
   GERMAN_MESSAGES,
@@ -70,7 +72,6 @@ export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bu
 export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
-export { toTerminalSafe } from './terminal-text.js';
 export {
   createProblem,
   decideVerdict,

@@ -60,6 +60,7 @@ describe('@siegel/core exports', () => {
       'retryDelayMs',
       'signSite',
       'signSiteOptionsSchema',
+      'toTerminalSafe',
       'verifySite',
     ]);
   });

@@ -160,7 +160,7 @@ describe('relay hints: CLI', () => {
     ]);
     const bad = await runCli(['sign', '--relay', 'http://a.example'], root, env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('Relay `http://a.example` (relays) must be a wss:// URL');
+    expect(bad.stderr).toContain('Relay `http://a.example` (--relay) must be a wss:// URL');
     const badEnv = await runCli(['sign'], root, { ...env, SIEGEL_RELAYS: 'nope' });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('Relay `nope` (SIEGEL_RELAYS) is not a URL');
