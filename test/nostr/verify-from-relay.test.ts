@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpBunkerSigner, type NostrEvent, readSignatureBlock, verifySite } from '@siegel/core';
 import { neventEncode } from 'nostr-tools/nip19';
-import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
@@ -34,7 +34,9 @@ let dist: string;
 let events: NostrEvent[];
 let site: StaticServer;
 let chromium: LaunchedChromium;
-const otherKey = getPublicKey(generateSecretKey());
+/** Mallory: another key, whose NIP-05 name `mallory@…` its domain confirms. */
+const otherSecret = generateSecretKey();
+const otherKey = getPublicKey(otherSecret);
 
 /** Send `list` to the relay at `url` as EVENT messages; resolves once every one is answered `OK` true. */
 function publishEvents(url: string, list: readonly NostrEvent[]): Promise<void> {
@@ -136,6 +138,8 @@ async function openVerify(path: string, waitForIdentity = true) {
       source: await status.getAttribute('data-source'),
       identity: await status.getAttribute('data-identity'),
       nip05: (await identity.count()) > 0 ? await identity.getAttribute('data-nip05') : null,
+      coverage: (await page.locator('#siegel-coverage').count()) > 0,
+      independent: (await page.locator('#siegel-independent').textContent()) ?? '',
     };
   } finally {
     await page.close();
@@ -215,10 +219,46 @@ describe('the verify pages in Chromium, without verify/*.json', () => {
     expect(lookup.state, lookup.text).toBe('valid');
     expect(lookup.source).toBe(relay.url);
     expect(lookup.nip05).toBe(`alice@${nip05Host}`);
+    // Beside "Valid": what it covers; on every verify page: that the site serves it, and the independent check.
+    expect(lookup.coverage).toBe(true);
+    expect(lookup.independent).toMatch(
+      /^This check is served by the site itself; .* siegel verify \{page URL\}\.$/,
+    );
     // The event's own verify page (it embeds the event) agrees.
     const own = await openVerify(`verify/${event.id}/`);
     expect(own.state, own.text).toBe('valid');
     expect(own.nip05).toBe(`alice@${nip05Host}`);
+  });
+
+  it('cannot be borrowed: another key’s event for the same page, linked as verify/#nevent…, is not valid and shows no name', async () => {
+    const { event } = await firstPage();
+    const now = Math.floor(Date.now() / 1000);
+    // Mallory signs the victim page's hash and url, with a profile whose NIP-05 name her domain confirms.
+    const forged = finalizeEvent(
+      { kind: 1063, created_at: now, tags: event.tags, content: event.content },
+      otherSecret,
+    );
+    const profile = finalizeEvent(
+      { kind: 0, created_at: now, tags: [], content: JSON.stringify({ nip05: `mallory@${nip05Host}` }) },
+      otherSecret,
+    );
+    await publishEvents(relay.url, [forged, profile]);
+    const link = neventEncode({ id: forged.id, author: otherKey, kind: 1063, relays: [relay.url] });
+    const borrowed = await openVerify(`verify/#${link}`);
+    expect(borrowed.state, borrowed.text).toBe('invalid');
+    expect(borrowed.reason).toBe('event.not_named');
+    expect(borrowed.text).toContain(
+      `\`${forged.id}\` is not the signature this page names (it names \`${event.id}\` by \`${event.pubkey}\`)`,
+    );
+    expect(borrowed.text).toContain(
+      `signed by \`${otherKey}\`, but the page’s block names \`${event.pubkey}\``,
+    );
+    expect(borrowed.nip05).toBeNull();
+    expect(borrowed.coverage).toBe(false);
+    expect(borrowed.independent).toContain(`served by the site itself`);
+    // The event's own verify page names the page's URL in the independent check.
+    const own = await openVerify(`verify/${event.id}/`, false);
+    expect(own.independent).toContain(`siegel verify ${event.tags.find((tag) => tag[0] === 'url')?.[1]}.`);
   });
 
   it('a profile naming a NIP-05 that points at another key shows no name', async () => {

@@ -4,6 +4,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeCoverage } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
@@ -71,6 +72,10 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     expect(text.code).toBe(1);
     for (const c of VERDICT_CASES) for (const code of c.codes) expect(text.stdout).toContain(`[${code}]`);
     expect(text.stdout).toMatch(/Siegel verify: 2 valid, 5 invalid, 1 not found, 0 skipped/);
+    // What "valid" covers, once, in the verbose listing only.
+    expect(text.stdout).not.toContain(describeCoverage());
+    const verbose = await runCli(['verify', cases.dir, '--site', server.url, '--verbose'], root);
+    expect(verbose.stdout.split(describeCoverage())).toHaveLength(2);
   });
 
   it('siegel verify URL --json: the same verdicts and codes', async () => {
@@ -96,6 +101,10 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
       seen[c.page] = [(await status.getAttribute('data-state')) ?? '', ...codes];
       const text = (await status.textContent()) ?? '';
       if (c.verdict === 'valid') expect(text).toMatch(/^Valid: /);
+      // Beside "Valid" only: the one sentence of what it covers.
+      expect(await tab.locator('#siegel-coverage').allTextContents()).toEqual(
+        c.verdict === 'valid' ? [describeCoverage()] : [],
+      );
       if (c.verdict === 'invalid') expect(text).toMatch(/^Invalid: /);
       if (c.verdict === 'not_found') expect(text).toMatch(/^Not found: /);
     }

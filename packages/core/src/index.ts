@@ -75,6 +75,7 @@ export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
 export {
   createProblem,
   decideVerdict,
+  describeCoverage,
   type EventChecks,
   type EventEvidence,
   isSameAddress,

@@ -8,6 +8,7 @@ import type { PageSpec } from '../src/page/parse.js';
 import {
   createProblem,
   decideVerdict,
+  describeCoverage,
   isSameAddress,
   judgePage,
   normalizeAddress,
@@ -92,6 +93,20 @@ describe('judgePage', () => {
       'invalid',
       'signer.unexpected',
     ]);
+    // Someone else's event for the same hash, on the page's own verify page: refused, and said so.
+    const borrowed = judgePage({
+      readPage: (spec) => analyzePage(HTML, { spec }),
+      block: { eventId: event.id, pubkey: event.pubkey },
+      event: { found: other },
+      address: URL_,
+    });
+    expect(borrowed.problems.map((problem) => problem.code)).toEqual([
+      'event.not_named',
+      'signer.unexpected',
+    ]);
+    expect(borrowed.problems[0]?.message).toBe(
+      `\`${other.id}\` is not the signature this page names (it names \`${event.id}\` by \`${event.pubkey}\`)`,
+    );
     expect(judge(event, { block: undefined })).toEqual(['invalid', 'block.missing']);
     expect(judge(event, { block: { pubkey: event.pubkey } })).toEqual(['invalid', 'block.no_event']);
   });
@@ -168,5 +183,13 @@ describe('docs/verification.md', () => {
     expect(Object.fromEntries(rows)).toEqual(
       Object.fromEntries(Object.entries(PROBLEM_CODES).map(([code, info]) => [code, info.severity])),
     );
+  });
+
+  it('says what "valid" covers in the same words as every verifier, and so does SPEC.md', async () => {
+    const sentence = describeCoverage();
+    expect(sentence).toContain('`main`');
+    expect(sentence).toMatch(/stylesheets/);
+    for (const file of ['../../../docs/verification.md', '../SPEC.md'])
+      expect(await readFile(new URL(file, import.meta.url), 'utf8')).toContain(`> ${sentence}\n`);
   });
 });

@@ -5,6 +5,7 @@ import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it } from 'vitest';
 import {
+  describeCoverage,
   formatSummary,
   LocalKeySigner,
   SiegelError,
@@ -318,7 +319,10 @@ describe('signSite', () => {
     expect(signer.calls).toBe(4);
     expect(summary.signed).toBe(4);
     const text = formatSummary(summary, { verbose: true });
-    expect(text.split('\n')).toHaveLength(6);
+    // The head, a line per page, and what a signature covers.
+    expect(text.split('\n')).toHaveLength(7);
+    expect(text.split('\n').at(-1)).toBe(describeCoverage('main'));
+    expect(formatSummary(summary)).not.toContain(describeCoverage('main'));
     expect(text).toMatch(/skipped\s+no-main\.html\s+no element matches `main`/);
   });
 

@@ -197,7 +197,13 @@ async function main(argv: string[]): Promise<number> {
         : {}),
     });
     if (values.json) logger.info(formatVerifyReportJson(report));
-    else logger.info(formatVerifyReport(report, { verbose: values.verbose ?? false }));
+    else
+      logger.info(
+        formatVerifyReport(report, {
+          verbose: values.verbose ?? false,
+          ...(values.selector !== undefined ? { selector: values.selector } : {}),
+        }),
+      );
     if (report.pages.length === 0) logger.error('No signed pages found.');
     return report.ok ? EXIT.ok : EXIT.failure;
   }

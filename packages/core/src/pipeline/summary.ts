@@ -1,5 +1,6 @@
 import type { PublishReport } from '../nostr/publish-session.js';
 import { describeSelector } from '../page/selector.js';
+import { describeCoverage } from '../verify/rules.js';
 /**
  * What happened to one page. `would-sign` only in a dry run. `refused`: not signed, because a signature would
  * not mean that readers see what was signed (several elements match, the element is hidden, or it holds
@@ -75,7 +76,9 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
     const detail = page.error ?? page.eventId ?? '';
     return `  ${page.outcome.padEnd(width)}  ${page.path}${detail ? `  ${detail}` : ''}`;
   });
-  return [`${head}${refused}`, ...lines].join('\n');
+  // What a signature covers, once, for whoever reads the whole list.
+  const covers = summary.signed + summary.unchanged > 0 ? [describeCoverage(selector)] : [];
+  return [`${head}${refused}`, ...lines, ...covers].join('\n');
 }
 
 /** Options of {@link formatNothingSignedWarning}. */

@@ -187,6 +187,16 @@ const PURE_CHECKS: EventChecks = {
     verifyEvent({ id, pubkey, created_at, kind, tags, content, sig }),
 };
 
+/**
+ * What a valid signature covers, in the words every verifier shows beside "valid" (the CLI's verbose
+ * output, the verify page) and the docs repeat verbatim (docs/verification.md, SPEC.md): the markup of the
+ * selected element as a browser reads it and the page's address — not what stylesheets or scripts do to it,
+ * which the served bytes cannot tell.
+ */
+export function describeCoverage(selector = 'main'): string {
+  return `A valid signature covers the markup of \`${selector}\` as a browser reads it and the page’s address; not how stylesheets make it look, nor what scripts change after the page loads.`;
+}
+
 /** A problem with the code's severity. */
 export function createProblem(code: ProblemCode, message: string): Problem {
   return { code, severity: PROBLEM_CODES[code].severity, message };
@@ -322,7 +332,10 @@ export function judgePage(input: JudgeInput): Judgement {
   // The event against the block and the expected signer.
   if (event && block) {
     if (block.eventId !== undefined && block.eventId !== event.id)
-      add('event.not_named', `the page’s block names the event \`${block.eventId}\`, not \`${event.id}\``);
+      add(
+        'event.not_named',
+        `\`${event.id}\` is not the signature this page names (it names \`${block.eventId}\`${block.pubkey === undefined ? '' : ` by \`${block.pubkey}\``})`,
+      );
     if (block.pubkey !== undefined && block.pubkey !== event.pubkey)
       add(
         'signer.unexpected',

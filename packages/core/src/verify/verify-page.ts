@@ -131,6 +131,7 @@ ${pageHead(`Signature check: ${e(title)}`)}
 <iframe id="siegel-content-frame" sandbox title="The signed content, rendered without scripts, site stylesheets or network"></iframe>
 <pre id="siegel-content-text"></pre>
 </section>
+${independentCheck(input.pageUrl)}
 <p>Signed with <a href="https://github.com/nostr-protocol/nips/blob/master/94.md">NIP-94</a> (spec <code>${e(readEventSpec(event) ?? 'unknown')}</code>). The check recomputes the event id, verifies the Schnorr signature, fetches the page and recomputes its hash with the same HTML parser the signer used.</p>
 </main>
 <script type="application/json" id="siegel-event">${embedJson(event)}</script>
@@ -185,6 +186,7 @@ ${pageHead('Signature check')}
 <iframe id="siegel-content-frame" sandbox title="The signed content, rendered without scripts, site stylesheets or network"></iframe>
 <pre id="siegel-content-text"></pre>
 </section>
+${independentCheck()}
 </main>
 <script src="${VERIFY_SCRIPT_NAME}" defer></script>
 </body>
@@ -215,6 +217,15 @@ export async function readVerifyScript(): Promise<string> {
       { cause },
     );
   }
+}
+
+/**
+ * The sentence both verify pages carry: this check comes from the site it checks, and how to check without
+ * trusting the site (the CLI, run by the reader; `pageUrl` fills in the command when known).
+ */
+function independentCheck(pageUrl?: string): string {
+  const target = pageUrl ? escapeHtml(pageUrl) : '{page URL}';
+  return `<p id="siegel-independent">This check is served by the site itself; to check without trusting the site, run the Siegel CLI on your own machine: <code>npx -p @siegel/core siegel verify ${target}</code>.</p>`;
 }
 
 /** The `<head>` both verify pages share: meta tags, `title` (already escaped) and the style sheet. */

@@ -22,6 +22,7 @@ import { resolveNip05 } from './nip05.js';
 import {
   createProblem,
   decideVerdict,
+  describeCoverage,
   type EventChecks,
   type EventEvidence,
   judgePage,
@@ -254,7 +255,10 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
  * console.log(formatVerifyReport(await verifySite('dist')));
  * ```
  */
-export function formatVerifyReport(report: VerifyReport, options: { verbose?: boolean } = {}): string {
+export function formatVerifyReport(
+  report: VerifyReport,
+  options: { verbose?: boolean; selector?: string } = {},
+): string {
   const lines: string[] = [];
   for (const page of report.pages) {
     if (!options.verbose && page.verdict === 'valid') continue;
@@ -284,6 +288,8 @@ export function formatVerifyReport(report: VerifyReport, options: { verbose?: bo
       warned.set(code, (warned.get(code) ?? 0) + 1);
   for (const [code, count] of warned)
     lines.push(`warning: ${count} page${count === 1 ? '' : 's'}: ${PROBLEM_CODES[code].meaning} [${code}]`);
+  // What "valid" means, once, for whoever reads the whole list.
+  if (options.verbose && report.valid > 0) lines.push(describeCoverage(options.selector));
   lines.push(
     `Siegel verify: ${report.valid} valid, ${report.invalid} invalid${report.unsigned > 0 ? ` (${report.unsigned} unsigned)` : ''}, ${report.notFound} not found, ${report.skipped} skipped (no element)`,
   );

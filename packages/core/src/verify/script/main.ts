@@ -20,6 +20,7 @@ import { readSignatureBlockFromHead } from '../../page/signature-block-read.js';
 import {
   createProblem,
   decideVerdict,
+  describeCoverage,
   type EventEvidence,
   judgePage,
   type PageReading,
@@ -41,6 +42,8 @@ interface Outcome {
   /** Every problem's code, errors first (`data-codes`). */
   codes: string[];
   message: string;
+  /** When valid: the key the page's block names (and the event is signed by) — the only one whose NIP-05 is shown. */
+  signer?: string;
 }
 
 async function hashText(text: string): Promise<string> {
@@ -147,6 +150,8 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
     reason: 'ok',
     codes: judgement.problems.map((problem) => problem.code),
     message: `Valid: the page’s ${selector} at this address is exactly what this key signed on ${shortDate(alone.event.created_at)} (${spec}).${notes}`,
+    // Valid means the event is the one the block names, by the key it names (rules.ts): that key, no other.
+    ...(block?.pubkey !== undefined ? { signer: block.pubkey } : {}),
   };
 }
 
@@ -170,12 +175,16 @@ async function run(): Promise<void> {
   status.dataset.reason = outcome.reason;
   status.dataset.codes = outcome.codes.join(' ');
   status.dataset.state = outcome.state;
-  if (outcome.state === 'valid' && target && 'event' in target && 'found' in target.event) {
-    const { pubkey } = target.event.found as { pubkey: string };
-    await showIdentity(pubkey, target.relays).catch(() => undefined);
-    // For tools and tests: the identity step is over (`confirmed` when a NIP-05 name is shown).
-    status.dataset.identity = document.getElementById('siegel-identity') ? 'confirmed' : 'none';
-  }
+  if (outcome.state !== 'valid') return;
+  // Beside "Valid", in one sentence: what it covers and what it cannot (stylesheets, scripts).
+  const coverage = document.createElement('p');
+  coverage.id = 'siegel-coverage';
+  coverage.textContent = describeCoverage(status.dataset.selector || 'main');
+  status.after(coverage);
+  if (outcome.signer !== undefined && target && 'event' in target)
+    await showIdentity(outcome.signer, target.relays).catch(() => undefined);
+  // For tools and tests: the identity step is over (`confirmed` when a NIP-05 name is shown).
+  status.dataset.identity = document.getElementById('siegel-identity') ? 'confirmed' : 'none';
 }
 
 void run();
