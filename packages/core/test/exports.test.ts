@@ -101,6 +101,7 @@ describe('@siegel/core exports', () => {
       'isSameAddress',
       'judgePage',
       'normalizeAddress',
+      'refusalProblemCode',
     ]);
   });
 

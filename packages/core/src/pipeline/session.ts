@@ -23,6 +23,7 @@ import { type BlockPlace, spliceBlockBytes } from '../page/splice.js';
 import { checkSignedEvents } from '../signer/check-events.js';
 import { openSigner } from '../signer/create-signer.js';
 import type { Signer } from '../signer/signer.js';
+import { type ProblemCode, refusalProblemCode } from '../verify/rules.js';
 import { type PageOutcome, type PageReport, type SignSummary, summarize } from './summary.js';
 
 /** What became of one page: what to write (`undefined`: leave the file as it is) and its event. */
@@ -33,6 +34,8 @@ export interface PageResult {
   event?: NostrEvent;
   url?: string;
   error?: string;
+  /** The rule book's code of a refusal (`page.not_shown`…): the code a verifier gives the same page. */
+  code?: ProblemCode;
 }
 
 interface Pending {
@@ -214,7 +217,7 @@ export class SigningSession {
   }
 
   /** Add a line to the summary. */
-  record(path: string, result: Pick<PageResult, 'outcome' | 'event' | 'error'>): void {
+  record(path: string, result: Pick<PageResult, 'outcome' | 'event' | 'error' | 'code'>): void {
     // Unchanged pages' events reached the relays in an earlier run (or wait in the outbox), unless the
     // relays changed since.
     if (this.#republishUnchanged && result.outcome === 'unchanged' && result.event)
@@ -224,6 +227,7 @@ export class SigningSession {
       outcome: result.outcome,
       ...(result.event ? { eventId: result.event.id } : {}),
       ...(result.error ? { error: result.error } : {}),
+      ...(result.code ? { code: result.code } : {}),
     });
   }
 
@@ -285,7 +289,13 @@ export class SigningSession {
     if (parsed.hash === undefined) {
       return { outcome: 'skipped', output: undefined, error: `no element matches \`${selector}\`` };
     }
-    if (parsed.refusal) return { outcome: 'refused', output: undefined, error: parsed.refusal.message };
+    if (parsed.refusal)
+      return {
+        outcome: 'refused',
+        output: undefined,
+        error: parsed.refusal.message,
+        code: refusalProblemCode(parsed.refusal),
+      };
     const { place, bytePlace } = parsed;
     const where = { ...place, bytePlace };
     const hash = parsed.hash;

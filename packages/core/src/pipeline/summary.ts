@@ -1,6 +1,6 @@
 import type { PublishReport } from '../nostr/publish-session.js';
 import { describeSelector } from '../page/selector.js';
-import { describeCoverage } from '../verify/rules.js';
+import { describeCoverage, type ProblemCode } from '../verify/rules.js';
 /**
  * What happened to one page. `would-sign` only in a dry run. `refused`: not signed, because a signature would
  * not mean that readers see what was signed (several elements match, the element is hidden, or it holds
@@ -17,6 +17,8 @@ export interface PageReport {
   eventId?: string;
   /** Why the page failed or was skipped. */
   error?: string;
+  /** A refused page's problem code, the one every verifier gives it (`page.not_shown`, docs/verification.md). */
+  code?: ProblemCode;
 }
 
 /** The result of signing a site. In a dry run, `signed` counts the pages that would be signed. */
@@ -69,11 +71,14 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
   // Pages that were not signed for a reason the user must act on are always listed, with the reason.
   const problems = summary.pages
     .filter((page) => page.outcome === 'refused' || page.outcome === 'failed')
-    .map((page) => `  ${page.outcome.padEnd(7)}  ${page.path}: ${page.error}`);
+    .map(
+      (page) =>
+        `  ${page.outcome.padEnd(7)}  ${page.path}: ${page.error}${page.code ? ` [${page.code}]` : ''}`,
+    );
   if (!options.verbose) return [`${head}${refused}`, ...problems].join('\n');
   const width = Math.max(0, ...summary.pages.map((page) => page.outcome.length));
   const lines = summary.pages.map((page) => {
-    const detail = page.error ?? page.eventId ?? '';
+    const detail = page.error ? `${page.error}${page.code ? ` [${page.code}]` : ''}` : (page.eventId ?? '');
     return `  ${page.outcome.padEnd(width)}  ${page.path}${detail ? `  ${detail}` : ''}`;
   });
   // What a signature covers, once, for whoever reads the whole list.

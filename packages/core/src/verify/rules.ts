@@ -209,8 +209,8 @@ export function decideVerdict(problems: readonly Problem[]): Verdict {
   return errors.length > 0 ? 'not_found' : 'valid';
 }
 
-/** The problem code of a coverage refusal. */
-function refusalCode(refusal: Refusal): ProblemCode {
+/** The problem code of a coverage refusal: a signing run reports a refused page with the code a verifier gives it. */
+export function refusalProblemCode(refusal: Refusal): ProblemCode {
   switch (refusal.code) {
     case 'multiple':
       return 'page.multiple';
@@ -357,7 +357,8 @@ export function judgePage(input: JudgeInput): Judgement {
     );
     if (reading.hash !== undefined) result.hash = reading.hash;
     if (reading.hash === undefined) add('page.no_element', `no element matches \`${selector}\``);
-    else if (reading.refusal) add(refusalCode(reading.refusal), `not verifiable: ${reading.refusal.message}`);
+    else if (reading.refusal)
+      add(refusalProblemCode(reading.refusal), `not verifiable: ${reading.refusal.message}`);
     const x = event ? readTag(event, 'x') : undefined;
     if (reading.hash !== undefined && x !== undefined && x !== reading.hash)
       add(
