@@ -112,6 +112,51 @@ describe('signSite', () => {
     expect(await readPages(fresh, SIGNED)).toEqual(signed);
   });
 
+  it('a cache written by an older page reading: every page is read again once, only pages that read differently are re-signed', async () => {
+    const { root, dist, cacheFile } = await createProject();
+    // A page whose reading changed in issue 23 (`select` bounds `</p>`): an older version hashed it otherwise.
+    const select =
+      '<!doctype html><title>Shop</title><main><p>Size: <select><option>M</option></p><p>Batch 42 is recalled.</p></main>\n';
+    const pages = { ...FIXTURE_PAGES, 'shop.html': select };
+    const { writePages } = await import('./support/site-fixture.js');
+    await writePages(dist, pages);
+    const signer = new CountingSigner(KEY_A);
+    const log = collectingLogger();
+    const options = { site: SITE, signer, cacheFile, logger: log.logger, progress: false };
+    await signSite(dist, options);
+    // The cache as the older version left it: the same file's entry with the old reading's hash and event.
+    const written = JSON.parse(await readFile(cacheFile, 'utf8'));
+    expect(written.parser).toBe(2);
+    const old = '0'.repeat(64);
+    const { kind, created_at, tags, content } = written.pages['shop.html'].event as NostrEvent;
+    const [oldEvent] = await new LocalKeySigner(KEY_A).signEvents([
+      { kind, created_at, content, tags: tags.map((tag) => (tag[0] === 'x' ? ['x', old] : tag)) },
+    ]);
+    written.pages['shop.html'] = { ...written.pages['shop.html'], hash: old, event: oldEvent };
+    const rebuild = async (name: string, cache: object) => {
+      await writeFile(cacheFile, JSON.stringify(cache));
+      await writePages(join(root, name), pages);
+      signer.events = 0;
+      return signSite(join(root, name), options);
+    };
+    // Same revision: identical bytes skip parsing, so the stale entry would stand (what the revision is for).
+    const same = await rebuild('same', written);
+    expect(same).toMatchObject({ signed: 0, unchanged: 5 });
+    // An older revision (a cache without `parser`): all read again, the one page that reads differently re-signed.
+    const { parser: _, ...older } = written;
+    const again = await rebuild('again', older);
+    expect(again).toMatchObject({ signed: 1, unchanged: 4, refused: 0 });
+    expect(signer.events).toBe(1);
+    expect(again.pages.find((page) => page.outcome === 'signed')?.path).toBe('shop.html');
+    expect(log.info.some((line) => line.includes('reading every page again once'))).toBe(true);
+    const after = JSON.parse(await readFile(cacheFile, 'utf8'));
+    expect(after.parser).toBe(2);
+    expect(after.pages['shop.html'].hash).toBe(hashPage(select));
+    // And from then on the shortcut holds again.
+    const third = await rebuild('third', after);
+    expect(third).toMatchObject({ signed: 0, unchanged: 5 });
+  });
+
   it('changing one page re-signs exactly it; changing only <head> re-signs nothing', async () => {
     const { root, dist, cacheFile } = await createProject();
     const signer = new CountingSigner(KEY_A);

@@ -11,6 +11,7 @@ import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { isEventShape } from '../nostr/event-shape.js';
+import { PARSER_REVISION } from '../page/parse.js';
 import { journalFileOf, readJournal } from './journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -63,6 +64,8 @@ export interface ReadSignCacheResult {
   journal?: boolean;
   /** The cache was made with other relay hints: events kept, every block is to be rewritten. */
   relaysChanged?: boolean;
+  /** The cache was made by an older page reading ({@link PARSER_REVISION}): events kept, every page read again. */
+  parserChanged?: boolean;
   /** A corrupt or unreadable cache (it is ignored). */
   warning?: string;
   /** A cache made for another key, site, selector or spec (it is ignored: all pages are re-signed). */
@@ -149,10 +152,16 @@ async function readSnapshot(
   // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
   const relays = header.relays ?? [];
   const sameRelays = sameList(Array.isArray(data.relays) ? data.relays : [], relays);
+  // Another page reading (a cache from before `parser` existed is revision 1): the events stay, but no file
+  // may skip parsing — its element may read differently now, or be refused — so the fingerprints go.
+  const sameParser = (data.parser ?? 1) === PARSER_REVISION;
   if (raw && typeof raw === 'object') {
     for (const [path, entry] of Object.entries(raw as Record<string, unknown>)) {
       if (!isEntry(entry, String(data.pubkey))) dropped++;
-      else if (sameRelays) pages.set(path, entry);
+      else if (!sameParser) {
+        const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
+        pages.set(path, { ...kept, fingerprint: '' });
+      } else if (sameRelays) pages.set(path, entry);
       else {
         const { signedFingerprint: _, ...kept } = entry;
         pages.set(path, kept);
@@ -162,6 +171,7 @@ async function readSnapshot(
   return {
     cache: { pubkey: String(data.pubkey), site: header.site, selector: header.selector, relays, pages },
     ...(sameRelays ? {} : { relaysChanged: true }),
+    ...(sameParser ? {} : { parserChanged: true }),
     ...(dropped > 0
       ? {
           warning: `Ignored ${dropped} malformed entr${dropped === 1 ? 'y' : 'ies'} in the cache \`${file}\`.`,
@@ -180,6 +190,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
   const data = {
     spec: CACHE_SPEC,
     version: CACHE_VERSION,
+    parser: PARSER_REVISION,
     pubkey: cache.pubkey,
     site: cache.site,
     selector: cache.selector,

@@ -7,6 +7,15 @@ export type { IgnoredStartTag, PageSpec } from './html-parser.js';
 /** The spec new signatures are made under. */
 export const CURRENT_SPEC: PageSpec = 'siegel-page/2';
 
+/**
+ * The revision of how this code reads a page under its spec: raised when a fix changes the hash or the
+ * refusal of some pages without a new spec (2: issue 23 — `select` and `template` scopes, CDATA in foreign
+ * content, not-shown and `<selectedcontent>` refusals). The sign cache records it: a cache of an older
+ * revision keeps its events but reads every page again once, so exactly the pages whose reading changed are
+ * re-signed or refused (cache/sign-cache.ts).
+ */
+export const PARSER_REVISION = 2;
+
 type Document = DefaultTreeAdapterTypes.Document;
 type Element = DefaultTreeAdapterTypes.Element;
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;

@@ -113,19 +113,26 @@ export class SigningSession {
     pubkey: string | undefined,
   ): Promise<SigningSession> {
     const { logger } = options;
-    const { cache, warning, notice, journal, relaysChanged } = await readSignCache(options.cacheFile, {
-      pubkey,
-      site: options.site,
-      selector: options.selector,
-      relays: options.relays,
-    });
+    const { cache, warning, notice, journal, relaysChanged, parserChanged } = await readSignCache(
+      options.cacheFile,
+      {
+        pubkey,
+        site: options.site,
+        selector: options.selector,
+        relays: options.relays,
+      },
+    );
     if (warning) logger.warn(warning);
     if (notice) logger.warn(notice);
     if (relaysChanged && cache.pages.size > 0)
       logger.info('Siegel: relay hints changed; rewriting the blocks of unchanged pages (no re-signing).');
+    if (parserChanged && cache.pages.size > 0)
+      logger.info(
+        'Siegel: this version reads pages more exactly than the one that wrote the cache; reading every page again once (only pages whose signed element reads differently now are re-signed or refused).',
+      );
     const session = new SigningSession(options, signer, cache);
     session.#pubkey = pubkey;
-    if ((notice || relaysChanged) && !options.dryRun) session.#dirty = true;
+    if ((notice || relaysChanged || parserChanged) && !options.dryRun) session.#dirty = true;
     if (!options.dryRun) {
       await removeStaleCacheTemps(options.cacheFile);
       // An interrupted run left signed batches in the journal: fold them into the cache before a new
