@@ -4,6 +4,8 @@
 // analyzePage. Every page the signer signs hashes as Chromium's DOMParser has it (innerHTML equal, so the
 // SHA-256 is too), and a refusal for ignored markup names only tags a browser keeps something of.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { analyzePage, readPageContent } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTreeTests } from '../../packages/core/test/support/html5lib.js';
@@ -74,4 +76,63 @@ describe('html5lib corpus: signed pages hash as in Chromium, refusals only where
       expect(needless).toEqual([]);
       expect(signed).toBeGreaterThan(1000);
     });
+
+  // A browser with scripts on reads <noscript> as text: the DOMParser reading above (scripting off, as SPEC.md
+  // defines the hash) is not what a reader's live page has. On every signed page with a <noscript> (in the
+  // element or anywhere else), what the reader is shown of the element — all of it but the <noscript>
+  // contents, which a live page does not render — must be what was signed.
+  it('pages with <noscript>: the live page (scripts on) shows what was signed', async () => {
+    const pages = READINGS.flatMap((reading) =>
+      tests
+        .map((test) => ({ html: reading.page(test.data), selector: reading.selector, name: test.name }))
+        .filter(({ html, selector }) => {
+          const analysis = analyzePage(html, { selector });
+          return !analysis.refusal && /<noscript/i.test(html);
+        }),
+    );
+    // Served with scripts blocked by CSP: the document is parsed with scripting on, but nothing runs.
+    const server = createServer((request, response) => {
+      const page = pages[Number(new URL(request.url ?? '/', 'http://x').searchParams.get('i'))];
+      response
+        .writeHead(page ? 200 : 404, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': "script-src 'none'",
+        })
+        .end(page?.html ?? '');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const shown = (root: Element | null) => {
+      if (!root) return null;
+      const copy = root.cloneNode(true) as Element;
+      copy.querySelectorAll('noscript').forEach((noscript) => {
+        noscript.textContent = '';
+      });
+      return copy.innerHTML;
+    };
+    const differ: string[] = [];
+    try {
+      const tab = await blank.page.context().newPage();
+      for (const [i, page] of pages.entries()) {
+        await tab.goto(`http://127.0.0.1:${port}/?i=${i}`);
+        const [live, parsed] = await tab.evaluate(
+          ({ selector, html, shownSource }) => {
+            const show = new Function(`return ${shownSource}`)() as (root: Element | null) => string | null;
+            return [
+              show(document.querySelector(selector)),
+              show(new DOMParser().parseFromString(html, 'text/html').querySelector(selector)),
+            ];
+          },
+          { selector: page.selector, html: page.html, shownSource: shown.toString() },
+        );
+        if (live !== parsed) differ.push(`${page.name} (${page.selector}): live ${live} / signed ${parsed}`);
+      }
+      await tab.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    console.log(`html5lib pages with <noscript>: ${pages.length} signed, ${differ.length} differ live`);
+    expect(pages.length).toBeGreaterThan(10);
+    expect(differ).toEqual([]);
+  }, 120_000);
 });

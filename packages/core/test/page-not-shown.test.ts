@@ -43,3 +43,40 @@ describe('not shown ⇒ not signed, not valid (page.not_shown)', () => {
       expect(analyzePage(html).refusal).toBeUndefined();
     });
 });
+
+describe('what a reader with scripts on is shown is what is signed (page.ambiguous_noscript)', () => {
+  const refused = [
+    // html5lib tests16 #85–89: a comment in <noscript> that holds </noscript> shows its rest on the live page.
+    ['a comment holding </noscript>', '<main><noscript><!--</noscript>X<noscript>--></noscript></main>'],
+    ['the rest of the comment shown', '<main><noscript><!--</noscript>--></noscript></main>'],
+    [
+      'a second <main> when scripts run',
+      '<body><noscript><!--</noscript><main>forged</main>--></noscript><main>x</main>',
+    ],
+  ];
+  const signed = [
+    [
+      'markup a <noscript> in <head> moves into <body>, outside the element',
+      '<head><noscript><p>in body when scripts are off</p></noscript></head><main>x</main>',
+    ],
+    [
+      'a tracking pixel',
+      '<body><noscript><img src="/p.gif"></noscript><main>x<noscript><p>No JS</p></noscript></main>',
+    ],
+    [
+      '<noscript> in <head> with a <link>',
+      '<head><noscript><link rel="stylesheet" href="/a.css"></noscript></head><main>x</main>',
+    ],
+  ];
+  for (const [name, body] of refused)
+    it(`refuses: ${name}`, () => {
+      const html = `<!doctype html><title>t</title>${body}`;
+      expect(analyzePage(html).refusal?.code).toBe('ambiguous-noscript');
+      const judgement = judgePage({ readPage: (spec) => analyzePage(html, { spec }), block: {} });
+      expect(judgement.problems.map((problem) => problem.code)).toContain('page.ambiguous_noscript');
+    });
+  for (const [name, body] of signed)
+    it(`signs: ${name}`, () => {
+      expect(analyzePage(`<!doctype html><title>t</title>${body}`).refusal).toBeUndefined();
+    });
+});

@@ -588,6 +588,11 @@ export interface ParseHtmlOptions {
   spec?: PageSpec;
   /** Keep source locations on nodes (and on ignored start tags). */
   locations?: boolean;
+  /**
+   * Parse as a browser with scripts on does (`<noscript>` is raw text), not as `DOMParser` (the hash's
+   * reading). Only to compare what a reader is shown with what is signed (page/coverage.ts).
+   */
+  scripting?: boolean;
 }
 
 /** What {@link parseHtml} returns: the document and the start tags that made no element. */
@@ -611,7 +616,7 @@ export function parseHtml(text: string, options: ParseHtmlOptions = {}): ParsedH
   // it made a cold signing run ≈ 25 % slower and its peak RSS ≈ 15 % higher (bench:sign-site, side by side).
   const tree = text.length >= COMPACT_TREE_AT ? compactTreeAdapter() : undefined;
   const parserOptions = {
-    scriptingEnabled: false,
+    scriptingEnabled: options.scripting ?? false,
     sourceCodeLocationInfo: options.locations ?? false,
     ...(tree === undefined ? {} : { treeAdapter: tree.adapter }),
   };

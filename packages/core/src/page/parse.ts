@@ -37,6 +37,8 @@ export interface ParsePageOptions {
   locations?: boolean;
   /** The spec whose parser to use (default {@link CURRENT_SPEC}). */
   spec?: PageSpec;
+  /** Parse with scripting on, as a live page is (`<noscript>` is text): not the hash's reading. */
+  scripting?: boolean;
 }
 
 /**
@@ -58,7 +60,11 @@ export function parsePage(html: string, options: ParsePageOptions = {}): Documen
 /** {@link parsePage}, plus the start tags the parser did not turn into elements. */
 export function parseDocument(html: string, options: ParsePageOptions = {}): ParsedHtml {
   const text = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  return parseHtml(text, { spec: options.spec ?? CURRENT_SPEC, locations: options.locations ?? false });
+  return parseHtml(text, {
+    spec: options.spec ?? CURRENT_SPEC,
+    locations: options.locations ?? false,
+    scripting: options.scripting ?? false,
+  });
 }
 
 /**

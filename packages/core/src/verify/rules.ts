@@ -97,7 +97,8 @@ export const PROBLEM_CODES = {
   },
   'page.ambiguous_noscript': {
     severity: 'error',
-    meaning: 'Under the old spec `siegel-page/1`, text in `<noscript>` hashes like markup: not verifiable.',
+    meaning:
+      'A `<noscript>` makes the page read differently when scripts run (a reader would be shown other markup than was signed); or, under `siegel-page/1`, text in `<noscript>` hashes like markup.',
   },
   'page.too_large': {
     severity: 'error',
