@@ -114,6 +114,7 @@ export class SigningSession {
       pubkey,
       site: options.site,
       selector: options.selector,
+      mirrors: options.mirrors,
       relays: options.relays,
     });
     if (warning) logger.warn(warning);
@@ -310,6 +311,7 @@ export class SigningSession {
     const template = createPageEvent({
       hash,
       url,
+      fallbacks: this.options.mirrors.map((mirror) => pageUrl(mirror, path)),
       ...(parsed.title ? { title: parsed.title } : {}),
       ...(parsed.description ? { description: parsed.description } : {}),
     });
