@@ -45,6 +45,8 @@ let third: StaticServer;
 let chromium: LaunchedChromium;
 /** The event of each page, from the site's `verify/{id}.json`. */
 const events: Record<string, NostrEvent> = {};
+/** The `nevent` of each page's block (the site-wide verify page's `verify/#nevent…`). */
+const nevents: Record<string, string> = {};
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-page-address-'));
@@ -71,7 +73,9 @@ beforeAll(async () => {
   });
   expect(summary).toMatchObject({ signed: PAGES.length, failed: 0 });
   for (const path of PAGES) {
-    const id = analyzePage(await readFile(join(site, path), 'utf8')).signatureBlock?.eventId as string;
+    const block = analyzePage(await readFile(join(site, path), 'utf8')).signatureBlock;
+    const id = block?.eventId as string;
+    nevents[path] = block?.nevent as string;
     events[path] = JSON.parse(await readFile(join(site, 'verify', `${id}.json`), 'utf8')) as NostrEvent;
   }
   // The same origin, another path: the whole signed site copied into `/copy/` (its verify pages too).
@@ -150,14 +154,17 @@ describe('the address is part of the proof (URL mode and the verify page agree)'
       for (const path of PAGES) {
         const id = (events[path] as NostrEvent).id;
         seen[`${name} ${path}`] = await verifyPage(`${base}verify/${id}/`);
+        // The site-wide verify page, reached by the block's nevent: it checks the page where it is served.
+        seen[`${name} ${path} by nevent`] = await verifyPage(`${base}verify/#${nevents[path]}`);
       }
     const expected: Record<string, string[]> = {};
-    for (const path of PAGES) {
-      expected[`origin ${path}`] = ['valid'];
-      expected[`mirror ${path}`] = ['valid'];
-      expected[`other path ${path}`] = ['invalid', 'event.url'];
-      expected[`third origin ${path}`] = ['invalid', 'event.url'];
-    }
+    for (const path of PAGES)
+      for (const how of ['', ' by nevent']) {
+        expected[`origin ${path}${how}`] = ['valid'];
+        expected[`mirror ${path}${how}`] = ['valid'];
+        expected[`other path ${path}${how}`] = ['invalid', 'event.url'];
+        expected[`third origin ${path}${how}`] = ['invalid', 'event.url'];
+      }
     expect(seen).toEqual(expected);
   }, 120_000);
 });
