@@ -40,12 +40,13 @@ describe('serveDirectory', () => {
     await writeFile(join(root, 'guide/start.html'), '<main>start</main>');
     const clean = await serveDirectory(root, { cleanUrls: true });
     try {
-      for (const [path, body] of [
+      const cases: Array<[string, string]> = [
         ['about', 'about'],
         ['about.html', 'about'],
         ['guide/start', 'start'],
         ['', 'home'],
-      ]) {
+      ];
+      for (const [path, body] of cases) {
         const response = await fetch(new URL(path, clean.url));
         expect([path, response.status, await response.text()]).toEqual([path, 200, `<main>${body}</main>`]);
       }
