@@ -107,6 +107,9 @@ describe('judgePage', () => {
       block: { eventId: event.id },
       address: 'https://third.example/blog/x/',
     }).problems[0];
+    // Without a `url`, a `fallback` alone names no address.
+    const noUrl = finalizeEvent({ ...event, tags: event.tags.filter((tag) => tag[0] !== 'url') }, KEY);
+    expect(judge(noUrl, { address: 'https://mirror.example.org/blog/x/' })).toEqual(['invalid', 'event.url']);
     expect(problem?.message).toBe(
       'signed for `https://example.com/blog/x/` (or its 2 mirror addresses), but the page was found at `https://third.example/blog/x/`',
     );

@@ -364,9 +364,8 @@ export function judgePage(input: JudgeInput): Judgement {
   if (event && input.readPage) {
     const url = readTag(event, 'url');
     const fallbacks = event.tags.filter((tag) => tag[0] === 'fallback' && typeof tag[1] === 'string');
-    const signedFor = [url, ...fallbacks.map((tag) => tag[1] as string)].filter(
-      (candidate): candidate is string => candidate !== undefined,
-    );
+    // A `fallback` counts only beside a `url`: a page event names its own address first (NIP-94).
+    const signedFor = url === undefined ? [] : [url, ...fallbacks.map((tag) => tag[1] as string)];
     const { address } = input;
     if (address === undefined)
       add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
