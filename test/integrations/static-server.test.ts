@@ -1,5 +1,5 @@
 // The test suites' static host (test/support/static-server.ts) answers like a real one, bad URLs included.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,5 +32,29 @@ describe('serveDirectory', () => {
     expect(malformed.status).toBe(400);
     const home = await fetch(server.url);
     expect(home.status).toBe(200);
+  });
+
+  it('with cleanUrls serves `/p` from `p.html`, as hosts of VitePress’s cleanUrls do; without it, 404', async () => {
+    await mkdir(join(root, 'guide'), { recursive: true });
+    await writeFile(join(root, 'about.html'), '<main>about</main>');
+    await writeFile(join(root, 'guide/start.html'), '<main>start</main>');
+    const clean = await serveDirectory(root, { cleanUrls: true });
+    try {
+      const cases: Array<[string, string]> = [
+        ['about', 'about'],
+        ['about.html', 'about'],
+        ['guide/start', 'start'],
+        ['', 'home'],
+      ];
+      for (const [path, body] of cases) {
+        const response = await fetch(new URL(path, clean.url));
+        expect([path, response.status, await response.text()]).toEqual([path, 200, `<main>${body}</main>`]);
+      }
+      expect((await fetch(new URL('about/', clean.url))).status).toBe(404);
+      expect((await fetch(new URL('missing', clean.url))).status).toBe(404);
+    } finally {
+      await clean.close();
+    }
+    expect((await fetch(new URL('/docs/about', server.url))).status).toBe(404);
   });
 });

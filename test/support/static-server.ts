@@ -22,12 +22,23 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link serveDirectory}. */
+export interface ServeOptions {
+  /** The URL path the folder is served under (e.g. `/docs`; default: the origin's root). */
+  base?: string;
+  /**
+   * Serve `/p` from `p.html` when there is no file `p`, as hosts do for VitePress's `cleanUrls` (Netlify,
+   * Vercel, Cloudflare Pages, `vitepress preview`). Default `false`: only `/x/` → `/x/index.html`.
+   */
+  cleanUrls?: boolean;
+}
+
 /**
  * Serve a build output folder on a free loopback port the way a static host does (`/x/` →
- * `/x/index.html`, nothing else), under the URL path `base` (e.g. `/docs`; default: the origin's root).
+ * `/x/index.html`, and with `cleanUrls` `/p` → `/p.html`; nothing else), under the URL path `base`.
  * Paths outside `base` are 404, paths escaping `root` 403, malformed percent-escapes 400.
  */
-export async function serveDirectory(root: string, options: { base?: string } = {}): Promise<StaticServer> {
+export async function serveDirectory(root: string, options: ServeOptions = {}): Promise<StaticServer> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const requests: string[] = [];
   const server = createServer(async (request, response) => {
@@ -54,7 +65,12 @@ export async function serveDirectory(root: string, options: { base?: string } = 
       return;
     }
     try {
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
+        if (options.cleanUrls && error.code === 'ENOENT' && !pathname.endsWith('/')) return undefined;
+        throw error;
+      });
+      if (found === undefined) file = `${file}.html`;
+      else if (found.isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
       response
         .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })

@@ -77,6 +77,12 @@ describe('siegel CLI (built dist/cli.js)', () => {
         '`--allow-redirects-to` is for verify <url>',
       ],
       [['sign', 'dist', '--request-timeout', '3'], '`--request-timeout` is for verify'],
+      [
+        ['sign', 'dist', '--mirror', 'ftp://mirror.example'],
+        'The mirror URL `ftp://mirror.example` must start with http:// or https:// (`--mirror`)',
+      ],
+      [['verify', 'dist', '--mirror', 'https://mirror.example'], '`--mirror` is for sign'],
+      [['publish', 'dist', '--mirror', 'https://mirror.example'], '`--mirror` is not for publish'],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(args, root);

@@ -21,6 +21,41 @@ describe('the one options schema', () => {
     );
   });
 
+  it('takes mirrors from `mirrors` or SIEGEL_MIRRORS, normalised like `site`, and names the option of a bad one', () => {
+    expect(resolveSignSiteOptions({ site: SITE }).mirrors).toEqual([]);
+    expect(
+      resolveSignSiteOptions({
+        site: `${SITE}/`,
+        mirrors: [
+          ' https://mirror.example/docs/ ',
+          'https://mirror.example/docs',
+          `${SITE}/`,
+          'http://b.example',
+        ],
+      }).mirrors,
+    ).toEqual(['https://mirror.example/docs', 'http://b.example']);
+    const env = { SIEGEL_MIRRORS: 'https://a.example, https://b.example/x/' };
+    expect(resolveSignSiteOptions({ site: SITE, env }).mirrors).toEqual([
+      'https://a.example',
+      'https://b.example/x',
+    ]);
+    expect(resolveSignSiteOptions({ site: SITE, env, mirrors: [] }).mirrors).toEqual([]);
+    expect(() => resolveSignSiteOptions({ site: SITE, mirrors: ['mirror.example'] })).toThrow(
+      'The mirror URL `mirror.example` is not an absolute URL (`mirrors`)',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, env: { SIEGEL_MIRRORS: 'ftp://x.example' } })).toThrow(
+      'The mirror URL `ftp://x.example` must start with http:// or https:// (`SIEGEL_MIRRORS`)',
+    );
+    expect(() => resolveSignSiteOptions({ site: SITE, mirrors: 'https://a.example' as never })).toThrow(
+      '`mirrors` must be an array of absolute http(s) URLs, got `https://a.example`',
+    );
+    const { parseOptions } = defineIntegrationOptions('@siegel/x', {});
+    expect(parseOptions({ mirrors: ['https://a.example'] }).mirrors).toEqual(['https://a.example']);
+    expect(() => parseOptions({ mirrors: ['a.example'] })).toThrow(
+      '@siegel/x: option `mirrors.0`: must be an absolute http(s) URL, got `a.example`',
+    );
+  });
+
   it('checks an environment number only where the option does not set it', () => {
     const env = { SIEGEL_BATCH_SIZE: 'many' };
     expect(() => resolveSignSiteOptions({ site: SITE, env })).toThrow(

@@ -75,6 +75,47 @@ describe('judgePage', () => {
     expect(normalizeAddress('not a url')).toBeUndefined();
   });
 
+  it('accepts a mirror address the event names in a `fallback` tag, in any form served, and nothing else', () => {
+    const hash = analyzePage(HTML).hash as string;
+    const event = finalizeEvent(
+      createPageEvent({
+        hash,
+        url: URL_,
+        fallbacks: ['https://mirror.example.org/blog/x/', 'https://example.net/copy/blog/x/'],
+        createdAt: 1_767_225_600,
+      }),
+      KEY,
+    );
+    expect(event.tags.filter((tag) => tag[0] === 'fallback')).toEqual([
+      ['fallback', 'https://mirror.example.org/blog/x/'],
+      ['fallback', 'https://example.net/copy/blog/x/'],
+    ]);
+    for (const same of [
+      URL_,
+      'https://mirror.example.org/blog/x/index.html',
+      'https://example.net:443/copy/blog/x/',
+    ])
+      expect(judge(event, { address: same }), same).toEqual(['valid']);
+    for (const other of [
+      'https://third.example/blog/x/',
+      'https://mirror.example.org/copy/blog/x/',
+      'https://example.net/blog/x/',
+    ])
+      expect(judge(event, { address: other }), other).toEqual(['invalid', 'event.url']);
+    const problem = judgePage({
+      readPage: (spec) => analyzePage(HTML, { spec }),
+      event: { found: event },
+      block: { eventId: event.id },
+      address: 'https://third.example/blog/x/',
+    }).problems[0];
+    // Without a `url`, a `fallback` alone names no address.
+    const noUrl = finalizeEvent({ ...event, tags: event.tags.filter((tag) => tag[0] !== 'url') }, KEY);
+    expect(judge(noUrl, { address: 'https://mirror.example.org/blog/x/' })).toEqual(['invalid', 'event.url']);
+    expect(problem?.message).toBe(
+      'signed for `https://example.com/blog/x/` (or its 2 mirror addresses), but the page was found at `https://third.example/blog/x/`',
+    );
+  });
+
   it('checks the event against the block and the expected signer', () => {
     const event = signed();
     const other = finalizeEvent(

@@ -55,6 +55,37 @@ describe('sign cache', () => {
     }
   });
 
+  it('a cache for other mirrors is not used (the events’ fallback tags change); one without mirrors means none', async () => {
+    const entry = { hash, event, fingerprint: 'f', insertAt: 0 };
+    // Written without mirrors: no `mirrors` field, as every cache before mirrors existed.
+    await writeSignCache(file, cacheWith({ 'a.html': entry }));
+    expect(JSON.parse(await readFile(file, 'utf8'))).not.toHaveProperty('mirrors');
+    expect((await readSignCache(file, { ...header(), mirrors: [] })).cache.pages.size).toBe(1);
+    const added = await readSignCache(file, { ...header(), mirrors: ['https://mirror.example'] });
+    expect(added.cache.pages.size).toBe(0);
+    expect(added.notice).toBe(
+      `The cache \`${file}\` was made for other mirrors (none; now https://mirror.example); re-signing all pages.`,
+    );
+    await writeSignCache(file, { ...cacheWith({ 'a.html': entry }), mirrors: ['https://mirror.example'] });
+    expect(JSON.parse(await readFile(file, 'utf8')).mirrors).toEqual(['https://mirror.example']);
+    const same = await readSignCache(file, { ...header(), mirrors: ['https://mirror.example'] });
+    expect([same.cache.pages.size, same.notice]).toEqual([1, undefined]);
+    for (const mirrors of [[], ['https://other.example'], ['https://mirror.example', 'https://b.example']]) {
+      const result = await readSignCache(file, { ...header(), mirrors });
+      expect(result.cache.pages.size, mirrors.join()).toBe(0);
+      expect(result.notice, mirrors.join()).toMatch(/made for other mirrors .*re-signing all pages/);
+    }
+    // Nor is the journal of a run for other mirrors.
+    await rm(file);
+    const journal = new CacheJournal(file, { ...header(), mirrors: ['https://mirror.example'] });
+    await journal.append([['b.html', entry]]);
+    expect((await readSignCache(file, header())).cache.pages.size).toBe(0);
+    expect(
+      (await readSignCache(file, { ...header(), mirrors: ['https://mirror.example'] })).cache.pages.size,
+    ).toBe(1);
+    await journal.remove();
+  });
+
   it('a cache for another key, site, selector or spec is not used, with a notice', async () => {
     const entry = { hash, event, fingerprint: 'f', insertAt: 0 };
     await writeSignCache(file, cacheWith({ 'a.html': entry }));

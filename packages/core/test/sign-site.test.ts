@@ -237,6 +237,61 @@ describe('signSite', () => {
     expect(JSON.parse(await readFile(cacheFile, 'utf8')).pubkey).toBe(pubkeyB);
   });
 
+  it('mirrors: each event names the page at every mirror (`fallback`); another list of mirrors re-signs every page', async () => {
+    const { dist, cacheFile } = await createProject();
+    const signer = new CountingSigner(KEY_A);
+    const run = async (mirrors: string[] | undefined) => {
+      const log = collectingLogger();
+      const summary = await signSite(dist, {
+        site: SITE,
+        signer,
+        cacheFile,
+        logger: log.logger,
+        progress: false,
+        ...(mirrors ? { mirrors } : {}),
+      });
+      return { summary, warn: log.warn.join('\n') };
+    };
+    const eventOf = async (path: string) => {
+      const block = readSignatureBlock(await readFile(join(dist, path), 'utf8'));
+      return JSON.parse(await readFile(join(dist, 'verify', `${block?.eventId}.json`), 'utf8')) as NostrEvent;
+    };
+    const mirrors = ['https://mirror.example.org/', 'https://example.net/copy'];
+    expect((await run(mirrors)).summary).toMatchObject({ signed: 4, unchanged: 0 });
+    for (const path of SIGNED) {
+      const event = await eventOf(path);
+      const url = event.tags.find((tag) => tag[0] === 'url')?.[1] as string;
+      const relative = url.slice(SITE.length);
+      expect(
+        event.tags.filter((tag) => tag[0] === 'fallback'),
+        path,
+      ).toEqual([
+        ['fallback', `https://mirror.example.org${relative}`],
+        ['fallback', `https://example.net/copy${relative}`],
+      ]);
+      expect(nip94.validateEvent(event)).toBe(true);
+    }
+    expect(JSON.parse(await readFile(cacheFile, 'utf8')).mirrors).toEqual([
+      'https://mirror.example.org',
+      'https://example.net/copy',
+    ]);
+    // The same mirrors: nothing to sign.
+    signer.events = 0;
+    expect((await run(mirrors)).summary).toMatchObject({ signed: 0, unchanged: 4 });
+    expect(signer.events).toBe(0);
+    // One mirror dropped: the events change, so every page is signed again, with a notice.
+    const fewer = await run(['https://mirror.example.org']);
+    expect(fewer.summary).toMatchObject({ signed: 4, unchanged: 0 });
+    expect(fewer.warn).toMatch(/made for other mirrors .*re-signing all pages/);
+    expect((await eventOf('about.html')).tags.filter((tag) => tag[0] === 'fallback')).toEqual([
+      ['fallback', 'https://mirror.example.org/about.html'],
+    ]);
+    // No mirrors: events without `fallback` tags, as before mirrors existed.
+    expect((await run(undefined)).summary).toMatchObject({ signed: 4, unchanged: 0 });
+    expect((await eventOf('about.html')).tags.some((tag) => tag[0] === 'fallback')).toBe(false);
+    expect(JSON.parse(await readFile(cacheFile, 'utf8'))).not.toHaveProperty('mirrors');
+  });
+
   it('dry run signs and writes nothing and reports what would be signed', async () => {
     const { dist, cacheFile, signer, log, summary } = await signFixtureVerbosely({ dryRun: true });
     expect(summary).toMatchObject({ signed: 4, skipped: 1, dryRun: true });

@@ -8,7 +8,14 @@ export interface JournalTarget<Entry> {
   pubkey: string;
   site: string;
   selector: string;
+  /** Mirror base URLs (absent or empty: none). */
+  mirrors?: string[];
   pages: Map<string, Entry>;
+}
+
+/** The mirrors of a header as one comparable string (none: ''). */
+function mirrorsKey(mirrors: unknown): string {
+  return Array.isArray(mirrors) ? mirrors.join('\n') : '';
 }
 
 /**
@@ -44,7 +51,12 @@ export async function readJournal<Entry>(
     return 0;
   }
   if (cache.pubkey === '' && typeof header.pubkey === 'string') cache.pubkey = header.pubkey;
-  if (header.pubkey !== cache.pubkey || header.site !== cache.site || header.selector !== cache.selector)
+  if (
+    header.pubkey !== cache.pubkey ||
+    header.site !== cache.site ||
+    header.selector !== cache.selector ||
+    mirrorsKey(header.mirrors) !== mirrorsKey(cache.mirrors)
+  )
     return 0;
   let applied = 0;
   for (const line of lines.slice(1)) {
@@ -68,7 +80,8 @@ export class CacheJournal<Entry> {
 
   constructor(cacheFile: string, cache: Omit<JournalTarget<Entry>, 'pages'>) {
     this.file = journalFileOf(cacheFile);
-    this.#header = `${JSON.stringify({ pubkey: cache.pubkey, site: cache.site, selector: cache.selector })}\n`;
+    const mirrors = cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {};
+    this.#header = `${JSON.stringify({ pubkey: cache.pubkey, site: cache.site, selector: cache.selector, ...mirrors })}\n`;
   }
 
   /** Append entries; the first call starts a fresh journal with its header. */

@@ -1,6 +1,6 @@
 // cache/ owns `.sign-cache.json`, what makes a later run re-sign only changed pages: per page the hash,
 // the signed event, the fingerprints of the file as built and as signed, and where the block went, under a
-// header of what the cache was made for (key, site, selector, relay hints). The cache is written whole and
+// header of what the cache was made for (key, site, mirrors, selector, relay hints). The cache is written whole and
 // atomically at the end of a run; during a run each signed batch is appended to a journal beside it
 // (journal.ts), so that a killed run loses at most the batches in flight.
 import { createHash } from 'node:crypto';
@@ -27,6 +27,11 @@ export interface SignCacheHeader {
   site: string;
   /** CSS selector of the signed element. */
   selector: string;
+  /**
+   * Mirror base URLs the events' `fallback` tags were made for (default none; a cache written before
+   * mirrors existed counts as none). Another list re-signs every page: the events change.
+   */
+  mirrors?: string[];
   /**
    * Relay hints in the blocks' `nevent` (default none). Not part of what a cache is *for*: a change keeps
    * every event (no re-signing) but forgets the signed-output fingerprints, so every block is rewritten.
@@ -68,7 +73,7 @@ export interface ReadSignCacheResult {
   parserChanged?: boolean;
   /** A corrupt or unreadable cache (it is ignored). */
   warning?: string;
-  /** A cache made for another key, site, selector or spec (it is ignored: all pages are re-signed). */
+  /** A cache made for another key, site, mirrors, selector or spec (it is ignored: all pages are re-signed). */
   notice?: string;
 }
 
@@ -104,6 +109,7 @@ async function readSnapshot(
     pubkey: header.pubkey ?? '',
     site: header.site,
     selector: header.selector,
+    mirrors: header.mirrors ?? [],
     relays: header.relays ?? [],
     pages: new Map(),
   });
@@ -146,6 +152,16 @@ async function readSnapshot(
       notice: `The cache \`${file}\` was made for another site or selector (${made}); re-signing all pages.`,
     };
   }
+  // Other mirrors: every event's `fallback` tags change, so every page is signed again.
+  const mirrors = header.mirrors ?? [];
+  const cachedMirrors = Array.isArray(data.mirrors) ? data.mirrors : [];
+  if (!sameList(cachedMirrors, mirrors)) {
+    const list = (values: unknown[]) => (values.length > 0 ? values.join(', ') : 'none');
+    return {
+      cache: empty(),
+      notice: `The cache \`${file}\` was made for other mirrors (${list(cachedMirrors)}; now ${list(mirrors)}); re-signing all pages.`,
+    };
+  }
   const pages = new Map<string, SignCacheEntry>();
   let dropped = 0;
   const raw = data.pages;
@@ -169,7 +185,14 @@ async function readSnapshot(
     }
   }
   return {
-    cache: { pubkey: String(data.pubkey), site: header.site, selector: header.selector, relays, pages },
+    cache: {
+      pubkey: String(data.pubkey),
+      site: header.site,
+      selector: header.selector,
+      mirrors,
+      relays,
+      pages,
+    },
     ...(sameRelays ? {} : { relaysChanged: true }),
     ...(sameParser ? {} : { parserChanged: true }),
     ...(dropped > 0
@@ -194,6 +217,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     pubkey: cache.pubkey,
     site: cache.site,
     selector: cache.selector,
+    ...(cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {}),
     relays: cache.relays ?? [],
     pages,
   };

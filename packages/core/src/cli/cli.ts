@@ -9,6 +9,7 @@ import { SiegelError } from '../errors.js';
 import { parseRelays } from '../nostr/relays.js';
 import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
+import { parseMirrors } from '../options/options.js';
 import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
 import { formatVerifyReport, formatVerifyReportJson, verifySite } from '../verify/verify-site.js';
@@ -26,6 +27,9 @@ Usage:
 
 Options for sign:
   --site URL        public URL of the site (default: SITE_URL)
+  --mirror URL      another base URL the same pages are served at (a mirror); each page's event names
+                    its address there too (a NIP-94 fallback tag), so verifiers accept it there;
+                    repeatable (default: SIEGEL_MIRRORS). A change re-signs every page
   --selector CSS    signed element (default: main)
   --cache FILE      cache file (default: .sign-cache.json in the current directory)
   --relay URL       relay (wss://; ws:// on loopback): the block's nevent hint, and where the events are
@@ -67,7 +71,8 @@ Configuration is read from .env in the current directory (and the environment):
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
   or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
   key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
-  SITE_URL, SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
+  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_BATCH_SIZE (pages per bunker request,
+  default 500),
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
   blocks, re-signs nothing).
 
@@ -111,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
   };
   // A bad `--relay` is named as the flag the user typed (the API's name for it is `relays`).
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
+  if (values.mirror !== undefined && command === 'sign') parseMirrors(values.mirror, '--mirror');
   const maxPageBytes =
     values['max-page-bytes'] === undefined
       ? undefined
@@ -135,6 +141,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values.selector !== undefined ? { selector: values.selector } : {}),
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
     });
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
@@ -142,6 +149,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'publish') {
     for (const name of [
       'site',
+      'mirror',
       'selector',
       'dry-run',
       'verbose',
@@ -164,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
     return report.unreached > 0 ? EXIT.failure : EXIT.ok;
   }
   if (command === 'verify') {
-    for (const name of ['cache', 'dry-run'] as const) {
+    for (const name of ['cache', 'dry-run', 'mirror'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
@@ -232,6 +240,7 @@ function parse(argv: string[]) {
       selector: { type: 'string' },
       cache: { type: 'string' },
       relay: { type: 'string', multiple: true },
+      mirror: { type: 'string', multiple: true },
       pubkey: { type: 'string' },
       signer: { type: 'string' },
       'max-page-bytes': { type: 'string' },

@@ -39,6 +39,7 @@ export const INTEGRATION_DEFAULTS = {
 export const integrationOptionsSchema = signSiteOptionsSchema
   .pick({
     site: true,
+    mirrors: true,
     selector: true,
     dryRun: true,
     verbose: true,
@@ -131,6 +132,7 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     bunkerApiToken: options.bunkerApiToken,
     bunkerKeyName: options.bunkerKeyName,
     ...(options.relays ? { relays: options.relays } : {}),
+    ...(options.mirrors ? { mirrors: options.mirrors } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     logger: {
       info: (message) => logger.info(message),

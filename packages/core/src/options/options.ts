@@ -84,6 +84,35 @@ function describeSiteProblem(site: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Mirrors: site base URLs the pages are also served at, each an absolute http(s) URL, normalised like `site`
+ * (origin and path, no trailing `/`), duplicates and blanks dropped. `source` names where they came from
+ * (`mirrors`, `--mirror`, `SIEGEL_MIRRORS`) in the error.
+ * @throws {SiegelError} `invalid_options` quoting the bad URL and naming `source`.
+ */
+export function parseMirrors(values: readonly string[], source = 'mirrors'): string[] {
+  const mirrors: string[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    if (!value) continue;
+    const problem = describeSiteProblem(value);
+    if (problem)
+      throw new SiegelError(
+        'invalid_options',
+        `${problem.replace('The site URL', 'The mirror URL')} (\`${source}\`)`,
+      );
+    const url = new URL(value);
+    const mirror = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    if (!mirrors.includes(mirror)) mirrors.push(mirror);
+  }
+  return mirrors;
+}
+
+/** `SIEGEL_MIRRORS`: comma-separated mirror URLs as {@link parseMirrors} takes them (blank: none). */
+export function readMirrorsFromEnv(value: string | undefined): string[] {
+  return value?.trim() ? parseMirrors(value.split(','), 'SIEGEL_MIRRORS') : [];
+}
+
 /** A zod error that says what a value must be, after the option's name: "must be …, got `value`". */
 export function must(what: string): { error: (issue: { input?: unknown }) => string } {
   return { error: (issue) => `must be ${what}, got \`${formatValue(issue.input)}\`` };
@@ -126,6 +155,18 @@ export const signSiteOptionsSchema = z
     site: z
       .string(must(HTTP_URL))
       .refine((site) => describeSiteProblem(site.trim()) === undefined, must(HTTP_URL)),
+    /**
+     * Other base URLs the same pages are served at, e.g. `['https://mirror.example.org']` (default:
+     * `SIEGEL_MIRRORS` from `env`, comma-separated, else none). Each page's event carries one NIP-94
+     * `fallback` tag per mirror (the mirror joined with the page's path), and every verifier accepts the
+     * page at those addresses too. Changing them re-signs every page: the events change.
+     */
+    mirrors: z.array(
+      z
+        .string(must(HTTP_URL))
+        .refine((mirror) => describeSiteProblem(mirror.trim()) === undefined, must(HTTP_URL)),
+      must('an array of absolute http(s) URLs'),
+    ),
     /** CSS selector of the signed element (default `main`). */
     selector: z
       .string(must('a CSS selector'))
@@ -195,6 +236,8 @@ export type SignSiteOptions = z.input<typeof signSiteOptionsSchema>;
 /** Options with defaults applied. */
 export interface ResolvedSignSiteOptions {
   site: string;
+  /** Mirror base URLs, normalised like `site` (no trailing `/`); `[]` for none. */
+  mirrors: string[];
   selector: string;
   dryRun: boolean;
   verbose: boolean;
@@ -237,14 +280,15 @@ function check(schema: z.ZodType, input: unknown, describe: (issue: z.core.$ZodI
 
 /**
  * Validate options with {@link signSiteOptionsSchema} and apply the defaults and the environment
- * (`SITE_URL`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`, `SIEGEL_MAX_PAGE_BYTES`). A blank `selector` means
+ * (`SITE_URL`, `SIEGEL_MIRRORS`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`, `SIEGEL_MAX_PAGE_BYTES`). A blank `selector` means
  * the default, as `--selector ''` always did.
  *
  * @example
  * ```ts
  * resolveSignSiteOptions({ site: 'https://example.com' }).batchSize; // 500
  * ```
- * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, bad numbers,
+ * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, a mirror
+ *   that is not an absolute http(s) URL, bad numbers,
  *   a relay that is not a `wss://` URL.
  */
 export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSiteOptions {
@@ -252,6 +296,11 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   const relays =
     Array.isArray(options.relays) && options.relays.every((relay) => typeof relay === 'string')
       ? parseRelays(options.relays)
+      : undefined;
+  // Mirrors too: parseMirrors names the bad URL and the option.
+  const mirrors =
+    Array.isArray(options.mirrors) && options.mirrors.every((mirror) => typeof mirror === 'string')
+      ? parseMirrors(options.mirrors)
       : undefined;
   const given = options.selector?.trim() === '' ? { ...options, selector: undefined } : options;
   check(signSiteOptionsSchema, given, (issue) =>
@@ -270,6 +319,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   const siteProblem = describeSiteProblem(site);
   if (siteProblem) throw new SiegelError('invalid_options', siteProblem);
   const url = new URL(site);
+  const siteBase = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   // The environment's numbers count (and are checked) only where the option is not given.
   const fromEnv = {
     batchSize: options.batchSize === undefined ? numberFrom(env.SIEGEL_BATCH_SIZE) : undefined,
@@ -277,7 +327,9 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   };
   check(signSiteOptionsSchema, fromEnv, (issue) => `\`${issue.path.join('.')}\` ${issue.message}`);
   return {
-    site: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
+    site: siteBase,
+    // The site itself is no mirror of itself.
+    mirrors: (mirrors ?? readMirrorsFromEnv(env.SIEGEL_MIRRORS)).filter((mirror) => mirror !== siteBase),
     selector: options.selector?.trim() || DEFAULTS.selector,
     dryRun: options.dryRun ?? DEFAULTS.dryRun,
     verbose: options.verbose ?? DEFAULTS.verbose,

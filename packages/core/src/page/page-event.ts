@@ -52,6 +52,11 @@ export interface PageEventInput {
   hash: string;
   /** Absolute URL of the page (see {@link pageUrl}). Required. */
   url: string;
+  /**
+   * The page's address at each mirror of the site (`pageUrl(mirror, path)`): one NIP-94 `fallback` tag
+   * each, after `url`. Verifiers accept the page at `url` or at any of them. Default: none.
+   */
+  fallbacks?: readonly string[];
   /** Page title; becomes the content and the `alt` tag. Default: none (content falls back to the URL). */
   title?: string;
   /** Meta description; becomes the `summary` tag. Default: none. */
@@ -62,7 +67,8 @@ export interface PageEventInput {
 
 /**
  * The unsigned NIP-94 (kind 1063) event for a page: content = title (the URL when there is no title),
- * tags `url`, `m` = `text/html`, `x` and `ox` = the hash, `spec` = `siegel-page/2` (the rules the hash was
+ * tags `url`, one `fallback` per mirror address (NIP-94: "zero or more fallback file sources in case url
+ * fails"), `m` = `text/html`, `x` and `ox` = the hash, `spec` = `siegel-page/2` (the rules the hash was
  * made by, signed with it so that nobody can make a verifier read the page by older rules), plus `summary`
  * and `alt` where present — the shape nostr-tools' `nip94.validateEvent` accepts.
  *
@@ -86,8 +92,12 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
   }
   const title = input.title?.trim() || undefined;
   const description = input.description?.trim() || undefined;
+  const fallbacks = [...new Set((input.fallbacks ?? []).map((fallback) => fallback.trim()))].filter(
+    (fallback) => fallback !== '' && fallback !== url,
+  );
   const tags: string[][] = [
     ['url', url],
+    ...fallbacks.map((fallback) => ['fallback', fallback]),
     ['m', 'text/html'],
     ['x', hash],
     ['ox', hash],

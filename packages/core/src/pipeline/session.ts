@@ -119,6 +119,7 @@ export class SigningSession {
         pubkey,
         site: options.site,
         selector: options.selector,
+        mirrors: options.mirrors,
         relays: options.relays,
       },
     );
@@ -327,6 +328,7 @@ export class SigningSession {
     const template = createPageEvent({
       hash,
       url,
+      fallbacks: this.options.mirrors.map((mirror) => pageUrl(mirror, path)),
       ...(parsed.title ? { title: parsed.title } : {}),
       ...(parsed.description ? { description: parsed.description } : {}),
     });

@@ -69,7 +69,7 @@ export const PROBLEM_CODES = {
   'event.url': {
     severity: 'error',
     meaning:
-      'The event was signed for another address than the one the page was found at (a copy, or a replay).',
+      'The event was signed for another address than the one the page was found at (a copy, or a replay): neither its `url` nor a `fallback` (mirror) address.',
   },
   'hash.mismatch': {
     severity: 'error',
@@ -262,8 +262,9 @@ function readTag(event: NostrEvent, name: string): string | undefined {
  * Decide one page's verdict from what a verifier found. Every check is here once: the block against the
  * page, the event's shape, id, signature, kind and spec, the event against the block (id, pubkey) and the
  * expected signer, the page's hash (read under the event's spec) against the event's `x` tag, the page's
- * coverage (one element, shown, nothing ignored inside), and the event's `url` against the address the
- * page was found at.
+ * coverage (one element, shown, nothing ignored inside), and the event's `url` — or one of its NIP-94
+ * `fallback` tags, the page's address at a mirror named at signing — against the address the page was
+ * found at.
  *
  * @example
  * ```ts
@@ -373,13 +374,26 @@ export function judgePage(input: JudgeInput): Judgement {
       );
   }
 
-  // The address: the event's `url` against where the page was found.
+  // The address: the event's `url`, or one of its `fallback` tags (the page's address at a mirror the
+  // signer named), against where the page was found.
   if (event && input.readPage) {
     const url = readTag(event, 'url');
-    if (input.address === undefined)
+    const fallbacks = event.tags.filter((tag) => tag[0] === 'fallback' && typeof tag[1] === 'string');
+    // A `fallback` counts only beside a `url`: a page event names its own address first (NIP-94).
+    const signedFor = url === undefined ? [] : [url, ...fallbacks.map((tag) => tag[1] as string)];
+    const { address } = input;
+    if (address === undefined)
       add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
-    else if (url === undefined || !isSameAddress(url, input.address))
-      add('event.url', `signed for \`${url ?? '(no url)'}\`, but the page was found at \`${input.address}\``);
+    else if (!signedFor.some((candidate) => isSameAddress(candidate, address))) {
+      const mirrors =
+        fallbacks.length > 0
+          ? ` (or its ${fallbacks.length} mirror address${fallbacks.length === 1 ? '' : 'es'})`
+          : '';
+      add(
+        'event.url',
+        `signed for \`${url ?? '(no url)'}\`${mirrors}, but the page was found at \`${address}\``,
+      );
+    }
   }
   return judgement();
 }
