@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, relative, sep } from 'node:path';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -25,9 +25,13 @@ export interface StaticServer {
 /**
  * Serve a build output folder on a free loopback port the way a static host does (`/x/` →
  * `/x/index.html`, nothing else), under the URL path `base` (e.g. `/docs`; default: the origin's root).
- * Paths outside `base` are 404, paths escaping `root` 403, malformed percent-escapes 400.
+ * Paths outside `base` are 404, paths escaping `root` 403, malformed percent-escapes 400. `contentTypes`
+ * sends another `Content-Type` for some files, by their path in `root` (`{ 'p.html': 'text/html; charset=iso-8859-1' }`).
  */
-export async function serveDirectory(root: string, options: { base?: string } = {}): Promise<StaticServer> {
+export async function serveDirectory(
+  root: string,
+  options: { base?: string; contentTypes?: Record<string, string> } = {},
+): Promise<StaticServer> {
   const base = (options.base ?? '').replace(/\/+$/, '');
   const requests: string[] = [];
   const server = createServer(async (request, response) => {
@@ -56,9 +60,11 @@ export async function serveDirectory(root: string, options: { base?: string } = 
     try {
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      response
-        .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
-        .end(body);
+      const type =
+        options.contentTypes?.[relative(root, file).split(sep).join('/')] ??
+        TYPES[extname(file)] ??
+        'application/octet-stream';
+      response.writeHead(200, { 'content-type': type }).end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
