@@ -77,6 +77,9 @@ describe('the prescan: the standard’s algorithm over the first 1024 bytes', ()
     expect(prescan('<?xml version="1.0" encoding="windows-1252"?><html>')).toBe('windows-1252');
     expect(prescan('<?xml version="1.0" encoding="UTF-16"?><html>')).toBe('utf-8');
     expect(prescan('<?xml version="1.0"?><html>')).toBeUndefined();
+    expect(prescan("<?xml version='1.0' encoding = 'koi8-r' ?><html>")).toBe('koi8-r');
+    expect(prescan('<?xml version="1.0" encoding="utf 8"?><html>')).toBeUndefined();
+    expect(prescan('<?XML version="1.0" encoding="latin1"?><html>')).toBeUndefined();
     expect(prescanEncoding(bytes([0x3c, 0, 0x3f, 0, 0x78, 0]))?.encoding).toBe('utf-16le');
     expect(prescanEncoding(bytes([0, 0x3c, 0, 0x3f, 0, 0x78]))?.encoding).toBe('utf-16be');
   });
