@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, relative, sep } from 'node:path';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -31,6 +31,11 @@ export interface ServeOptions {
    * Vercel, Cloudflare Pages, `vitepress preview`). Default `false`: only `/x/` → `/x/index.html`.
    */
   cleanUrls?: boolean;
+  /**
+   * Another `Content-Type` for some files, by their path in `root`
+   * (`{ 'p.html': 'text/html; charset=iso-8859-1' }`).
+   */
+  contentTypes?: Record<string, string>;
 }
 
 /**
@@ -72,9 +77,11 @@ export async function serveDirectory(root: string, options: ServeOptions = {}): 
       if (found === undefined) file = `${file}.html`;
       else if (found.isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      response
-        .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
-        .end(body);
+      const type =
+        options.contentTypes?.[relative(root, file).split(sep).join('/')] ??
+        TYPES[extname(file)] ??
+        'application/octet-stream';
+      response.writeHead(200, { 'content-type': type }).end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }

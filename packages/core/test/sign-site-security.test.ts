@@ -25,7 +25,7 @@ describe('signSite security', () => {
   it('hostile titles, descriptions and file names cannot inject markup into pages or verify pages', async () => {
     const hostile = '"><script>alert(1)</script><!-- --> \u2028 &amp;';
     const pages = {
-      'we"ird\'<>&name.html': `<!doctype html><title>${hostile.replace(/</g, '&lt;')}</title><meta name="description" content='${hostile.replace(/'/g, '&#39;')}'><main>x</main>`,
+      'we"ird\'<>&name.html': `<!doctype html><meta charset="utf-8"><title>${hostile.replace(/</g, '&lt;')}</title><meta name="description" content='${hostile.replace(/'/g, '&#39;')}'><main>x</main>`,
     };
     const project = await createFixtureProject(pages);
     cleanups.push(project.cleanup);

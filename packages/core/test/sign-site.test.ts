@@ -510,4 +510,58 @@ describe('signSite', () => {
     expect(signer.calls).toBe(0);
     expect(await readFile(join(dist, 'bom.html'), 'utf8')).toBe(signed);
   });
+
+  it('refuses a page a browser would not decode as UTF-8, with the reason; UTF-8 by BOM or <meta> is signed', async () => {
+    const page = (head: string, main = 'Grüße') =>
+      `<!doctype html><html><head>${head}<title>t</title></head><body><main><p>${main}</p></main></body></html>`;
+    const jp = `${page('<meta charset="iso-2022-jp">', 'x')}`.replace('<main>', '\x1b$B<main>\x1b(B');
+    const { dist, cacheFile } = await createProject({
+      'iso-2022-jp.html': jp,
+      'cp1252.html': page('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'),
+      'undeclared.html': page(''),
+      'ascii.html': page('', 'Gr&uuml;&szlig;e'),
+      'meta-utf8.html': page('<meta charset="UTF-8">'),
+      'bom.html': `\ufeff${page('')}`,
+    });
+    const utf16 = (text: string, bom: number[], le: boolean) => {
+      const body = Buffer.from(text, 'utf16le');
+      if (!le) body.swap16();
+      return Buffer.concat([Buffer.from(bom), body]);
+    };
+    await writeFile(join(dist, 'utf16le.html'), utf16(page('<meta charset="utf-8">'), [0xff, 0xfe], true));
+    await writeFile(join(dist, 'utf16be.html'), utf16(page('<meta charset="utf-8">'), [0xfe, 0xff], false));
+    const signer = new CountingSigner(KEY_A);
+    const options = { site: SITE, signer, cacheFile, logger: collectingLogger().logger, progress: false };
+    const summary = await signSite(dist, options);
+    const outcome = Object.fromEntries(summary.pages.map((p) => [p.path, [p.outcome, p.error ?? '']]));
+    expect(outcome).toEqual({
+      'ascii.html': ['signed', ''],
+      'bom.html': ['signed', ''],
+      'meta-utf8.html': ['signed', ''],
+      'iso-2022-jp.html': [
+        'refused',
+        'the page declares the character encoding iso-2022-jp (at byte 27): browsers decode it as that, not as UTF-8',
+      ],
+      'cp1252.html': [
+        'refused',
+        'the page declares the character encoding windows-1252 (at byte 27): browsers decode it as that, not as UTF-8',
+      ],
+      'undeclared.html': [
+        'refused',
+        expect.stringMatching(
+          /declares no character encoding .* declare `<meta charset="utf-8">` within its first 1024 bytes$/,
+        ),
+      ],
+      // Not UTF-8 at all: failed, as before, and the byte order mark named.
+      'utf16le.html': [
+        'failed',
+        'not valid UTF-8: the page starts with a UTF-16LE byte order mark: browsers decode it as UTF-16LE, not as UTF-8',
+      ],
+      'utf16be.html': ['failed', expect.stringMatching(/^not valid UTF-8: .*UTF-16BE byte order mark/)],
+    });
+    expect(await readFile(join(dist, 'cp1252.html'), 'utf8')).not.toContain('siegel-page/2');
+    expect(formatSummary(summary)).toContain(
+      '  refused  cp1252.html: the page declares the character encoding windows-1252',
+    );
+  });
 });

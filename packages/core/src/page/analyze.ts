@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
 import { checkCoverage, type Refusal } from './coverage.js';
+import { checkEncoding } from './encoding.js';
 import {
   CURRENT_SPEC,
   findChild,
@@ -197,7 +198,11 @@ export interface ParsedPage {
   bytePlace: BlockPlace;
 }
 
-/** Parse a page's raw bytes for signing (in this thread, or in a parse worker). */
+/**
+ * Parse a page's raw bytes (valid UTF-8) for signing (in this thread, or in a parse worker). A page a
+ * browser would not decode as UTF-8 (page/encoding.ts: a `<meta>` naming another encoding, or none for
+ * bytes beyond ASCII) is refused, whatever its element.
+ */
 export function parsePageForSigning(input: Buffer, selector: string): ParsedPage {
   const html = input.toString('utf8');
   const analysis = analyzePage(html, { selector });
@@ -207,7 +212,7 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
   };
   return {
     hash: analysis.hash,
-    refusal: analysis.refusal,
+    refusal: checkEncoding(input) ?? analysis.refusal,
     title: analysis.title,
     description: analysis.description,
     place,

@@ -41,8 +41,8 @@ function isHarmless(tag: IgnoredStartTag, spec: PageSpec): boolean {
 
 /** Why a page's signed element cannot carry a signature that means "the reader sees what was signed". */
 export interface Refusal {
-  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element. `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. */
-  code: 'multiple' | 'hidden' | 'ignored-markup' | 'ambiguous-noscript';
+  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element. `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. `encoding`: a browser would not decode the page's bytes as UTF-8 (page/encoding.ts). */
+  code: 'multiple' | 'hidden' | 'ignored-markup' | 'ambiguous-noscript' | 'encoding';
   message: string;
 }
 

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
+import { checkEncoding, sniffEncoding } from '../page/encoding.js';
 import { VerifyOutput } from '../verify/verify-output.js';
 import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from './file-io.js';
 import { ParsePool } from './parse-pool.js';
@@ -71,7 +72,12 @@ export class PagePump {
           continue;
         }
         if (!isUtf8(bytes)) {
-          this.#record(path, { outcome: 'failed', error: 'not valid UTF-8' });
+          // Say why when the page names its own encoding (a UTF-16 byte order mark, a `<meta charset>`).
+          const declared = sniffEncoding(bytes);
+          const reason =
+            declared.source === 'none' || declared.encoding === 'utf-8' ? undefined : checkEncoding(bytes);
+          const error = reason ? `not valid UTF-8: ${reason.message}` : 'not valid UTF-8';
+          this.#record(path, { outcome: 'failed', error });
           continue;
         }
         await session.waitForCapacity();

@@ -95,6 +95,11 @@ export const PROBLEM_CODES = {
     meaning:
       'Markup inside the signed element that a browser may keep did not become part of it, so the hash would not cover it.',
   },
+  'page.encoding': {
+    severity: 'error',
+    meaning:
+      'A browser would not decode the page as UTF-8 (a UTF-16 byte order mark, an HTTP or `<meta>` charset naming another encoding, or none declared for bytes beyond ASCII): what it shows is not what was signed.',
+  },
   'page.ambiguous_noscript': {
     severity: 'error',
     meaning:
@@ -221,6 +226,8 @@ export function refusalProblemCode(refusal: Refusal): ProblemCode {
       return 'page.ignored_markup';
     case 'ambiguous-noscript':
       return 'page.ambiguous_noscript';
+    case 'encoding':
+      return 'page.encoding';
   }
 }
 

@@ -16,7 +16,10 @@ import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { describeByteSize, formatByteSize } from '../options/byte-size.js';
 import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
+import type { Refusal } from '../page/coverage.js';
+import { checkEncoding } from '../page/encoding.js';
 import { pageUrl } from '../page/page-event.js';
+import type { PageSpec } from '../page/parse.js';
 import { findPages } from '../pipeline/find-pages.js';
 import { resolveNip05 } from './nip05.js';
 import {
@@ -198,9 +201,15 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
         eventFrom = loaded.from;
       }
     }
+    // A page a browser would not decode as UTF-8 is not verifiable, whatever its element (page/encoding.ts).
+    const read = (spec: PageSpec) =>
+      spec === first.spec ? first : analyzePage(page.html, { selector, spec });
     const judgement = judgePage({
       selector,
-      readPage: (spec) => (spec === first.spec ? first : analyzePage(page.html, { selector, spec })),
+      readPage: (spec) => {
+        const reading = read(spec);
+        return { hash: reading.hash, refusal: page.encoding ?? reading.refusal };
+      },
       block,
       ...(event ? { event } : {}),
       address: page.address,
@@ -344,7 +353,7 @@ function safeEventHash(event: NostrEvent): string | undefined {
 
 /** A page of a source: its HTML and the address it is judged at, or why it could not be read. */
 type SourcePage =
-  | { name: string; html: string; address: string | undefined }
+  | { name: string; html: string; encoding: Refusal | undefined; address: string | undefined }
   | { name: string; problem: string; code: 'page.too_large' | 'page.unavailable' };
 
 /** An event as read (its shape is the rule book's to judge) and where it was read. */
@@ -425,12 +434,16 @@ function dirSource(dir: string, maxPageBytes: number, site: string | undefined):
         const size = (await stat(join(dir, path))).size;
         if (size > maxPageBytes)
           yield { name: path, problem: tooLarge(size, maxPageBytes), code: 'page.too_large' };
-        else
+        else {
+          // A directory has no HTTP header: the bytes alone say how a browser decodes them.
+          const bytes = await readFile(join(dir, path));
           yield {
             name: path,
-            html: await readFile(join(dir, path), 'utf8'),
+            html: bytes.toString('utf8'),
+            encoding: checkEncoding(bytes),
             address: site === undefined ? undefined : pageUrl(site, path),
           };
+        }
       }
     },
     async loadEvent(id) {
@@ -503,7 +516,9 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
         if (!response.body) continue; // not HTML
         visited++;
         const html = response.body.toString('utf8');
-        yield { name: response.url.href, html, address: response.url.href };
+        // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
+        const encoding = checkEncoding(response.body, { contentType: response.headers['content-type'] });
+        yield { name: response.url.href, html, encoding, address: response.url.href };
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {

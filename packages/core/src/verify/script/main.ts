@@ -13,7 +13,8 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { checkCoverage } from '../../page/coverage.js';
+import { checkCoverage, type Refusal } from '../../page/coverage.js';
+import { checkEncoding } from '../../page/encoding.js';
 import { findChild, parseDocument, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectAll } from '../../page/selector.js';
 import { readSignatureBlockFromHead } from '../../page/signature-block-read.js';
@@ -119,13 +120,18 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   status.dataset.spec = spec;
   let html: string;
   let address: string;
+  let encoding: Refusal | undefined;
   try {
     const response = await fetch(pagePath, { cache: 'no-store', credentials: 'same-origin' });
     if (!response.ok) {
       const problem = createProblem('page.unavailable', `could not load the page: HTTP ${response.status}`);
       return fromProblems([...alone.problems, problem]);
     }
-    html = await response.text();
+    // The bytes, read as a browser reads them (BOM, the `Content-Type` charset, `<meta charset>`): a page
+    // it would not decode as UTF-8 is not verifiable. `TextDecoder` reads UTF-8 as `response.text()` does.
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    encoding = checkEncoding(bytes, { contentType: response.headers.get('content-type') });
+    html = new TextDecoder().decode(bytes);
     address = response.url;
   } catch (error) {
     const problem = createProblem('page.unavailable', `could not load the page: ${String(error)}`);
@@ -139,7 +145,7 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   const content = matches[0] ? serializeContent(matches[0], spec) : undefined;
   const reading: PageReading = {
     hash: content === undefined ? undefined : await hashText(content),
-    refusal: checkCoverage(html, ignoredStartTags, matches, selector, spec),
+    refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
   };
   const judgement = judgePage({ selector, readPage: () => reading, block, event, address });
   if (judgement.verdict !== 'valid') return fromProblems(judgement.problems);
