@@ -3,24 +3,13 @@
 // as a page with `body` selected, and wrapped in `<main>` with `main` selected — is signed or refused by
 // analyzePage. Every page the signer signs hashes as Chromium's DOMParser has it (innerHTML equal, so the
 // SHA-256 is too), and a refusal for ignored markup names only tags a browser keeps something of.
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { analyzePage, readPageContent } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTreeTests } from '../../packages/core/test/support/html5lib.js';
 import { type BlankPage, openBlankPage } from '../support/blank-page.js';
-
-const directory = new URL('../../packages/core/fixtures/html5lib/', import.meta.url);
-const tests = readdirSync(directory)
-  .filter((file) => file.endsWith('.dat'))
-  .flatMap((file) => readTreeTests(file, readFileSync(new URL(file, directory), 'utf8')))
-  .filter((test) => test.fragment === undefined && test.scripting !== 'on');
-
-const READINGS = [
-  { name: 'as a page, body selected', selector: 'body', page: (data: string) => data },
-  { name: 'wrapped in <main>', selector: 'main', page: (data: string) => `<main>${data}</main>` },
-];
+import { readInDOMParser } from '../support/dom-parser.js';
+import { READINGS, HTML5LIB_TESTS as tests } from '../support/html5lib-pages.js';
 
 let blank: BlankPage;
 const browser: Record<string, Array<string | null>> = {};
@@ -28,14 +17,10 @@ const browser: Record<string, Array<string | null>> = {};
 beforeAll(async () => {
   blank = await openBlankPage();
   for (const reading of READINGS)
-    browser[reading.name] = await blank.page.evaluate(
-      ({ pages, selector }) =>
-        pages.map(
-          (html) =>
-            new DOMParser().parseFromString(html, 'text/html').querySelector(selector)?.innerHTML ?? null,
-        ),
-      { pages: tests.map((test) => reading.page(test.data)), selector: reading.selector },
-    );
+    browser[reading.name] = await blank.page.evaluate(readInDOMParser, {
+      pages: tests.map((test) => reading.page(test.data)),
+      selector: reading.selector,
+    });
 }, 120_000);
 
 afterAll(async () => {
