@@ -8,11 +8,17 @@ export interface BlankPage {
   close(): Promise<void>;
 }
 
+/** A blank page served from loopback, for any browser: its URL and how to stop serving it. */
+export interface BlankServer {
+  url: string;
+  close(): Promise<unknown>;
+}
+
 /**
- * Launch Chromium and open a blank page served from loopback. `crypto.subtle` needs a secure context: a
- * page from 127.0.0.1 is one, `about:blank` is not.
+ * Serve a blank page from loopback. `crypto.subtle` needs a secure context: a page from 127.0.0.1 is one,
+ * `about:blank` is not.
  */
-export async function openBlankPage(): Promise<BlankPage> {
+export async function serveBlankPage(): Promise<BlankServer> {
   const server = createServer((_request, response) => {
     response
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
@@ -21,7 +27,16 @@ export async function openBlankPage(): Promise<BlankPage> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const closeServer = () => new Promise((resolve) => server.close(resolve));
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Launch Chromium and open the blank loopback page of `serveBlankPage`. */
+export async function openBlankPage(): Promise<BlankPage> {
+  const blank = await serveBlankPage();
+  const closeServer = blank.close;
   const chromium = await launchChromium().catch(async (error: unknown) => {
     await closeServer();
     throw error;
@@ -32,7 +47,7 @@ export async function openBlankPage(): Promise<BlankPage> {
   };
   try {
     const page = await chromium.context.newPage();
-    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.goto(blank.url);
     return { page, close };
   } catch (error) {
     await close();

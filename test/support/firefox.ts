@@ -1,7 +1,6 @@
 import { access, constants } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { type BlankPage, openBlankPage } from './blank-page.js';
+import { type BlankPage, openBlankPage, serveBlankPage } from './blank-page.js';
 
 /**
  * Debian's Firefox ESR, as installed by `.ci/run` (`apt-get install firefox-esr`). Stock Firefox speaks
@@ -46,19 +45,12 @@ export interface FirefoxPage {
 }
 
 /**
- * Launch Firefox and open a blank page served from loopback, as `openBlankPage` does for Chromium
+ * Launch Firefox and open the blank loopback page of `serveBlankPage`, as `openBlankPage` does for Chromium
  * (`crypto.subtle` needs a secure context: a page from 127.0.0.1 is one, `about:blank` is not).
  */
 export async function openFirefoxPage(): Promise<FirefoxPage> {
-  const server = createServer((_request, response) => {
-    response
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end('<!doctype html><title>blank</title>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const closeServer = () => new Promise((resolve) => server.close(resolve));
+  const blank = await serveBlankPage();
+  const closeServer = blank.close;
   const browser = await launchFirefox().catch(async (error: unknown) => {
     await closeServer();
     throw error;
@@ -70,7 +62,7 @@ export async function openFirefoxPage(): Promise<FirefoxPage> {
   try {
     const version = await browser.version();
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.goto(blank.url);
     return { page, version, close };
   } catch (error) {
     await close();
