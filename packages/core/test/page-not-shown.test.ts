@@ -80,3 +80,21 @@ describe('what a reader with scripts on is shown is what is signed (page.ambiguo
       expect(analyzePage(`<!doctype html><title>t</title>${body}`).refusal).toBeUndefined();
     });
 });
+
+describe('an ignored <frameset> that Firefox shows', () => {
+  it('is refused anywhere in a page without a <body> tag; after one, and an ignored <frame>, it is not', () => {
+    // Firefox 153 ESR: text starting with white space does not end "frameset-ok" where <body> is implied.
+    const frameset =
+      '<!doctype html><title>t</title><main>\n<p>\nBatch 42</p></main><frameset><frame src="x"></frameset>';
+    const refusal = analyzePage(frameset).refusal;
+    expect(refusal?.code).toBe('ignored-markup');
+    expect(refusal?.message).toMatch(
+      /ignores the start tag <frameset> at line 3, column \d+, but Firefox may show/,
+    );
+    expect(
+      analyzePage('<!doctype html><title>t</title><main>x<frame src="y"></main>').refusal,
+    ).toBeUndefined();
+    // After a <body> tag Firefox ignores it too, as the standard says: signed (spec vector 54).
+    expect(analyzePage(frameset.replace('<main>', '<body><main>')).refusal).toBeUndefined();
+  });
+});

@@ -1,6 +1,6 @@
 import type { DefaultTreeAdapterTypes } from 'parse5';
 import { findHider } from './not-shown.js';
-import { type IgnoredStartTag, isElement, type PageSpec, parseDocument } from './parse.js';
+import { findChild, type IgnoredStartTag, isElement, type PageSpec, parseDocument } from './parse.js';
 import { compileCachedSelector, describeSelector, selectAll } from './selector.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -179,8 +179,22 @@ export function checkCoverage(
   if (hider) return { code: 'hidden', message: `the signed ${what} is not shown to readers: ${hider}` };
   if (ignoredStartTags.length > 0) {
     const templateOf = templateContents(element);
+    // Refused: a tag ignored inside the element that a browser may keep something of, and an ignored
+    // `<frameset>` anywhere in the page where `<body>` is implied: Firefox (153 ESR) misses the
+    // rule that ends "frameset-ok" at text starting with white space, and then replaces the whole body with
+    // the frameset (after a `<body>` tag it ignores it, as the standard says).
+    let implied: boolean | undefined;
+    const bodyImplied = () => {
+      implied ??= !findChild(
+        findChild(parseDocument(html, { spec, locations: true }).document, 'html'),
+        'body',
+      )?.sourceCodeLocation;
+      return implied;
+    };
     const inside = ignoredStartTags.findIndex(
-      (tag) => !isHarmless(tag, spec) && isWithin(tag.within, element, templateOf),
+      (tag) =>
+        (!isHarmless(tag, spec) && isWithin(tag.within, element, templateOf)) ||
+        (tag.tagName === 'frameset' && spec !== 'siegel-page/1' && bodyImplied()),
     );
     if (inside >= 0) {
       const located = parseDocument(html, { spec, locations: true }).ignoredStartTags[inside];
@@ -188,7 +202,9 @@ export function checkCoverage(
       const where = tag.line === undefined ? '' : ` at line ${tag.line}, column ${tag.col}`;
       const message = tag.overwritten
         ? `the <selectedcontent>${where} inside ${what} holds markup of its own, which the parser replaces with the selected option's content: a browser may load or keep it, and the hash would not cover it`
-        : `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}${tag.kept ? ' and moves its attributes onto the page’s own element' : ''}: a browser may show markup there that the hash would not cover`;
+        : tag.tagName === 'frameset' && !isWithin(tag.within, element, templateOf)
+          ? `the HTML parser ignores the start tag <frameset>${where}, but Firefox may show the frameset in place of the page's body (and of ${what})`
+          : `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}${tag.kept ? ' and moves its attributes onto the page’s own element' : ''}: a browser may show markup there that the hash would not cover`;
       return { code: 'ignored-markup', message };
     }
   }
