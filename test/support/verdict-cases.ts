@@ -82,7 +82,8 @@ export const VERDICT_CASES: VerdictCase[] = [
 export const CASE_KEY = '3'.repeat(64);
 const OTHER_KEY = '4'.repeat(64);
 
-const pageHtml = (title: string, body: string, links = '') => `<!doctype html>
+/** A plain signed-site page: `title`, one paragraph of `body` in `<main>`, `links` in a `<nav>`. */
+export const pageHtml = (title: string, body: string, links = '') => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
+import { pageHtml } from '../support/verdict-cases.js';
 
 interface JsonReport {
   ok: boolean;
@@ -21,21 +22,8 @@ const KEY = '5'.repeat(64);
 /** The site's pages, as paths in the build output. */
 const PAGES = ['index.html', 'about.html', 'blog/post/index.html'];
 
-const page = (title: string, links = '') => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${title}</title>
-</head>
-<body>
-<nav>${links}</nav>
-<main>
-<h1>${title}</h1>
-<p>Words signed for one address, and for its mirror.</p>
-</main>
-</body>
-</html>
-`;
+const page = (title: string, links = '') =>
+  pageHtml(title, 'Words signed for one address, and for its mirror.', links);
 
 let root: string;
 let site: string;
