@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
+import { siteBaseOf } from '../page/page-event.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import type { Signer } from '../signer/signer.js';
 import { parseByteSize } from './byte-size.js';
@@ -71,16 +72,16 @@ export interface SiegelLogger {
   error?(message: string): void;
 }
 
-/** The problem with a site URL, or `undefined` when it is an absolute http(s) URL. */
-function describeSiteProblem(site: string): string | undefined {
+/** The problem with a site (or, `what`, mirror) URL, or `undefined` when it is an absolute http(s) URL. */
+function describeSiteProblem(site: string, what = 'site URL'): string | undefined {
   let url: URL;
   try {
     url = new URL(site);
   } catch {
-    return `The site URL \`${site}\` is not an absolute URL`;
+    return `The ${what} \`${site}\` is not an absolute URL`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return `The site URL \`${site}\` must start with http:// or https://`;
+    return `The ${what} \`${site}\` must start with http:// or https://`;
   return undefined;
 }
 
@@ -95,14 +96,9 @@ export function parseMirrors(values: readonly string[], source = 'mirrors'): str
   for (const raw of values) {
     const value = raw.trim();
     if (!value) continue;
-    const problem = describeSiteProblem(value);
-    if (problem)
-      throw new SiegelError(
-        'invalid_options',
-        `${problem.replace('The site URL', 'The mirror URL')} (\`${source}\`)`,
-      );
-    const url = new URL(value);
-    const mirror = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    const problem = describeSiteProblem(value, 'mirror URL');
+    if (problem) throw new SiegelError('invalid_options', `${problem} (\`${source}\`)`);
+    const mirror = siteBaseOf(new URL(value));
     if (!mirrors.includes(mirror)) mirrors.push(mirror);
   }
   return mirrors;
@@ -138,6 +134,9 @@ function isRelayHint(relay: string): boolean {
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
 const HTTP_URL = 'an absolute http(s) URL';
+/** A site or mirror URL as an option: a string {@link describeSiteProblem} finds nothing wrong with. */
+const httpUrl = () =>
+  z.string(must(HTTP_URL)).refine((url) => describeSiteProblem(url.trim()) === undefined, must(HTTP_URL));
 const POSITIVE = 'a positive integer';
 const POSITIVE_OR_ALL = "a positive integer or 'all'";
 const RELAY = 'a wss:// URL (ws:// on loopback) of at most 255 bytes';
@@ -152,21 +151,14 @@ const SIGNER = 'a Signer or a bunker://<hex pubkey>?relay=… URI';
 export const signSiteOptionsSchema = z
   .strictObject({
     /** Public URL of the site, for page URLs and verify links (default: `SITE_URL` from `env`; required). */
-    site: z
-      .string(must(HTTP_URL))
-      .refine((site) => describeSiteProblem(site.trim()) === undefined, must(HTTP_URL)),
+    site: httpUrl(),
     /**
      * Other base URLs the same pages are served at, e.g. `['https://mirror.example.org']` (default:
      * `SIEGEL_MIRRORS` from `env`, comma-separated, else none). Each page's event carries one NIP-94
      * `fallback` tag per mirror (the mirror joined with the page's path), and every verifier accepts the
      * page at those addresses too. Changing them re-signs every page: the events change.
      */
-    mirrors: z.array(
-      z
-        .string(must(HTTP_URL))
-        .refine((mirror) => describeSiteProblem(mirror.trim()) === undefined, must(HTTP_URL)),
-      must('an array of absolute http(s) URLs'),
-    ),
+    mirrors: z.array(httpUrl(), must('an array of absolute http(s) URLs')),
     /** CSS selector of the signed element (default `main`). */
     selector: z
       .string(must('a CSS selector'))
@@ -318,8 +310,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   }
   const siteProblem = describeSiteProblem(site);
   if (siteProblem) throw new SiegelError('invalid_options', siteProblem);
-  const url = new URL(site);
-  const siteBase = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  const siteBase = siteBaseOf(new URL(site));
   // The environment's numbers count (and are checked) only where the option is not given.
   const fromEnv = {
     batchSize: options.batchSize === undefined ? numberFrom(env.SIEGEL_BATCH_SIZE) : undefined,

@@ -13,6 +13,11 @@ function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(KEEP_IN_SEGMENT, (escaped) => decodeURIComponent(escaped));
 }
 
+/** A site's base, as every page URL is made from it: origin and path, no trailing `/`. */
+export function siteBaseOf(site: URL): string {
+  return `${site.origin}${site.pathname}`.replace(/\/+$/, '');
+}
+
 /**
  * The absolute URL a page is served at: `site` joined with the page's path in the build output, with
  * directory indexes as `…/path/` and unsafe path characters percent-encoded (UTF-8).
@@ -36,7 +41,7 @@ export function pageUrl(site: string, relativePath: string): string {
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
     throw new SiegelError('invalid_options', `The site URL \`${site}\` must start with http:// or https://.`);
   }
-  const origin = `${base.origin}${base.pathname}`.replace(/\/+$/, '');
+  const origin = siteBaseOf(base);
   const segments = relativePath
     .replace(/\\/g, '/')
     .split('/')
