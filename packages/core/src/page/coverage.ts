@@ -92,15 +92,19 @@ function compareLiveReading(
   const matches = selectAll(document, compileCachedSelector(selector), 2);
   if (matches.length !== 1)
     return `is read as ${matches.length === 0 ? 'no element' : 'more than one element'} when scripts run, because of a <noscript>: a reader would be shown something else than what is signed`;
-  const live = shownNodes(matches[0] as Element);
-  for (const node of shownNodes(signed)) {
-    const other = live.next();
-    if (other.done || other.value !== node)
-      return 'holds a <noscript> that a browser with scripts on ends elsewhere: the reader is shown other markup than the signed reading has';
-  }
-  return live.next().done
+  return sameNodes(shownNodes(signed), shownNodes(matches[0] as Element))
     ? undefined
     : 'holds a <noscript> that a browser with scripts on ends elsewhere: the reader is shown other markup than the signed reading has';
+}
+
+/** Whether two walks yield the same nodes in the same order and end together (read side by side). */
+function sameNodes(a: Generator<string>, b: Generator<string>): boolean {
+  for (;;) {
+    const left = a.next();
+    const right = b.next();
+    if (left.done || right.done) return left.done === right.done;
+    if (left.value !== right.value) return false;
+  }
 }
 
 /** Every node under `root` as a short string, in tree order, skipping what `<noscript>` holds (not shown live). */
@@ -183,22 +187,20 @@ export function checkCoverage(
     // `<frameset>` anywhere in the page where `<body>` is implied: Firefox (153 ESR) misses the
     // rule that ends "frameset-ok" at text starting with white space, and then replaces the whole body with
     // the frameset (after a `<body>` tag it ignores it, as the standard says).
-    let implied: boolean | undefined;
-    const bodyImplied = () => {
-      implied ??= !findChild(
-        findChild(parseDocument(html, { spec, locations: true }).document, 'html'),
-        'body',
-      )?.sourceCodeLocation;
-      return implied;
+    // One parse with source locations, when needed: to see whether `<body>` was implied, and to say where.
+    let located: ReturnType<typeof parseDocument> | undefined;
+    const locate = () => {
+      located ??= parseDocument(html, { spec, locations: true });
+      return located;
     };
+    const bodyImplied = () => !findChild(findChild(locate().document, 'html'), 'body')?.sourceCodeLocation;
     const inside = ignoredStartTags.findIndex(
       (tag) =>
         (!isHarmless(tag, spec) && isWithin(tag.within, element, templateOf)) ||
         (tag.tagName === 'frameset' && spec !== 'siegel-page/1' && bodyImplied()),
     );
     if (inside >= 0) {
-      const located = parseDocument(html, { spec, locations: true }).ignoredStartTags[inside];
-      const tag = located ?? (ignoredStartTags[inside] as IgnoredStartTag);
+      const tag = locate().ignoredStartTags[inside] ?? (ignoredStartTags[inside] as IgnoredStartTag);
       const where = tag.line === undefined ? '' : ` at line ${tag.line}, column ${tag.col}`;
       const message = tag.overwritten
         ? `the <selectedcontent>${where} inside ${what} holds markup of its own, which the parser replaces with the selected option's content: a browser may load or keep it, and the hash would not cover it`
