@@ -33,24 +33,36 @@ export async function serveBlankPage(): Promise<BlankServer> {
   };
 }
 
-/** Launch Chromium and open the blank loopback page of `serveBlankPage`. */
-export async function openBlankPage(): Promise<BlankPage> {
+/**
+ * Serve the blank page, `launch` a browser and `open` the page in it; `close()` of the result ends the
+ * browser and the server. Whatever fails on the way stops what was started.
+ */
+export async function openOnBlankPage<Browser extends { close(): Promise<unknown> }, Opened>(
+  launch: () => Promise<Browser>,
+  open: (browser: Browser, url: string) => Promise<Opened>,
+): Promise<Opened & { close(): Promise<void> }> {
   const blank = await serveBlankPage();
-  const closeServer = blank.close;
-  const chromium = await launchChromium().catch(async (error: unknown) => {
-    await closeServer();
+  const browser = await launch().catch(async (error: unknown) => {
+    await blank.close();
     throw error;
   });
   const close = async () => {
-    await chromium.close();
-    await closeServer();
+    await browser.close();
+    await blank.close();
   };
   try {
-    const page = await chromium.context.newPage();
-    await page.goto(blank.url);
-    return { page, close };
+    return { ...(await open(browser, blank.url)), close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Launch Chromium and open the blank loopback page of `serveBlankPage`. */
+export function openBlankPage(): Promise<BlankPage> {
+  return openOnBlankPage(launchChromium, async (chromium, url) => {
+    const page = await chromium.context.newPage();
+    await page.goto(url);
+    return { page };
+  });
 }

@@ -1,6 +1,6 @@
 import { access, constants } from 'node:fs/promises';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { type BlankPage, openBlankPage, serveBlankPage } from './blank-page.js';
+import { type BlankPage, openBlankPage, openOnBlankPage } from './blank-page.js';
 
 /**
  * Debian's Firefox ESR, as installed by `.ci/run` (`apt-get install firefox-esr`). Stock Firefox speaks
@@ -48,26 +48,13 @@ export interface FirefoxPage {
  * Launch Firefox and open the blank loopback page of `serveBlankPage`, as `openBlankPage` does for Chromium
  * (`crypto.subtle` needs a secure context: a page from 127.0.0.1 is one, `about:blank` is not).
  */
-export async function openFirefoxPage(): Promise<FirefoxPage> {
-  const blank = await serveBlankPage();
-  const closeServer = blank.close;
-  const browser = await launchFirefox().catch(async (error: unknown) => {
-    await closeServer();
-    throw error;
-  });
-  const close = async () => {
-    await browser.close();
-    await closeServer();
-  };
-  try {
+export function openFirefoxPage(): Promise<FirefoxPage> {
+  return openOnBlankPage(launchFirefox, async (browser, url) => {
     const version = await browser.version();
     const page = await browser.newPage();
-    await page.goto(blank.url);
-    return { page, version, close };
-  } catch (error) {
-    await close();
-    throw error;
-  }
+    await page.goto(url);
+    return { page, version };
+  });
 }
 
 /** Chromium and Firefox side by side, launched together; `close()` ends both. */
