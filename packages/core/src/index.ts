@@ -3,7 +3,6 @@
 // integrations), `@siegel/core/crypto` (the Schnorr engine), `@siegel/core/fs` (atomic writes),
 // `@siegel/core/auth` (token comparison). See the README, "How a run works", for the rooms of src/.
 
-export { toTerminalSafe } from './cli/terminal-text.js';
 export {
   createGermanError,
   GERMAN_MESSAGES,
@@ -32,6 +31,7 @@ export {
   type RelayPublisherOptions,
 } from './nostr/relay-publisher.js';
 export { parseRelays, readRelaysFromEnv } from './nostr/relays.js';
+export type { EventTemplate, NostrEvent, Signer } from './nostr/signer.js';
 export { loadEnv, readSignerConfig, type SignerConfig, type ValueSource } from './options/env.js';
 export {
   DEFAULTS,
@@ -71,7 +71,7 @@ export { type CreateSignerOptions, createSigner } from './signer/create-signer.j
 export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bunker-signer.js';
 export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
-export type { EventTemplate, NostrEvent, Signer } from './signer/signer.js';
+export { toTerminalSafe } from './text/terminal-text.js';
 export {
   createProblem,
   decideVerdict,

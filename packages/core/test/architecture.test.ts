@@ -19,7 +19,8 @@ const ROOMS: Record<string, string> = {
   options: 'options/options.ts',
   page: 'page/analyze.ts',
   pipeline: 'pipeline/sign-site.ts',
-  signer: 'signer/signer.ts',
+  signer: 'signer/create-signer.ts',
+  text: 'text/terminal-text.ts',
   verify: 'verify/verify-site.ts',
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatByteSize, parseByteSize } from '../src/options/byte-size.js';
+import { formatByteSize, parseByteSize } from '../src/text/byte-size.js';
 
 describe('byte sizes', () => {
   it('reads bytes and sizes with a unit, decimal and binary, in any case', () => {

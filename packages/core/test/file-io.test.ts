@@ -8,7 +8,7 @@ import {
   FileWorker,
   inProcessFileIo,
   PageTooLargeError,
-} from '../src/pipeline/file-io.js';
+} from '../src/fs/file-io.js';
 
 let root: string;
 beforeAll(async () => {

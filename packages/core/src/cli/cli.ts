@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // cli/ owns the `siegel` command: arguments, `.env` of the current directory, exit codes (0 success,
 // 1 signing or verification failed, 2 usage error) and where messages go. It only calls the user API
-// (`signSite`, `verifySite`), so everything the CLI does, a program can do too. terminal-text.ts makes
+// (`signSite`, `verifySite`), so everything the CLI does, a program can do too. text/terminal-text.ts makes
 // remote words safe to print; every CLI of the repo and the places that quote remote strings use it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
 import { parseRelays } from '../nostr/relays.js';
-import { parseByteSize } from '../options/byte-size.js';
 import { loadEnv } from '../options/env.js';
 import { parseMirrors } from '../options/options.js';
 import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
+import { parseByteSize } from '../text/byte-size.js';
+import { toTerminalSafe } from '../text/terminal-text.js';
 import { formatVerifyReport, formatVerifyReportJson, verifySite } from '../verify/verify-site.js';
-import { toTerminalSafe } from './terminal-text.js';
 
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, failure: 1, usage: 2 } as const;

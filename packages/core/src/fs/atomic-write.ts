@@ -24,7 +24,7 @@ import { open, rename as renamePath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 // The callback API: per file it costs clearly less than `fs/promises` (no FileHandle per open), which
-// matters for the verify files of runs that cannot use the I/O thread (see pipeline/file-io.ts).
+// matters for the verify files of runs that cannot use the I/O thread (see fs/file-io.ts).
 
 /** `fs.writeFile` as a promise. */
 export function writeFileFast(path: string, data: string | Uint8Array): Promise<void> {
@@ -109,7 +109,7 @@ export async function writeFileAtomic(
   }
 }
 
-/** {@link writeFileAtomic} with synchronous calls, for the I/O thread (see pipeline/file-io-worker.ts). */
+/** {@link writeFileAtomic} with synchronous calls, for the I/O thread (see fs/file-io-worker.ts). */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   const found = statSync(path, { throwIfNoEntry: false });
   const mode = found === undefined ? undefined : found.mode & MODE_BITS;

@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { SiegelError } from '../errors.js';
-import { formatByteSize } from '../options/byte-size.js';
+import { formatByteSize } from '../text/byte-size.js';
 import { classifyAddress } from './address-policy.js';
 
 /** An address a name resolved to. */

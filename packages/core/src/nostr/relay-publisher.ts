@@ -1,6 +1,6 @@
 import type { NostrEvent } from 'nostr-tools/core';
-import { toTerminalSafe } from '../cli/terminal-text.js';
 import { SiegelError } from '../errors.js';
+import { toTerminalSafe } from '../text/terminal-text.js';
 import { parseRelays } from './relays.js';
 
 /** Defaults of {@link RelayPublisher}. */

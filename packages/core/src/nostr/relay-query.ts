@@ -4,7 +4,7 @@
 // the caller's `accept` (id recomputed, signature verified) before it counts; the caller validates the relay
 // URLs (`parseRelays` in Node).
 import type { NostrEvent } from 'nostr-tools/core';
-import { toTerminalSafe } from '../cli/terminal-text.js';
+import { toTerminalSafe } from '../text/terminal-text.js';
 import { isEventShape } from './event-shape.js';
 
 /** Options of {@link queryRelay} and {@link fetchEventFromRelays}. */

@@ -7,10 +7,10 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
+import type { Signer } from '../nostr/signer.js';
 import { siteBaseOf } from '../page/page-event.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
-import type { Signer } from '../signer/signer.js';
-import { parseByteSize } from './byte-size.js';
+import { parseByteSize } from '../text/byte-size.js';
 
 /**
  * Every default of `@siegel/core`, once: `signSite`, the integrations, `createSigner` and

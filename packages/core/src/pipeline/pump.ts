@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
+import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from '../fs/file-io.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { checkEncoding, sniffEncoding } from '../page/encoding.js';
 import { VerifyOutput } from '../verify/verify-output.js';
-import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from './file-io.js';
 import { ParsePool } from './parse-pool.js';
 import { createProgressLine, type ProgressLine } from './progress-line.js';
 import type { PageResult, SigningSession } from './session.js';

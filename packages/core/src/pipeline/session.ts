@@ -14,7 +14,7 @@ import { isSiegelError } from '../errors.js';
 import { loadSigningEngine } from '../nostr/crypto.js';
 import { outboxFileOf } from '../nostr/publish-outbox.js';
 import { type PublishReport, PublishSession } from '../nostr/publish-session.js';
-import { formatByteSize } from '../options/byte-size.js';
+import type { Signer } from '../nostr/signer.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { createPageEvent, pageUrl } from '../page/page-event.js';
@@ -22,7 +22,7 @@ import { applySignatureBlock, renderSignatureBlock } from '../page/signature-blo
 import { type BlockPlace, spliceBlockBytes } from '../page/splice.js';
 import { checkSignedEvents } from '../signer/check-events.js';
 import { openSigner } from '../signer/create-signer.js';
-import type { Signer } from '../signer/signer.js';
+import { formatByteSize } from '../text/byte-size.js';
 import { type ProblemCode, refusalProblemCode } from '../verify/rules.js';
 import { type PageOutcome, type PageReport, type SignSummary, summarize } from './summary.js';
 

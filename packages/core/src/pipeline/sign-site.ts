@@ -6,13 +6,13 @@
 // verify pages; it knows nothing about HTML itself.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { findSitePages } from '../fs/find-pages.js';
 import { formatPublishReport } from '../nostr/publish-session.js';
 import {
   type ResolvedSignSiteOptions,
   resolveSignSiteOptions,
   type SignSiteOptions,
 } from '../options/options.js';
-import { findSitePages } from './find-pages.js';
 import { PagePump } from './pump.js';
 import { SigningSession } from './session.js';
 import { formatNothingSignedWarning, formatSummary, type SignSummary } from './summary.js';

@@ -1,12 +1,17 @@
+// signer/ owns who signs: the Signer implementations (the interface is nostr/signer.ts) — the HTTP bunker
+// (http-bunker-signer.ts, the default, which checks every event it gets back), any NIP-46 remote signer
+// (nip46-signer.ts, for a `bunker://` BUNKER_URL) and a local key (local-key-signer.ts, for tests and
+// offline use) — and how a run picks and checks its signer from the
+// options and the environment (create-signer.ts). A signer only signs; what to sign and when is pipeline/'s.
 import { dirname, join } from 'node:path';
 import { createGermanError, isSiegelError } from '../errors.js';
+import type { Signer } from '../nostr/signer.js';
 import { readSignerConfig, type ValueSource } from '../options/env.js';
 import { DEFAULTS, type ResolvedSignSiteOptions, type SiegelLogger } from '../options/options.js';
 import { cleartextBunkerWarningOnce } from './cleartext-bunker.js';
 import { HttpBunkerSigner } from './http-bunker-signer.js';
 import { LocalKeySigner } from './local-key-signer.js';
 import { Nip46Signer } from './nip46-signer.js';
-import type { Signer } from './signer.js';
 
 /** Options of {@link createSigner}; explicit values win over the environment. */
 export interface CreateSignerOptions {

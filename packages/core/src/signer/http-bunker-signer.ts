@@ -1,11 +1,11 @@
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
-import { toTerminalSafe } from '../cli/terminal-text.js';
 import { createGermanError, SiegelError } from '../errors.js';
 import { HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import type { Signer } from '../nostr/signer.js';
 import { describeValueSource, type ValueSource } from '../options/env.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
+import { toTerminalSafe } from '../text/terminal-text.js';
 import { checkSignedEvent } from './check-events.js';
-import type { Signer } from './signer.js';
 
 /** Options of {@link HttpBunkerSigner}; every field optional. */
 export interface HttpBunkerSignerOptions {

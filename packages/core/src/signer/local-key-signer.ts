@@ -2,7 +2,7 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { loadSigningEngine } from '../nostr/crypto.js';
-import type { Signer } from './signer.js';
+import type { Signer } from '../nostr/signer.js';
 
 /**
  * Signs in-process with a secret key held in memory — for tests and offline use. Production sites sign

@@ -2,15 +2,15 @@ import { AbstractSimplePool } from 'nostr-tools/abstract-pool';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
 import { getPublicKey } from 'nostr-tools/pure';
-import { toTerminalSafe } from '../cli/terminal-text.js';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { parseRelays } from '../nostr/relays.js';
+import type { Signer } from '../nostr/signer.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/options.js';
 import { createPageEvent } from '../page/page-event.js';
+import { toTerminalSafe } from '../text/terminal-text.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
-import type { Signer } from './signer.js';
 
 /** A `bunker://` URI, parsed: the remote signer's pubkey, its relays, the one-time secret. */
 export interface BunkerUri {

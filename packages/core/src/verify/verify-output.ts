@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
-import type { FileIo } from '../pipeline/file-io.js';
+import type { FileIo } from '../fs/file-io.js';
 import {
   LOOKUP_PAGE_NAME,
   readVerifyScript,

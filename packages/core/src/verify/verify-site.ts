@@ -7,20 +7,20 @@ import { join, resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { findPages } from '../fs/find-pages.js';
 import { isLocalHost } from '../net/address-policy.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
 import { parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
-import { describeByteSize, formatByteSize } from '../options/byte-size.js';
 import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
 import type { Refusal } from '../page/coverage.js';
 import { checkEncoding } from '../page/encoding.js';
 import { pageUrl } from '../page/page-event.js';
 import type { PageSpec } from '../page/parse.js';
-import { findPages } from '../pipeline/find-pages.js';
+import { describeByteSize, formatByteSize } from '../text/byte-size.js';
 import { resolveNip05 } from './nip05.js';
 import {
   createProblem,

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, normalize, relative, sep } from 'node:path';
 import { SiegelError } from '../errors.js';
-import { isStaleTempName } from '../fs/atomic-write.js';
+import { isStaleTempName } from './atomic-write.js';
 
 /** Our own verify pages (`verify/{event id}/index.html`, the site-wide `verify/index.html`) are never signed. */
 const VERIFY_PAGE = /^verify\/(?:[0-9a-f]{64}\/)?index\.html$/;

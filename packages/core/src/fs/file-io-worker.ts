@@ -2,7 +2,7 @@
 // calls, one message in and one message out per batch.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { writeFileAtomicSync } from '../fs/atomic-write.js';
+import { writeFileAtomicSync } from './atomic-write.js';
 import { OP_CODES, type WireJob, type WireResults } from './file-io.js';
 
 function runOp(kind: number, path: string, data: string | Uint8Array): void {

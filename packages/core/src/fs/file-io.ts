@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
-import { describeByteSize } from '../options/byte-size.js';
+import { describeByteSize } from '../text/byte-size.js';
+import { mkdirFast, writeFileAtomic, writeFileFast } from './atomic-write.js';
 
 /**
  * One file operation of a signing run: `replace` writes atomically (temp file + rename: the pages),
@@ -168,7 +168,7 @@ function toWire(id: number, ops: FileOp[]): WireJob {
 }
 
 // From dist/ and from src/ (tests) alike this is the built worker in dist/: a worker runs JavaScript.
-const WORKER_URL = new URL('../../dist/pipeline/file-io-worker.js', import.meta.url);
+const WORKER_URL = new URL('../../dist/fs/file-io-worker.js', import.meta.url);
 /** Jobs sent to the thread in one message at most. */
 const FLUSH_AT = 64;
 

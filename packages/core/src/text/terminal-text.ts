@@ -1,3 +1,6 @@
+// text/ owns how values become words for people: terminal-safe text here, byte sizes in byte-size.ts. Every
+// room may use it; it imports nothing from the others.
+//
 // Text from elsewhere — a signer's error or approval URL, a relay's refusal, a bunker's message — ends up
 // in terminals and logs. Raw, an ESC sequence in it can clear the screen, move the cursor or fake a prompt,
 // and a newline or a bidi override can fake a line of our own. Every CLI passes what it prints through

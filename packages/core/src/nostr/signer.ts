@@ -1,8 +1,5 @@
-// signer/ owns who signs: the Signer interface and its implementations — the HTTP bunker
-// (http-bunker-signer.ts, the default, which checks every event it gets back), any NIP-46 remote signer
-// (nip46-signer.ts, for a `bunker://` BUNKER_URL) and a local key (local-key-signer.ts, for tests and
-// offline use) — and how a run picks and checks its signer from the
-// options and the environment (create-signer.ts). A signer only signs; what to sign and when is pipeline/'s.
+// What a signer is, for every room that holds or calls one: the Signer interface. Its implementations and how a
+// run picks one live in signer/; options/ and pipeline/ only need this shape.
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 
 /**
