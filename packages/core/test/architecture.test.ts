@@ -24,6 +24,12 @@ const ROOMS: Record<string, string> = {
   verify: 'verify/verify-site.ts',
 };
 
+/** Longest source file allowed. */
+const MAX_LINES = 400;
+
+/** The room (top folder under src/) of a file; errors.ts (under everything) and index.ts (over everything) are their own. */
+const roomOf = (file: string): string => file.split('/')[0] as string;
+
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
@@ -76,6 +82,27 @@ describe('the rooms of packages/core/src', async () => {
     const graph = new Map(files.map((file) => [file, importsOf(file, texts.get(file) ?? '')]));
     for (const targets of graph.values()) for (const target of targets) expect(files).toContain(target);
     expect(findLoops(graph)).toEqual([]);
+  });
+
+  it('has no import loop between folders either (each room only uses the rooms below it)', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of files) {
+      const from = roomOf(file);
+      const targets = graph.get(from) ?? [];
+      for (const target of importsOf(file, texts.get(file) ?? '')) {
+        const to = roomOf(target);
+        if (to !== from && !targets.includes(to)) targets.push(to);
+      }
+      graph.set(from, targets);
+    }
+    expect(findLoops(graph)).toEqual([]);
+  });
+
+  it('has no source file over 400 lines (a file that grows past it holds two concepts: split it by concept)', () => {
+    const long = files
+      .map((file) => ({ file, lines: (texts.get(file) ?? '').replace(/\n$/, '').split('\n').length }))
+      .filter(({ lines }) => lines > MAX_LINES);
+    expect(long).toEqual([]);
   });
 
   it('finds a loop when there is one (the check above can fail)', () => {
