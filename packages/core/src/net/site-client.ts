@@ -1,11 +1,11 @@
 // net/ owns how Siegel talks to a site it does not control (`siegel verify https://…`): a careful HTTP
 // client that assumes the site may be hostile. Every response is bounded in size, compressed and
-// unpacked (bounded-body.ts); every request and the whole check are bounded in time (a server that drips a byte every few
-// seconds is cut off too); redirects are followed only within the site's origin (or to origins the user
-// allows) and only a few times; and no request reaches loopback, link-local or private addresses
-// (address-policy.ts) unless the site itself is there — then only the site's own addresses. Names are
-// resolved once and the connection goes to the address that was checked, so a name that resolves
-// differently a second time (DNS rebinding) gains nothing.
+// unpacked (bounded-body.ts); every request and the whole check are bounded in time (a server that drips
+// a byte every few seconds is cut off too); redirects are followed only within the site's origin (or to
+// origins the user allows) and only a few times; and no request reaches loopback, link-local or private
+// addresses (address-policy.ts) unless the site itself is there — then only the site's own addresses.
+// Names are resolved once and the connection goes to the address that was checked, so a name that
+// resolves differently a second time (DNS rebinding) gains nothing.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';

@@ -1,5 +1,5 @@
-// The tree builder that records what it ignores (used by html-parser.ts): parse5's Parser, unchanged in what it
-// builds, plus the list of start tags that did not become elements (`ignoredStartTags`), which the markup
+// The tree builder that records what it ignores (used by html-parser.ts): parse5's Parser, unchanged in
+// what it builds, plus the list of start tags that did not become elements (`ignoredStartTags`), which the markup
 // rule of `siegel-page/2` checks (page/coverage.ts). `siegel-page/1` parses with this one as it is; the
 // tree builder of today's standard (current-parser.ts) extends it. Separate from both because the record
 // is one concern shared by every spec, and because it defines the parse5 internals the subclasses reach.

@@ -1,7 +1,8 @@
 // The vocabulary of the rule book (rules.ts): the verdicts, the stable problem codes with their severity
 // and meaning (documented in docs/verification.md), and how problems add up to a verdict. Separate from the
 // judging itself so that whoever only reports problems — a signing run naming why a page was refused, a
-// summary, a later verifier — uses the same codes without the judge. Pure, like rules.ts: no Node built-ins.
+// summary, a later verifier — uses the same codes without the judge. Pure, like rules.ts: no Node
+// built-ins.
 import type { Refusal } from '../page/coverage.js';
 
 /**
