@@ -9,9 +9,8 @@ import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
-import { HEX64 } from '../nostr/crypto.js';
-import { isEventShape } from '../nostr/event-shape.js';
 import { PARSER_REVISION } from '../page/parse.js';
+import { cacheEntrySchema, cacheFileSchema } from './cache-file-schema.js';
 import { journalFileOf, readJournal } from './journal.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -123,16 +122,18 @@ async function readSnapshot(
       warning: `Cannot read the cache \`${file}\` (${(error as Error).message}); signing without it.`,
     };
   }
-  let data: Record<string, unknown>;
+  let json: unknown;
   try {
-    data = JSON.parse(text);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not an object');
-  } catch {
+    json = JSON.parse(text);
+  } catch {}
+  const parsed = cacheFileSchema.safeParse(json);
+  if (!parsed.success) {
     return {
       cache: empty(),
       warning: `The cache \`${file}\` is corrupt; ignoring it and re-checking every page.`,
     };
   }
+  const data = parsed.data;
   const made = `${String(data.spec)} / ${String(data.pubkey)} / ${String(data.site)} / ${String(data.selector)}`;
   if (data.spec !== CACHE_SPEC || data.version !== CACHE_VERSION) {
     return {
@@ -154,7 +155,7 @@ async function readSnapshot(
   }
   // Other mirrors: every event's `fallback` tags change, so every page is signed again.
   const mirrors = header.mirrors ?? [];
-  const cachedMirrors = Array.isArray(data.mirrors) ? data.mirrors : [];
+  const cachedMirrors = data.mirrors;
   if (!sameList(cachedMirrors, mirrors)) {
     const list = (values: unknown[]) => (values.length > 0 ? values.join(', ') : 'none');
     return {
@@ -164,24 +165,21 @@ async function readSnapshot(
   }
   const pages = new Map<string, SignCacheEntry>();
   let dropped = 0;
-  const raw = data.pages;
   // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
   const relays = header.relays ?? [];
-  const sameRelays = sameList(Array.isArray(data.relays) ? data.relays : [], relays);
+  const sameRelays = sameList(data.relays, relays);
   // Another page reading (a cache from before `parser` existed is revision 1): the events stay, but no file
   // may skip parsing — its element may read differently now, or be refused — so the fingerprints go.
-  const sameParser = (data.parser ?? 1) === PARSER_REVISION;
-  if (raw && typeof raw === 'object') {
-    for (const [path, entry] of Object.entries(raw as Record<string, unknown>)) {
-      if (!isEntry(entry, String(data.pubkey))) dropped++;
-      else if (!sameParser) {
-        const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
-        pages.set(path, { ...kept, fingerprint: '' });
-      } else if (sameRelays) pages.set(path, entry);
-      else {
-        const { signedFingerprint: _, ...kept } = entry;
-        pages.set(path, kept);
-      }
+  const sameParser = data.parser === PARSER_REVISION;
+  for (const [path, entry] of Object.entries(data.pages)) {
+    if (!isEntry(entry, String(data.pubkey))) dropped++;
+    else if (!sameParser) {
+      const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
+      pages.set(path, { ...kept, fingerprint: '' });
+    } else if (sameRelays) pages.set(path, entry);
+    else {
+      const { signedFingerprint: _, ...kept } = entry;
+      pages.set(path, kept);
     }
   }
   return {
@@ -228,22 +226,15 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
   }
 }
 
+/**
+ * A page entry of the file (or of its journal) that this cache can use: of the shape {@link cacheEntrySchema}
+ * describes, its event signed by the cache's key and covering the entry's hash. The entry is kept as read.
+ */
 function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
-  const entry = value as Partial<SignCacheEntry> | null;
-  if (!entry || typeof entry !== 'object') return false;
-  const event: unknown = entry.event;
-  return (
-    typeof entry.hash === 'string' &&
-    HEX64.test(entry.hash) &&
-    typeof entry.fingerprint === 'string' &&
-    Number.isInteger(entry.insertAt) &&
-    isRange(entry.existingBlock) &&
-    (entry.bytePlace === undefined ||
-      (Number.isInteger(entry.bytePlace?.insertAt) && isRange(entry.bytePlace?.existingBlock))) &&
-    isEventShape(event) &&
-    event.pubkey === pubkey &&
-    event.tags.some((tag) => tag[0] === 'x' && tag[1] === entry.hash)
-  );
+  const parsed = cacheEntrySchema.safeParse(value);
+  if (!parsed.success) return false;
+  const { event, hash } = parsed.data;
+  return event.pubkey === pubkey && event.tags.some((tag) => tag[0] === 'x' && tag[1] === hash);
 }
 
 /** Remove temp files of cache writes that a killed run left next to the cache. */
@@ -260,11 +251,4 @@ export async function removeStaleCacheTemps(file: string): Promise<void> {
 
 function sameList(a: unknown[], b: string[]): boolean {
   return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
-function isRange(range: { start: number; end: number } | undefined): boolean {
-  return (
-    range === undefined ||
-    (Number.isInteger(range.start) && Number.isInteger(range.end) && range.start <= range.end)
-  );
 }

@@ -1,10 +1,22 @@
+// The signer of a Siegel bunker's HTTP API (createSigner's default): what to ask the bunker — batches, the
+// one-event route of older bunkers, probes to learn the key or whether a refusal is the event's — and what
+// its answers mean for the run. Carrying a request there and back is bunker-http.ts; turning a refusal into
+// Siegel's errors is bunker-errors.ts.
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { createGermanError, SiegelError } from '../errors.js';
 import { HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import type { Signer } from '../nostr/signer.js';
-import { describeValueSource, type ValueSource } from '../options/env.js';
+import type { ValueSource } from '../options/env.js';
 import { DEFAULTS, positiveIntegerOption } from '../options/options.js';
-import { toTerminalSafe } from '../text/terminal-text.js';
+import {
+  badAnswerError,
+  bunkerErrorCode,
+  bunkerErrorMessage,
+  bunkerStatusError,
+  keyLockedError,
+  keyNotFoundError,
+} from './bunker-errors.js';
+import { type BunkerConnection, type BunkerResponse, requestBunker } from './bunker-http.js';
 import { checkSignedEvent } from './check-events.js';
 
 /** Options of {@link HttpBunkerSigner}; every field optional. */
@@ -34,11 +46,6 @@ export interface HttpBunkerSignerOptions {
   compatConcurrency?: number;
 }
 
-interface BunkerResponse {
-  status: number;
-  body: unknown;
-}
-
 /**
  * Signs through a Siegel bunker over its HTTP API v1: batches go to `POST /api/keys/{name}/sign`; bunkers
  * without that route (existing deployments) are used through `POST /api/sign`, one event per request.
@@ -57,12 +64,7 @@ interface BunkerResponse {
 export class HttpBunkerSigner implements Signer {
   readonly url: string;
   readonly keyName: string;
-  readonly #urlSource: ValueSource;
-  readonly #apiToken: string;
-  readonly #fetch: typeof fetch;
-  readonly #timeoutMs: number;
-  readonly #retries: number;
-  readonly #retryDelayMs: number;
+  readonly #connection: BunkerConnection;
   readonly #compatConcurrency: number;
   #batchSize: number;
   #pubkey: string | undefined;
@@ -82,22 +84,25 @@ export class HttpBunkerSigner implements Signer {
         'BUNKER_API_TOKEN is not set: put it in `.env` or the environment.',
       );
     }
-    this.#apiToken = apiToken;
     this.url = (options.url ?? DEFAULTS.bunkerUrl).replace(/\/+$/, '');
-    this.#urlSource =
-      options.urlSource ??
-      (options.url === undefined ? { kind: 'default' } : { kind: 'option', name: 'url' });
     try {
       new URL(this.url);
     } catch (cause) {
       throw new SiegelError('invalid_options', `BUNKER_URL \`${this.url}\` is not a valid URL`, { cause });
     }
     this.keyName = options.keyName ?? DEFAULTS.bunkerKeyName;
-    this.#fetch = options.fetch ?? globalThis.fetch;
     this.#batchSize = positiveIntegerOption(options.batchSize, DEFAULTS.batchSize, 'batchSize');
-    this.#timeoutMs = positiveIntegerOption(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs');
-    this.#retries = Math.max(0, options.retries ?? DEFAULTS.retries);
-    this.#retryDelayMs = Math.max(0, options.retryDelayMs ?? DEFAULTS.retryDelayMs);
+    this.#connection = {
+      url: this.url,
+      urlSource:
+        options.urlSource ??
+        (options.url === undefined ? { kind: 'default' } : { kind: 'option', name: 'url' }),
+      apiToken,
+      fetch: options.fetch ?? globalThis.fetch,
+      timeoutMs: positiveIntegerOption(options.timeoutMs, DEFAULTS.timeoutMs, 'timeoutMs'),
+      retries: Math.max(0, options.retries ?? DEFAULTS.retries),
+      retryDelayMs: Math.max(0, options.retryDelayMs ?? DEFAULTS.retryDelayMs),
+    };
     this.#compatConcurrency = positiveIntegerOption(
       options.compatConcurrency,
       DEFAULTS.compatConcurrency,
@@ -127,7 +132,7 @@ export class HttpBunkerSigner implements Signer {
       await this.#probe();
       return;
     }
-    if (key.locked) throw this.#lockedError();
+    if (key.locked) throw keyLockedError(this);
     this.#pubkey = key.pubkey;
   }
 
@@ -140,7 +145,7 @@ export class HttpBunkerSigner implements Signer {
       if (events === 'too_large') continue; // batch size was halved; retry the same range
       // The order pairs events with templates across chunks: a wrong count cannot be paired at all.
       if (events.length !== chunk.length)
-        throw this.#badAnswer('sign', `${events.length} events for ${chunk.length} templates`);
+        throw badAnswerError(this, 'sign', `${events.length} events for ${chunk.length} templates`);
       this.#hasSigned = true;
       signed.push(...events);
       start += chunk.length;
@@ -149,14 +154,14 @@ export class HttpBunkerSigner implements Signer {
   }
 
   async #readKey(): Promise<{ pubkey: string; locked: boolean } | undefined> {
-    const response = await this.#request('GET', '/api/keys');
+    const response = await requestBunker(this.#connection, 'GET', '/api/keys');
     if (response.status === 404 || response.status === 405) return undefined; // an older bunker
     if (response.status !== 200 || !Array.isArray(response.body))
-      throw this.#statusError(response, 'GET /api/keys');
+      throw bunkerStatusError(this, response, 'GET /api/keys');
     const key = (response.body as Array<Record<string, unknown>>).find(
       (entry) => entry?.name === this.keyName,
     );
-    if (!key) throw this.#notFoundError();
+    if (!key) throw keyNotFoundError(this);
     if (typeof key.pubkey !== 'string' || !HEX64.test(key.pubkey)) {
       throw new SiegelError(
         'bunker_error',
@@ -191,28 +196,28 @@ export class HttpBunkerSigner implements Signer {
       engine,
       verifySignature: true,
     });
-    if (problem) throw this.#badAnswer('the probe', problem);
+    if (problem) throw badAnswerError(this, 'the probe', problem);
     this.#pubkey = event.pubkey;
     return event.pubkey;
   }
 
   async #signBatch(chunk: EventTemplate[]): Promise<NostrEvent[] | 'too_large'> {
     const path = `/api/keys/${encodeURIComponent(this.keyName)}/sign`;
-    const response = await this.#request('POST', path, { events: chunk });
+    const response = await requestBunker(this.#connection, 'POST', path, { events: chunk });
     if (response.status === 200) {
       const events = (response.body as { events?: unknown } | undefined)?.events;
-      if (!Array.isArray(events)) throw this.#badAnswer(`POST ${path}`, 'no `events` array');
+      if (!Array.isArray(events)) throw badAnswerError(this, `POST ${path}`, 'no `events` array');
       return events as NostrEvent[];
     }
     if (
-      (response.status === 404 && errorCode(response.body) !== 'key_not_found') ||
+      (response.status === 404 && bunkerErrorCode(response.body) !== 'key_not_found') ||
       response.status === 405
     ) {
       this.#mode = 'compat';
       return this.#signCompat(chunk);
     }
     // Too many events in one request: the bunker's batch limit, learnt for the rest of the run.
-    if (response.status === 413 && errorCode(response.body) === 'batch_too_large' && chunk.length > 1) {
+    if (response.status === 413 && bunkerErrorCode(response.body) === 'batch_too_large' && chunk.length > 1) {
       this.#batchSize = Math.max(1, Math.floor(Math.min(this.#batchSize, chunk.length) / 2));
       return 'too_large';
     }
@@ -225,7 +230,7 @@ export class HttpBunkerSigner implements Signer {
     const worker = async (): Promise<void> => {
       while (next < chunk.length) {
         const index = next++;
-        const response = await this.#request('POST', '/api/sign', {
+        const response = await requestBunker(this.#connection, 'POST', '/api/sign', {
           keyName: this.keyName,
           event: chunk[index],
         });
@@ -252,12 +257,12 @@ export class HttpBunkerSigner implements Signer {
    * refused batch until the refused event is alone, and fails that page only.
    */
   async #failure(response: BunkerResponse, what: string, count: number): Promise<SiegelError> {
-    const error = this.#statusError(response, what);
+    const error = bunkerStatusError(this, response, what);
     const serverError = response.status >= 500;
     const refusal = [400, 413, 422].includes(response.status) || serverError;
     if (error.code !== 'bunker_error' || !refusal || !(await this.#signsOthers(serverError))) return error;
-    const code = errorCode(response.body);
-    const detail = errorMessage(response.body);
+    const code = bunkerErrorCode(response.body);
+    const detail = bunkerErrorMessage(response.body);
     const alone =
       response.status >= 500 && count === 1 ? ' (it signs other events: this one alone fails)' : '';
     return new SiegelError(
@@ -272,137 +277,19 @@ export class HttpBunkerSigner implements Signer {
     const probe = this.#probeTemplate();
     const response =
       this.#mode === 'batch'
-        ? await this.#request('POST', `/api/keys/${encodeURIComponent(this.keyName)}/sign`, {
-            events: [probe],
-          })
-        : await this.#request('POST', '/api/sign', { keyName: this.keyName, event: probe });
+        ? await requestBunker(
+            this.#connection,
+            'POST',
+            `/api/keys/${encodeURIComponent(this.keyName)}/sign`,
+            {
+              events: [probe],
+            },
+          )
+        : await requestBunker(this.#connection, 'POST', '/api/sign', { keyName: this.keyName, event: probe });
     const body = response.body as { events?: unknown; event?: unknown } | undefined;
     const signed =
       response.status === 200 && (Array.isArray(body?.events) ? body.events.length === 1 : !!body?.event);
     this.#hasSigned ||= signed;
     return signed;
   }
-
-  /**
-   * One HTTP request with timeout and bounded retry (network errors, timeouts, 5xx, 429). Resolves with the
-   * last answer once the retries are spent; rejects with `bunker_unreachable` when none came.
-   */
-  async #request(method: string, path: string, body?: unknown): Promise<BunkerResponse> {
-    let attempt = 0;
-    for (;;) {
-      // The last attempt's outcome: an answer (a 5xx or 429 one, when retried) or a network error.
-      let outcome: BunkerResponse | SiegelError;
-      try {
-        const response = await this.#fetch(`${this.url}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${this.#apiToken}`,
-            accept: 'application/json',
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.#timeoutMs),
-        });
-        const text = await response.text();
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {}
-        outcome = { status: response.status, body: parsed };
-        if (response.status < 500 && response.status !== 429) return outcome;
-      } catch (error) {
-        outcome = this.#networkError(error);
-      }
-      if (attempt >= this.#retries) {
-        if (outcome instanceof SiegelError) throw outcome;
-        return outcome;
-      }
-      const delay = this.#retryDelayMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
-      attempt++;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-
-  /** `bunker_unreachable`: the first line names the address, the second where that address came from. */
-  #networkError(error: unknown): SiegelError {
-    const source = describeValueSource('BUNKER_URL', this.#urlSource);
-    const name = (error as Error)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      return new SiegelError(
-        'bunker_unreachable',
-        `Bunker at BUNKER_URL \`${this.url}\` did not answer within ${this.#timeoutMs} ms.\n${source}`,
-        { cause: error },
-      );
-    }
-    const code =
-      ((error as { cause?: { code?: string } })?.cause?.code ?? (error as Error)?.message) || 'network error';
-    return new SiegelError(
-      'bunker_unreachable',
-      `Bunker not reachable at BUNKER_URL \`${this.url}\` (${code}). Is it running?\n${source}`,
-      { cause: error },
-    );
-  }
-
-  #statusError(response: BunkerResponse, what: string): SiegelError {
-    const code = errorCode(response.body);
-    const detail = errorMessage(response.body);
-    if (response.status === 401) {
-      return createGermanError(
-        'token_rejected',
-        `The bunker at BUNKER_URL \`${this.url}\` rejected BUNKER_API_TOKEN (HTTP 401): the token is set but wrong; check it in .env.`,
-      );
-    }
-    if (code === 'key_not_found' || (response.status === 404 && what.endsWith('/api/sign')))
-      return this.#notFoundError();
-    if (response.status === 423 || code === 'key_locked') return this.#lockedError();
-    if (what.endsWith('/api/sign') && /locked|gesperrt/i.test(detail ?? '')) return this.#lockedError();
-    if (response.status >= 500) {
-      return new SiegelError(
-        'bunker_error',
-        `Bunker at BUNKER_URL \`${this.url}\` failed on ${what}: HTTP ${response.status}${detail ? ` ${detail}` : ''}`,
-      );
-    }
-    return new SiegelError(
-      'bunker_error',
-      `Bunker at BUNKER_URL \`${this.url}\` refused ${what}: HTTP ${response.status}${code ? ` \`${code}\`` : ''}${detail ? ` ${detail}` : ''}`,
-    );
-  }
-
-  #notFoundError(): SiegelError {
-    return createGermanError(
-      'key_not_found',
-      `No key named \`${this.keyName}\` (BUNKER_KEY_NAME) in the bunker at \`${this.url}\`.`,
-    );
-  }
-
-  #lockedError(): SiegelError {
-    return createGermanError(
-      'key_locked',
-      `The key \`${this.keyName}\` is locked: unlock it at \`${this.url}/admin\`.`,
-    );
-  }
-
-  #badAnswer(what: string, detail: string): SiegelError {
-    return new SiegelError(
-      'bunker_error',
-      `Bunker at BUNKER_URL \`${this.url}\` gave a bad answer to ${what}: ${detail}`,
-    );
-  }
-}
-
-/** The bunker's words are quoted on one line, with nothing a terminal would act on. */
-const quoted = (text: string) => toTerminalSafe(text, { singleLine: true }).slice(0, 200);
-
-function errorCode(body: unknown): string | undefined {
-  const error = (body as { error?: unknown } | undefined)?.error;
-  if (typeof error === 'string') return quoted(error);
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? quoted(code) : undefined;
-}
-
-function errorMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') return quoted(body) || undefined;
-  const record = body as { error?: { message?: unknown }; message?: unknown } | undefined;
-  const message = record?.error?.message ?? record?.message;
-  return typeof message === 'string' ? quoted(message) : undefined;
 }

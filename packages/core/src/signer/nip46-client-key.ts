@@ -1,6 +1,11 @@
+// The NIP-46 client key file, `.siegel-nip46-client.json`: the client keypair a project uses towards NIP-46
+// remote signers and the sessions they accepted, read and written here (nip46-signer.ts uses it). Its
+// shape is a zod schema, so what the file may hold is written down once and every way it can be wrong
+// gets a message naming the field.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type core, z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { HEX64 } from '../nostr/crypto.js';
@@ -27,6 +32,37 @@ export interface Nip46ClientKey {
   secretKey: string;
   /** Sessions by the remote signer's pubkey (the host of its `bunker://` URI). */
   sessions: Record<string, Nip46Session>;
+}
+
+const hex64 = z.string().regex(HEX64);
+
+/**
+ * One accepted session as the file keeps it. Lenient where it always was: relays that are not strings are
+ * dropped, and a missing `connectedAt` reads as 0 (it is only shown, never relied on).
+ */
+const sessionSchema = z.object({
+  userPubkey: hex64,
+  relays: z
+    .array(z.unknown())
+    .transform((relays) => relays.filter((relay): relay is string => typeof relay === 'string')),
+  connectedAt: z.number().catch(0),
+}) satisfies z.ZodType<Nip46Session, unknown>;
+
+/** The file as {@link writeNip46ClientKey} writes it; fields it does not know are ignored. */
+const clientKeyFileSchema = z.object({
+  version: z.literal(1),
+  secretKey: hex64,
+  /** By the remote signer's pubkey. */
+  sessions: z.record(hex64, sessionSchema),
+});
+
+/** The reason in the error for the first thing wrong with the file, naming the field (checked in this order). */
+function describeIssue(issue: core.$ZodIssue | undefined): string {
+  const [field, remote] = issue?.path ?? [];
+  if (field === 'secretKey') return '`secretKey` is not 64 hex characters';
+  if (field === 'sessions')
+    return remote === undefined ? 'no `sessions` object' : `session \`${String(remote)}\` is malformed`;
+  return 'no `version: 1`'; // the version, or a file that is not an object at all
 }
 
 /**
@@ -60,28 +96,10 @@ export async function readNip46ClientKey(file: string): Promise<{ key: Nip46Clie
   } catch {
     throw invalid('not JSON');
   }
-  const record = data as { version?: unknown; secretKey?: unknown; sessions?: unknown } | null;
-  if (record?.version !== 1) throw invalid('no `version: 1`');
-  if (typeof record.secretKey !== 'string' || !HEX64.test(record.secretKey))
-    throw invalid('`secretKey` is not 64 hex characters');
-  const sessions: Record<string, Nip46Session> = {};
-  if (typeof record.sessions !== 'object' || record.sessions === null) throw invalid('no `sessions` object');
-  for (const [remote, value] of Object.entries(record.sessions as Record<string, unknown>)) {
-    const session = value as Partial<Nip46Session> | null;
-    if (
-      !HEX64.test(remote) ||
-      typeof session?.userPubkey !== 'string' ||
-      !HEX64.test(session.userPubkey) ||
-      !Array.isArray(session.relays)
-    )
-      throw invalid(`session \`${remote}\` is malformed`);
-    sessions[remote] = {
-      userPubkey: session.userPubkey,
-      relays: session.relays.filter((relay): relay is string => typeof relay === 'string'),
-      connectedAt: typeof session.connectedAt === 'number' ? session.connectedAt : 0,
-    };
-  }
-  return { key: { file, secretKey: record.secretKey, sessions }, isNew: false };
+  const parsed = clientKeyFileSchema.safeParse(data);
+  if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
+  const { secretKey, sessions } = parsed.data;
+  return { key: { file, secretKey, sessions }, isNew: false };
 }
 
 /**

@@ -5,6 +5,9 @@
 // Pure: no Node built-ins and no I/O, so it runs in Node and in the browser bundle alike (`@siegel/core/rules`).
 // Integrity (hash, event id, signature) and trust (who signed, for which address) are separate problems,
 // each with a stable code (PROBLEM_CODES) documented in docs/verification.md.
+//
+// The vocabulary (verdicts, problem codes) is in problem-codes.ts and the address comparison in
+// page-address.ts; this file re-exports both, so `@siegel/core/rules` stays the one entry.
 import type { NostrEvent } from 'nostr-tools/core';
 import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 import { isEventShape } from '../nostr/event-shape.js';
@@ -12,124 +15,27 @@ import type { Refusal } from '../page/coverage.js';
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
+import { isSameAddress } from './page-address.js';
+import {
+  createProblem,
+  decideVerdict,
+  type Problem,
+  type ProblemCode,
+  refusalProblemCode,
+  type Verdict,
+} from './problem-codes.js';
 
-/**
- * `valid`: the page is exactly what the key signed, for this address (warnings may stand beside it).
- * `invalid`: something does not match — a tampered, replayed or unverifiable page.
- * `not_found`: the event could not be found (its site copy is missing and no relay had it, or the page or
- * event could not be loaded): an outage, which a reader must be able to tell from tampering.
- */
-export type Verdict = 'valid' | 'invalid' | 'not_found';
-
-/** `error` makes a page not valid; `warning` leaves it valid and is shown beside the verdict. */
-export type Severity = 'error' | 'warning';
-
-/** What each code means, its severity, and whether it is an outage (`not_found`) rather than a mismatch. */
-export const PROBLEM_CODES = {
-  'block.missing': { severity: 'error', meaning: 'The page has the signed element but no signature block.' },
-  'block.no_event': { severity: 'error', meaning: 'The signature block names no event.' },
-  'block.hash': {
-    severity: 'error',
-    meaning: 'The hash the signature block states is not the hash of the page as it is now.',
-  },
-  'block.spec': {
-    severity: 'error',
-    meaning: 'The signature block names another page-hash spec than the event was signed under.',
-  },
-  'event.not_found': {
-    severity: 'error',
-    outage: true,
-    meaning:
-      'The event could not be found: no copy on the site, and no relay asked had it (or none answered).',
-  },
-  'event.malformed': {
-    severity: 'error',
-    meaning: 'What was found in place of the event is not a signed Nostr event.',
-  },
-  'event.not_named': {
-    severity: 'error',
-    meaning: 'The event is not the one the page’s signature block names.',
-  },
-  'event.id': {
-    severity: 'error',
-    meaning: 'The event id does not match the event’s content: the event was altered.',
-  },
-  'event.signature': {
-    severity: 'error',
-    meaning: 'The event’s Schnorr signature does not verify for its pubkey.',
-  },
-  'event.kind': {
-    severity: 'error',
-    meaning: 'The event is not a page event (a NIP-94 event of kind 1063 with an `x` tag).',
-  },
-  'event.spec': {
-    severity: 'error',
-    meaning: 'The event names a page-hash spec this verifier does not know.',
-  },
-  'event.url': {
-    severity: 'error',
-    meaning:
-      'The event was signed for another address than the one the page was found at (a copy, or a replay): neither its `url` nor a `fallback` (mirror) address.',
-  },
-  'hash.mismatch': {
-    severity: 'error',
-    meaning:
-      'The page’s signed element changed since it was signed: its hash is not the one the event covers.',
-  },
-  'signer.unexpected': {
-    severity: 'error',
-    meaning: 'The event is signed by another key than the one the page’s block names or the reader expects.',
-  },
-  'page.no_element': { severity: 'error', meaning: 'No element of the page matches the signed selector.' },
-  'page.multiple': {
-    severity: 'error',
-    meaning: 'The selector matches more than one element: a reader could be shown one that was not signed.',
-  },
-  'page.not_shown': {
-    severity: 'error',
-    meaning:
-      'The signed element is not shown to a reader with scripts on: its place in the markup or its inline style hides it.',
-  },
-  'page.ignored_markup': {
-    severity: 'error',
-    meaning:
-      'Markup inside the signed element that a browser may keep did not become part of it, so the hash would not cover it.',
-  },
-  'page.encoding': {
-    severity: 'error',
-    meaning:
-      'A browser would not decode the page as UTF-8 (a UTF-16 byte order mark, an HTTP or `<meta>` charset naming another encoding, or none declared for bytes beyond ASCII): what it shows is not what was signed.',
-  },
-  'page.ambiguous_noscript': {
-    severity: 'error',
-    meaning:
-      'A `<noscript>` makes the page read differently when scripts run (a reader would be shown other markup than was signed); or, under `siegel-page/1`, text in `<noscript>` hashes like markup.',
-  },
-  'page.too_large': {
-    severity: 'error',
-    meaning: 'The page is larger than the verifier reads; it was not checked.',
-  },
-  'page.unavailable': {
-    severity: 'error',
-    outage: true,
-    meaning: 'The page could not be loaded (network error, HTTP error, time out): nothing was checked.',
-  },
-  'address.unchecked': {
-    severity: 'warning',
-    meaning:
-      'The page’s address is not known to the verifier (a directory without `--site`), so it was not compared.',
-  },
-} as const satisfies Record<string, { severity: Severity; meaning: string; outage?: true }>;
-
-/** A stable problem code: `area.what`, one of {@link PROBLEM_CODES}. */
-export type ProblemCode = keyof typeof PROBLEM_CODES;
-
-/** One finding: its stable code, its severity (from {@link PROBLEM_CODES}) and a sentence with the details. */
-export interface Problem {
-  code: ProblemCode;
-  severity: Severity;
-  message: string;
-}
+export { isSameAddress, normalizeAddress } from './page-address.js';
+export {
+  createProblem,
+  decideVerdict,
+  PROBLEM_CODES,
+  type Problem,
+  type ProblemCode,
+  refusalProblemCode,
+  type Severity,
+  type Verdict,
+} from './problem-codes.js';
 
 /** The page's selected element as read under one spec: its hash and why it cannot be verified, if so. */
 export interface PageReading {
@@ -201,64 +107,6 @@ const PURE_CHECKS: EventChecks = {
  */
 export function describeCoverage(selector = 'main'): string {
   return `A valid signature covers the markup of \`${selector}\` as a browser reads it and the page’s address; not how stylesheets make it look, nor what scripts change after the page loads.`;
-}
-
-/** A problem with the code's severity. */
-export function createProblem(code: ProblemCode, message: string): Problem {
-  return { code, severity: PROBLEM_CODES[code].severity, message };
-}
-
-/** The verdict `problems` add up to: any non-outage error → `invalid`; else any error → `not_found`; else `valid`. */
-export function decideVerdict(problems: readonly Problem[]): Verdict {
-  const errors = problems.filter((problem) => problem.severity === 'error');
-  if (errors.some((problem) => !('outage' in PROBLEM_CODES[problem.code]))) return 'invalid';
-  return errors.length > 0 ? 'not_found' : 'valid';
-}
-
-/** The problem code of a coverage refusal: a signing run reports a refused page with the code a verifier gives it. */
-export function refusalProblemCode(refusal: Refusal): ProblemCode {
-  switch (refusal.code) {
-    case 'multiple':
-      return 'page.multiple';
-    case 'hidden':
-      return 'page.not_shown';
-    case 'ignored-markup':
-      return 'page.ignored_markup';
-    case 'ambiguous-noscript':
-      return 'page.ambiguous_noscript';
-    case 'encoding':
-      return 'page.encoding';
-  }
-}
-
-/**
- * An address in the one form every way of serving a file reduces to: origin with default ports dropped,
- * path with percent-encoding normalised (`%7e` ≡ `~`, `ü` ≡ `%C3%BC`), a trailing `index.html` dropped and
- * `/p.html` ≡ `/p` (hosts and `cleanUrls` serve both); query and fragment ignored. `undefined` when not a URL.
- */
-export function normalizeAddress(address: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    return undefined;
-  }
-  const segments = url.pathname.split('/').map((segment) => {
-    try {
-      return encodeURIComponent(decodeURIComponent(segment));
-    } catch {
-      return segment;
-    }
-  });
-  let path = segments.join('/');
-  path = path.replace(/\/index\.html?$/i, '/').replace(/\.html?$/i, '');
-  return `${url.origin}${path}`;
-}
-
-/** Whether `a` and `b` name the same page by {@link normalizeAddress}. */
-export function isSameAddress(a: string, b: string): boolean {
-  const left = normalizeAddress(a);
-  return left !== undefined && left === normalizeAddress(b);
 }
 
 function readTag(event: NostrEvent, name: string): string | undefined {
