@@ -1,4 +1,3 @@
-import { AbstractSimplePool } from 'nostr-tools/abstract-pool';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
 import { getPublicKey } from 'nostr-tools/pure';
@@ -11,6 +10,7 @@ import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/o
 import { createPageEvent } from '../page/page-event.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
+import { MAX_NIP46_MESSAGE_BYTES, Nip46Pool } from './nip46-pool.js';
 
 /** A `bunker://` URI, parsed: the remote signer's pubkey, its relays, the one-time secret. */
 export interface BunkerUri {
@@ -101,7 +101,7 @@ export class Nip46Signer implements Signer {
   readonly #progressEvery: number;
   #key: Nip46ClientKey | undefined;
   #pubkey: string | undefined;
-  #client: { bunker: BunkerSigner; pool: AbstractSimplePool } | undefined;
+  #client: { bunker: BunkerSigner; pool: Nip46Pool } | undefined;
   #engine: SigningEngine | undefined;
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
@@ -216,11 +216,7 @@ export class Nip46Signer implements Signer {
 
   /** Close the relay connections and end the requests still waiting (a new request opens them again). */
   async close(): Promise<void> {
-    for (const pending of this.#pending) {
-      clearTimeout(pending.timer);
-      pending.reject(new SiegelError('bunker_error', 'the NIP-46 signer was closed before it answered'));
-    }
-    this.#pending.clear();
+    this.#failPending(new SiegelError('bunker_error', 'the NIP-46 signer was closed before it answered'));
     const client = this.#client;
     this.#client = undefined;
     if (!client) return;
@@ -255,14 +251,10 @@ export class Nip46Signer implements Signer {
     // The answers' signatures are checked with the run's engine (WebAssembly), not nostr-tools' pure JS:
     // a relay round trip per event makes that check a visible share of the client's time.
     const engine = this.#engine ?? jsEngine;
-    const pool = new AbstractSimplePool({
-      websocketImplementation: WebSocket,
-      maxWaitForConnection: 5000,
-      verifyEvent: ((event: NostrEvent) =>
-        event.id === computeEventId(event) &&
-        verifyEventSignature(engine, event)) as unknown as ConstructorParameters<
-        typeof AbstractSimplePool
-      >[0]['verifyEvent'],
+    const pool = new Nip46Pool({
+      verifyEvent: (event) => event.id === computeEventId(event) && verifyEventSignature(engine, event),
+      onBadReply: (event) => this.#failPending(this.#unreadableReply(event)),
+      onTooLarge: (relay) => this.#failPending(this.#tooLarge(relay)),
     });
     const bunker = BunkerSigner.fromBunker(
       Buffer.from(key.secretKey, 'hex'),
@@ -341,6 +333,34 @@ export class Nip46Signer implements Signer {
     return new SiegelError(
       'bunker_unreachable',
       `The NIP-46 signer \`${this.uri.remotePubkey}\` did not answer \`${method}\` within ${timeoutMs} ms on ${this.uri.relays.map((relay) => `\`${relay}\``).join(', ')}. Is it running and on these relays?`,
+    );
+  }
+
+  /** End every request waiting for an answer with `error`. */
+  #failPending(error: SiegelError): void {
+    for (const pending of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.#pending.clear();
+  }
+
+  /**
+   * A reply BunkerSigner could not read. It is the signer's (its key signed it, the pool checked that), so
+   * every request would get the same: the run ends with the reason rather than waiting out its timeouts.
+   */
+  #unreadableReply(event: NostrEvent): SiegelError {
+    // NIP-04 ciphertext is `base64?iv=base64`; NIP-44 is one base64 payload.
+    const what = event.content.includes('?iv=')
+      ? 'a NIP-04 encrypted reply; Siegel speaks NIP-46 with NIP-44 encryption only — update the signer or use one that speaks NIP-44'
+      : 'a reply that is not a NIP-44 encrypted NIP-46 message';
+    return new SiegelError('bunker_error', `The NIP-46 signer \`${this.uri.remotePubkey}\` sent ${what}.`);
+  }
+
+  #tooLarge(relay: string): SiegelError {
+    return new SiegelError(
+      'bunker_error',
+      `The NIP-46 signer \`${this.uri.remotePubkey}\`: relay \`${relay}\` sent a message larger than ${MAX_NIP46_MESSAGE_BYTES / 1024} KiB, more than any NIP-46 reply; the connection was closed (1009).`,
     );
   }
 

@@ -6,7 +6,7 @@
  * `#siegel-status`) with `data-nip05` for tools and tests.
  */
 import { type NostrEvent, verifyEvent } from 'nostr-tools/pure';
-import { queryRelay } from '../../nostr/relay-query.js';
+import { queryRelay } from '../../nostr/relay-query-portable.js';
 import { nip05Url } from './browser-relays.js';
 
 async function readProfileNip05(pubkey: string, relays: readonly string[]): Promise<string | undefined> {
