@@ -2,7 +2,7 @@
 // WebSocket (undici) takes a message of any size into memory — a relay's 64 MiB NOTICE took the CLI to
 // 421 MB — while `ws` reads a frame's length from its header and, past the cap, closes the connection with
 // 1009 (message too big) before it buffers a byte of the payload (compressed messages too: the cap counts
-// the inflated size). This is the one module of core that imports `ws`: the browser verify script reaches
+// the inflated size); the socket is then dropped, so the rest is not even read. This is the one module of core that imports `ws`: the browser verify script reaches
 // relays through relay-query-portable.ts on the browser's WebSocket and never bundles this file.
 import WebSocket from 'ws';
 import { formatByteSize } from '../text/byte-size.js';
@@ -41,6 +41,10 @@ export function createRelaySocket(options: RelaySocketOptions = {}): RelaySocket
       super(url, { maxPayload });
       this.on('error', (error: Error & { code?: string }) => {
         if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
+        // `ws` has sent its close frame (1009) by now, and would go on reading the rest of the message
+        // to discard it while it waits for the relay's: 64 MiB of reads raised the peak memory by 45 MB
+        // before the garbage was collected. Dropping the connection reads no more of it.
+        this.terminate();
         onTooLarge?.(String(url));
       });
     }

@@ -50,10 +50,10 @@ export class Nip46Pool extends AbstractSimplePool {
     // forgotten the same way when it closes).
     const key = normalizeURL(url);
     if (!this.relays.has(key)) {
-      const relay: AbstractRelay = new RelayConnection(key, this.#socket, {
-        verifyEvent: this.verifyEvent,
-        idleTimeout: this.idleTimeout,
-      });
+      // No idle timeout: the client's subscription keeps each relay busy while it runs, and nostr-tools
+      // would arm that timer again when the subscription of a relay that already dropped is closed,
+      // holding the process open for 20 s after a failed run.
+      const relay: AbstractRelay = new RelayConnection(key, this.#socket, { verifyEvent: this.verifyEvent });
       relay.onclose = () => {
         if (this.relays.get(key) === relay) this.relays.delete(key);
       };

@@ -1,6 +1,7 @@
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
 import { getPublicKey } from 'nostr-tools/pure';
+import { normalizeURL } from 'nostr-tools/utils';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { parseRelays } from '../nostr/relays.js';
@@ -357,7 +358,9 @@ export class Nip46Signer implements Signer {
     return new SiegelError('bunker_error', `The NIP-46 signer \`${this.uri.remotePubkey}\` sent ${what}.`);
   }
 
-  #tooLarge(relay: string): SiegelError {
+  #tooLarge(socketUrl: string): SiegelError {
+    // The socket knows the relay by nostr-tools' spelling of it; the message uses the URI's.
+    const relay = this.uri.relays.find((url) => normalizeURL(url) === socketUrl) ?? socketUrl;
     return new SiegelError(
       'bunker_error',
       `The NIP-46 signer \`${this.uri.remotePubkey}\`: relay \`${relay}\` sent a message larger than ${MAX_NIP46_MESSAGE_BYTES / 1024} KiB, more than any NIP-46 reply; the connection was closed (1009).`,

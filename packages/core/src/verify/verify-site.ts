@@ -390,7 +390,11 @@ function lookupOnRelays(
     const relays = pickRelayHints(hints, hintAllowed);
     for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);
     if (relays.length === 0)
-      throw new Error("event not found: no relay to ask (the block's nevent names none; add `--relay`)");
+      throw new Error(
+        hints.length === 0
+          ? "event not found: no relay to ask (the block's nevent names none; add `--relay`)"
+          : "event not found: no relay to ask (the block's nevent names none that may be asked: a hint read from a page must be a wss:// relay on a public host; add `--relay`)",
+      );
     const found = await fetchEventFromRelays(
       id,
       relays.filter((relay) => !unreachable.has(relay)),
