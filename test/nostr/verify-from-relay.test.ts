@@ -185,15 +185,13 @@ describe('siegel verify without verify/*.json', () => {
   });
 
   it('in a directory, a loopback relay the nevent names is not asked: page content may not point the check at this machine (issue 24)', async () => {
-    const before = relay.output().length;
     const result = await verify([]);
     expect(result.code).toBe(1);
+    // The relay holds every event: one page asking it would be valid.
     expect(result.stdout).toContain(`0 valid, 0 invalid, ${PAGES} not found`);
     expect(result.stdout).toContain(
       "no relay to ask (the block's nevent names none that may be asked: a hint read from a page must be a wss:// relay on a public host; add `--relay`)",
     );
-    // The relay process logs each connection it accepts: none came.
-    expect(relay.output().slice(before)).not.toMatch(/connect/i);
   });
 
   it('a live site answering 404 for verify/{id}.json: the events come from the relay too', async () => {

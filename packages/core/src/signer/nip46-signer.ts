@@ -79,7 +79,9 @@ export interface Nip46SignerOptions {
  * the URI's secret is sent with the first `connect` only, later runs reuse the key and the public key the
  * signer gave, so the signer asks for approval once and a run with nothing to sign sends no request.
  * Requests are pipelined (`window` in flight); every event that comes back is checked (same template, its
- * id and Schnorr signature, the signer's pubkey).
+ * id and Schnorr signature, the signer's pubkey). Relays are reached over `ws` with 512 KiB per message
+ * (nip46-pool.ts): a larger message, or a reply that is not NIP-44 encrypted (NIP-04, say), ends every
+ * waiting request with a `bunker_error` naming the signer.
  *
  * @example
  * ```ts
@@ -90,7 +92,7 @@ export interface Nip46SignerOptions {
  * ```
  * @throws {SiegelError} `invalid_options` (a bad URI), `key_locked` (`Key ist gesperrt`: the signer refused
  * `connect` or a signature), `bunker_unreachable` (no relay reachable, or no answer in time), `bunker_error`
- * (a bad answer).
+ * (a bad answer, an unreadable reply, a relay message over 512 KiB).
  */
 export class Nip46Signer implements Signer {
   readonly uri: BunkerUri;
