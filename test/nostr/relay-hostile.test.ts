@@ -175,6 +175,20 @@ describe('relay hints in `siegel verify`', () => {
   });
 });
 
+describe('a relay sending what is not an event', () => {
+  it('counts it as not checking out and prints nothing of it (nostr-tools would log it to the console)', async () => {
+    const liar = await startHostileRelay(() => [null, '\u001b[31mred', { id: 7 }]);
+    try {
+      const result = await runSiegel(['verify', 'dist', '--relay', liar.url], { cwd: work });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`\`${liar.url}\` (sent 3 events that did not check out)`);
+      expect(result.stderr).toBe('');
+    } finally {
+      await liar.close();
+    }
+  });
+});
+
 describe('a hostile NIP-46 signer', () => {
   /** `siegel sign` of a two-page site through the signer at `uri`, in a project of its own. */
   async function signThrough(uri: string, name: string) {
