@@ -17,7 +17,12 @@ export const PUBLISH_DEFAULTS = {
   connectTimeoutMs: 10_000,
   /** Time a relay has to answer one `EVENT` with `OK`, from sending it, in milliseconds. */
   answerTimeoutMs: 15_000,
-  /** `EVENT` messages in flight (sent, not yet answered) per relay connection. */
+  /**
+   * `EVENT` messages in flight (sent, not yet answered) per relay connection. Pipelining pays wherever a
+   * relay is far away (`npm run bench:publish`, 300 events through 20 ms of latency each way: 16× one at a
+   * time, 6–9× while the 2-core machine was busy); the bound keeps each answer's timeout measured from its
+   * own sending, and a relay's backlog short, without costing throughput (unbounded was no faster).
+   */
   window: 100,
 } as const;
 
