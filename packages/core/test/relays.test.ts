@@ -8,7 +8,7 @@ import {
   parseIntegrationOptions,
   toSignSiteOptions,
 } from '../src/integration/integration.js';
-import { parseRelays } from '../src/nostr/relays.js';
+import { allowRelayHintsFrom, MAX_RELAY_HINTS, parseRelays, pickRelayHints } from '../src/nostr/relays.js';
 import { resolveSignSiteOptions } from '../src/options/options.js';
 import { runCli } from './support/run-cli.js';
 import {
@@ -86,6 +86,50 @@ describe('relay hints: validation', () => {
     expect(() =>
       parseIntegrationOptions(integrationOptionsSchema, { relays: ['https://a.example'] }, '@siegel/x'),
     ).toThrow('@siegel/x: option `relays.0`: must be a wss:// URL');
+  });
+});
+
+describe('relay hints: which ones a verifier asks (issue 24)', () => {
+  const public100 = Array.from({ length: 100 }, (_, i) => `wss://relay-${i}.example`);
+
+  it("takes at most 5, the first valid ones in the page's order, skipping bad and repeated hints", () => {
+    expect(MAX_RELAY_HINTS).toBe(5);
+    expect(pickRelayHints(public100)).toEqual(public100.slice(0, 5));
+    expect(
+      pickRelayHints([
+        'https://relay.example',
+        'wss://a.example',
+        ' wss://a.example ',
+        'wss://u:p@b.example',
+        'ws://relay.example',
+        `wss://${'x'.repeat(260)}.example`,
+        'not a url',
+        'wss://b.example',
+      ]),
+    ).toEqual(['wss://a.example', 'wss://b.example']);
+    // The cap counts the hints that may be asked: refused ones do not use it up.
+    const local = Array.from({ length: 10 }, (_, i) => `ws://127.0.0.1:${7000 + i}`);
+    expect(pickRelayHints([...local, ...public100], allowRelayHintsFrom(undefined))).toEqual(
+      public100.slice(0, 5),
+    );
+  });
+
+  it('from a directory or a public site: no loopback, private or link-local relay; from a local preview: those too', () => {
+    const fromPage = allowRelayHintsFrom(undefined);
+    for (const relay of [
+      'ws://127.0.0.1:7000',
+      'ws://localhost:7000',
+      'ws://[::1]:7000',
+      'wss://10.0.0.5',
+      'wss://192.168.1.2:443',
+      'wss://169.254.169.254',
+      'wss://relay.localhost',
+    ])
+      expect(fromPage(relay), relay).toBe(false);
+    expect(fromPage('wss://relay.example.com')).toBe(true);
+    expect(allowRelayHintsFrom('blog.example.com')('ws://127.0.0.1:7000')).toBe(false);
+    expect(allowRelayHintsFrom('127.0.0.1')('ws://127.0.0.1:7000')).toBe(true);
+    expect(allowRelayHintsFrom('localhost')('wss://10.0.0.5')).toBe(true);
   });
 });
 

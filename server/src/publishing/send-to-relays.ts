@@ -38,7 +38,9 @@ interface Session {
 
 /**
  * A {@link SendToRelays} on core's {@link RelayPublisher}, one publisher (so one WebSocket) per relay shared
- * by every call while it works: events are pipelined and each `OK` matched to its event; a refusal (`OK`
+ * by every call while it works: events are pipelined and each `OK` matched to its event (nostr-tools' relay
+ * over `ws`, at most 2 MiB per relay message: a relay that sends more gets its connection closed with 1009,
+ * so it cannot fill the server's memory, and fails that call like a relay that is down); a refusal (`OK`
  * false) comes with the relay's message, a relay that cannot be reached or does not answer with why. A
  * relay's publisher is retired after any failure (core's publisher remembers a relay that failed, and an
  * event's answer), after `eventsPerConnection` events, or after `idleMs` unused: later calls get a fresh

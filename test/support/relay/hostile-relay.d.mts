@@ -4,6 +4,10 @@ export interface HostileRelay {
   url: string;
   /** The filters of every `REQ` it got. */
   requests: Record<string, unknown>[];
+  /** The path of every connection's request (`/` for `ws://127.0.0.1:PORT`, `/x` for `…:PORT/x`). */
+  paths: string[];
+  closeCodes: number[];
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -11,3 +15,33 @@ export interface HostileRelay {
 export function startHostileRelay(
   answer: (filter: Record<string, unknown>) => unknown[],
 ): Promise<HostileRelay>;
+
+/** A running hostile relay of {@link startOversizedRelay} or {@link startHostileSigner}. */
+export interface HostileServer {
+  /** `ws://127.0.0.1:PORT` */
+  url: string;
+  /** The close code of every connection that ended (1009: the client refused a message as too big). */
+  closeCodes: number[];
+  /** Connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A relay answering every message with one NOTICE of `bytes` bytes (default 64 MiB); with `flood` false
+ * it answers `OK` true and `EOSE` instead.
+ */
+export function startOversizedRelay(bytes?: number): Promise<HostileServer & { flood: boolean }>;
+
+/** A relay that is also a NIP-46 signer replying to every request with `reply(...)` as its content. */
+export function startHostileSigner(
+  reply: (request: { id: string; method: string }, keys: { secretKey: Uint8Array; client: string }) => string,
+): Promise<
+  HostileServer & {
+    pubkey: string;
+    secretKey: Uint8Array;
+    requests: Array<{ id: string; method: string }>;
+    /** `bunker://PUBKEY?relay=ws://…&secret=s3cret` */
+    uri: string;
+  }
+>;

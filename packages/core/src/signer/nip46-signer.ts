@@ -1,7 +1,7 @@
-import { AbstractSimplePool } from 'nostr-tools/abstract-pool';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
 import { getPublicKey } from 'nostr-tools/pure';
+import { normalizeURL } from 'nostr-tools/utils';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { parseRelays } from '../nostr/relays.js';
@@ -11,6 +11,7 @@ import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/o
 import { createPageEvent } from '../page/page-event.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
+import { MAX_NIP46_MESSAGE_BYTES, Nip46Pool } from './nip46-pool.js';
 
 /** A `bunker://` URI, parsed: the remote signer's pubkey, its relays, the one-time secret. */
 export interface BunkerUri {
@@ -78,7 +79,9 @@ export interface Nip46SignerOptions {
  * the URI's secret is sent with the first `connect` only, later runs reuse the key and the public key the
  * signer gave, so the signer asks for approval once and a run with nothing to sign sends no request.
  * Requests are pipelined (`window` in flight); every event that comes back is checked (same template, its
- * id and Schnorr signature, the signer's pubkey).
+ * id and Schnorr signature, the signer's pubkey). Relays are reached over `ws` with 512 KiB per message
+ * (nip46-pool.ts): a larger message, or a reply that is not NIP-44 encrypted (NIP-04, say), ends every
+ * waiting request with a `bunker_error` naming the signer.
  *
  * @example
  * ```ts
@@ -89,7 +92,7 @@ export interface Nip46SignerOptions {
  * ```
  * @throws {SiegelError} `invalid_options` (a bad URI), `key_locked` (`Key ist gesperrt`: the signer refused
  * `connect` or a signature), `bunker_unreachable` (no relay reachable, or no answer in time), `bunker_error`
- * (a bad answer).
+ * (a bad answer, an unreadable reply, a relay message over 512 KiB).
  */
 export class Nip46Signer implements Signer {
   readonly uri: BunkerUri;
@@ -101,7 +104,7 @@ export class Nip46Signer implements Signer {
   readonly #progressEvery: number;
   #key: Nip46ClientKey | undefined;
   #pubkey: string | undefined;
-  #client: { bunker: BunkerSigner; pool: AbstractSimplePool } | undefined;
+  #client: { bunker: BunkerSigner; pool: Nip46Pool } | undefined;
   #engine: SigningEngine | undefined;
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
@@ -216,11 +219,7 @@ export class Nip46Signer implements Signer {
 
   /** Close the relay connections and end the requests still waiting (a new request opens them again). */
   async close(): Promise<void> {
-    for (const pending of this.#pending) {
-      clearTimeout(pending.timer);
-      pending.reject(new SiegelError('bunker_error', 'the NIP-46 signer was closed before it answered'));
-    }
-    this.#pending.clear();
+    this.#failPending(new SiegelError('bunker_error', 'the NIP-46 signer was closed before it answered'));
     const client = this.#client;
     this.#client = undefined;
     if (!client) return;
@@ -255,14 +254,10 @@ export class Nip46Signer implements Signer {
     // The answers' signatures are checked with the run's engine (WebAssembly), not nostr-tools' pure JS:
     // a relay round trip per event makes that check a visible share of the client's time.
     const engine = this.#engine ?? jsEngine;
-    const pool = new AbstractSimplePool({
-      websocketImplementation: WebSocket,
-      maxWaitForConnection: 5000,
-      verifyEvent: ((event: NostrEvent) =>
-        event.id === computeEventId(event) &&
-        verifyEventSignature(engine, event)) as unknown as ConstructorParameters<
-        typeof AbstractSimplePool
-      >[0]['verifyEvent'],
+    const pool = new Nip46Pool({
+      verifyEvent: (event) => event.id === computeEventId(event) && verifyEventSignature(engine, event),
+      onBadReply: (event) => this.#failPending(this.#unreadableReply(event)),
+      onTooLarge: (relay) => this.#failPending(this.#tooLarge(relay)),
     });
     const bunker = BunkerSigner.fromBunker(
       Buffer.from(key.secretKey, 'hex'),
@@ -341,6 +336,36 @@ export class Nip46Signer implements Signer {
     return new SiegelError(
       'bunker_unreachable',
       `The NIP-46 signer \`${this.uri.remotePubkey}\` did not answer \`${method}\` within ${timeoutMs} ms on ${this.uri.relays.map((relay) => `\`${relay}\``).join(', ')}. Is it running and on these relays?`,
+    );
+  }
+
+  /** End every request waiting for an answer with `error`. */
+  #failPending(error: SiegelError): void {
+    for (const pending of this.#pending) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.#pending.clear();
+  }
+
+  /**
+   * A reply BunkerSigner could not read. It is the signer's (its key signed it, the pool checked that), so
+   * every request would get the same: the run ends with the reason rather than waiting out its timeouts.
+   */
+  #unreadableReply(event: NostrEvent): SiegelError {
+    // NIP-04 ciphertext is `base64?iv=base64`; NIP-44 is one base64 payload.
+    const what = event.content.includes('?iv=')
+      ? 'a NIP-04 encrypted reply; Siegel speaks NIP-46 with NIP-44 encryption only — update the signer or use one that speaks NIP-44'
+      : 'a reply that is not a NIP-44 encrypted NIP-46 message';
+    return new SiegelError('bunker_error', `The NIP-46 signer \`${this.uri.remotePubkey}\` sent ${what}.`);
+  }
+
+  #tooLarge(socketUrl: string): SiegelError {
+    // The socket knows the relay by nostr-tools' spelling of it; the message uses the URI's.
+    const relay = this.uri.relays.find((url) => normalizeURL(url) === socketUrl) ?? socketUrl;
+    return new SiegelError(
+      'bunker_error',
+      `The NIP-46 signer \`${this.uri.remotePubkey}\`: relay \`${relay}\` sent a message larger than ${MAX_NIP46_MESSAGE_BYTES / 1024} KiB, more than any NIP-46 reply; the connection was closed (1009).`,
     );
   }
 

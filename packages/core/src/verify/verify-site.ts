@@ -8,11 +8,10 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { findPages } from '../fs/find-pages.js';
-import { isLocalHost } from '../net/address-policy.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
-import { parseRelays } from '../nostr/relays.js';
+import { allowRelayHintsFrom, parseRelays, pickRelayHints } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS } from '../options/options.js';
 import { analyzePage } from '../page/analyze.js';
@@ -367,15 +366,15 @@ interface Source {
   loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<LoadedEvent>;
   /** The error that ends the whole check (its time ran out), once there is one. */
   expired?(): Error | undefined;
-  /** Whether a relay hint read from a page of this source may be asked (see {@link hintAllowedFor}). */
+  /** Whether a relay hint read from a page of this source may be asked (see `allowRelayHintsFrom`). */
   relayHintAllowed(relay: string): boolean;
 }
 
 /**
- * Looks an event up on relays: the block's `nevent` hints (valid by `parseRelays`, and allowed by the
- * source) and the `--relay` ones. Only an event with the asked id, a matching id hash and a valid signature
- * counts; the page's own checks (x tag, pubkey, spec) follow as for a local event. A relay that could not
- * be reached is not asked again in this check.
+ * Looks an event up on relays: the block's `nevent` hints (at most 5 valid ones the source allows, by
+ * `pickRelayHints`) and the `--relay` ones. Only an event with the asked id, a matching id hash and a valid
+ * signature counts; the page's own checks (x tag, pubkey, spec) follow as for a local event. A relay that
+ * could not be reached is not asked again in this check.
  * @throws {Error} `event not found on relays …`, naming each relay and what it said.
  */
 function lookupOnRelays(
@@ -388,15 +387,14 @@ function lookupOnRelays(
   const accept = (event: NostrEvent) =>
     safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
   return async (id, hints) => {
-    const relays: string[] = [];
-    for (const hint of hints) {
-      try {
-        relays.push(...parseRelays([hint], 'nevent hint').filter(hintAllowed));
-      } catch {}
-    }
+    const relays = pickRelayHints(hints, hintAllowed);
     for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);
     if (relays.length === 0)
-      throw new Error("event not found: no relay to ask (the block's nevent names none; add `--relay`)");
+      throw new Error(
+        hints.length === 0
+          ? "event not found: no relay to ask (the block's nevent names none; add `--relay`)"
+          : "event not found: no relay to ask (the block's nevent names none that may be asked: a hint read from a page must be a wss:// relay on a public host; add `--relay`)",
+      );
     const found = await fetchEventFromRelays(
       id,
       relays.filter((relay) => !unreachable.has(relay)),
@@ -412,23 +410,13 @@ function lookupOnRelays(
   };
 }
 
-/**
- * A relay hint comes from the page, which may be hostile: on a live site at a public address, hints that
- * name a loopback, private or link-local IP address or `localhost` are not asked (the page cannot make the
- * check probe the reader's network); a site on such an address itself (a local preview) may name them.
- */
-function hintAllowedFor(siteHost: string | undefined): (relay: string) => boolean {
-  if (siteHost === undefined || isLocalHost(siteHost)) return () => true;
-  return (relay) => !isLocalHost(new URL(relay).hostname);
-}
-
 function tooLarge(size: number, limit: number): string {
   return `page too large: ${describeByteSize(size)}, more than the limit of ${describeByteSize(limit)}; not checked — raise it with \`--max-page-bytes\``;
 }
 
 function dirSource(dir: string, maxPageBytes: number, site: string | undefined): Source {
   return {
-    relayHintAllowed: hintAllowedFor(undefined),
+    relayHintAllowed: allowRelayHintsFrom(undefined),
     async *pages() {
       for (const path of await findPages(dir)) {
         const size = (await stat(join(dir, path))).size;
@@ -482,7 +470,7 @@ function urlSource(start: string, options: VerifySiteOptions, maxPageBytes: numb
   });
   const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
   return {
-    relayHintAllowed: hintAllowedFor(root.hostname),
+    relayHintAllowed: allowRelayHintsFrom(root.hostname),
     async *pages() {
       const queue: URL[] = [root];
       const seen = new Set<string>([root.href]);

@@ -1,27 +1,14 @@
 import { isLoopbackHost } from '../../net/address-policy.js';
+import { allowRelayHintsFrom, pickRelayHints } from '../../nostr/relays.js';
 
 /**
- * Relays the browser may ask, from a `nevent`'s hints (which the page or the URL supplies): `wss://`, or
- * `ws://` on a loopback host (a local relay), as `parseRelays` allows in Node; at most 5, the rest ignored.
+ * Relays the browser may ask, from a `nevent`'s hints (which the page or the URL supplies): the one rule of
+ * `siegel verify` (`pickRelayHints`): valid relay URLs (`wss://`, or `ws://` on a loopback host), at most
+ * `MAX_RELAY_HINTS` (5), and local or private hosts only when this page is itself served from one (a local
+ * preview).
  */
 export function pickRelays(hints: readonly string[]): string[] {
-  const relays: string[] = [];
-  for (const hint of hints) {
-    let url: URL;
-    try {
-      url = new URL(hint);
-    } catch {
-      continue;
-    }
-    if (
-      url.username ||
-      url.password ||
-      !(url.protocol === 'wss:' || (url.protocol === 'ws:' && isLoopbackHost(url.hostname)))
-    )
-      continue;
-    if (!relays.includes(hint)) relays.push(hint);
-  }
-  return relays.slice(0, 5);
+  return pickRelayHints(hints, allowRelayHintsFrom(location.hostname));
 }
 
 /** `https://` for a NIP-05 domain, `http://` only on a loopback host (a local test server). */

@@ -6,15 +6,19 @@
  * `#siegel-status`) with `data-nip05` for tools and tests.
  */
 import { type NostrEvent, verifyEvent } from 'nostr-tools/pure';
-import { queryRelay } from '../../nostr/relay-query.js';
+import { queryRelay } from '../../nostr/relay-query-portable.js';
+import { MAX_RELAY_HINTS } from '../../nostr/relays.js';
 import { nip05Url } from './browser-relays.js';
 
 async function readProfileNip05(pubkey: string, relays: readonly string[]): Promise<string | undefined> {
   const accept = (event: NostrEvent) => event.kind === 0 && event.pubkey === pubkey && verifyEvent(event);
+  // The lookup page joins the hints of its URL's nevent and of the page's block: still at most 5 relays.
   const answers = await Promise.all(
-    relays.map((relay) =>
-      queryRelay(relay, { kinds: [0], authors: [pubkey], limit: 1 }, { accept, timeoutMs: 8000 }),
-    ),
+    relays
+      .slice(0, MAX_RELAY_HINTS)
+      .map((relay) =>
+        queryRelay(relay, { kinds: [0], authors: [pubkey], limit: 1 }, { accept, timeoutMs: 8000 }),
+      ),
   );
   const newest = answers.flatMap((answer) => answer.events).sort((a, b) => b.created_at - a.created_at)[0];
   if (!newest) return undefined;

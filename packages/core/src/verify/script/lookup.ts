@@ -7,7 +7,7 @@
 import { decode, npubEncode } from 'nostr-tools/nip19';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { isEventShape } from '../../nostr/event-shape.js';
-import { describeRelayMiss, fetchEventFromRelays } from '../../nostr/relay-query.js';
+import { describeRelayMiss, fetchEventFromRelays } from '../../nostr/relay-query-portable.js';
 import { pickRelays } from './browser-relays.js';
 
 /** An event found for the lookup page, where it came from, and the page it covers. */
