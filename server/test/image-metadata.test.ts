@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
+import { readImageContainer } from '../src/metadata/image-container.js';
+import { readImageMetadata } from '../src/metadata/image-metadata.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import * as hostile from './hostile-files.js';
 
@@ -304,6 +306,11 @@ describe('bounded: compressed metadata is inflated within its limits, never whol
     expect(refusal(hostile.pngCompressedTextBombs(count, one)).extra.limit).toBe('image_inflated_bytes');
   });
 
+  it('reads a raw profile of 4 MiB of line breaks in one pass (its header pattern backtracks: bounded to 512)', () => {
+    const lines = zTXt('Raw profile type xmp', Buffer.alloc(ANALYSIS_LIMITS.image_text_bytes, 0x0a));
+    expect(analyze(hostile.pngAround('lines.png', [lines])).authors).toEqual([]);
+  });
+
   it('does not inflate text chunks it does not read', () => {
     const comment = pngChunk('zTXt', Buffer.concat([latin('Comment\0\0'), latin('not zlib at all')]));
     const file = hostile.pngAround('c.png', [comment, iTXt('XML:com.adobe.xmp', xmp(['Ada Lovelace']))]);
@@ -319,4 +326,71 @@ describe('bounded: compressed metadata is inflated within its limits, never whol
     const error = refusal(hostile.pngAround('17.png', packets(ANALYSIS_LIMITS.xmp_packets + 1)));
     expect(error.extra.limit).toBe('xmp_packets');
   });
+});
+
+describe('every new reader survives damage: mutated files are read or refused with an ApiError, never a crash', () => {
+  /** mulberry32, so a failure names a reproducible round. */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const packet = xmp(['Ana Lima'], { guid: 'D'.repeat(32) });
+  const EXTENSION = utf8(xmp([], { title: 'Extended' }));
+  const EXTENSION_HEAD = Buffer.alloc(8); // full length, then this chunk's offset (0)
+  EXTENSION_HEAD.writeUInt32BE(EXTENSION.length, 0);
+  const sources = [
+    hostile.pngAround('all.png', [
+      zTXt('XML:com.adobe.xmp', utf8(packet)),
+      zTXt(
+        'Raw profile type iptc',
+        rawProfile('iptc', irb([[0x0404, iim([UTF8_CHARSET, [2, 80, utf8('李')]])]])),
+      ),
+      pngChunk('eXIf', tiffWithArtist('Exif Artist')),
+      iTXt('Author', 'Zoë', { compressed: true }),
+    ]),
+    hostile.jpegAround('all.jpg', [
+      [0xe1, Buffer.concat([latin('Exif\0\0'), tiffWithArtist('Exif Artist', true)])],
+      [0xe1, Buffer.concat([latin('http://ns.adobe.com/xap/1.0/\0'), utf8(packet)])],
+      [
+        0xe1,
+        Buffer.concat([
+          latin(`http://ns.adobe.com/xmp/extension/\0${'D'.repeat(32)}`),
+          EXTENSION_HEAD,
+          EXTENSION,
+        ]),
+      ],
+      [0xed, Buffer.concat([latin('Photoshop 3.0\0'), irb([[0x0404, iim([[2, 80, latin('Bj\xf6rn')]])]])])],
+    ]),
+  ];
+  for (const source of sources) {
+    it(`survives 400 truncations and byte mutations of ${source.name}`, () => {
+      // The readers themselves, not analyzeFile (which turns any stray exception into a 422): a RangeError
+      // from reading past a block's end would fail here.
+      const read = (bytes: Uint8Array) => {
+        const type = source.name.endsWith('.png') ? 'image/png' : 'image/jpeg';
+        return readImageMetadata(readImageContainer(bytes, type).blocks);
+      };
+      expect(read(source.bytes).authors.length).toBeGreaterThan(0);
+      const next = random(source.bytes.length);
+      for (let round = 0; round < 400; round++) {
+        const bytes = Buffer.from(source.bytes);
+        let mutated = bytes;
+        if (round % 4 === 0) mutated = bytes.subarray(0, Math.floor(next() * bytes.length));
+        else
+          for (let flips = 1 + Math.floor(next() * 6); flips > 0; flips--)
+            bytes[Math.floor(next() * bytes.length)] = Math.floor(next() * 256);
+        try {
+          read(mutated);
+        } catch (error) {
+          expect(error, `${source.name} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(ApiError);
+          expect((error as ApiError).status).toBeLessThan(500);
+        }
+      }
+    });
+  }
 });

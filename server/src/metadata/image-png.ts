@@ -122,10 +122,12 @@ function readTextChunk(
  * is either IPTC-IIM itself (it starts with 0x1C) or a Photoshop resource block holding it.
  */
 function readRawProfile(type: string, value: Uint8Array, blocks: ImageMetadataBlocks): void {
-  const text = ascii(value, 0, value.length);
-  const match = /^\n.*?\n\s*\d+\n/s.exec(text);
+  // exiftool's pattern, on the first 512 characters only: its `.*?` and `\s*` backtrack, which over a
+  // whole chunk of line breaks would take time growing with the square of its length.
+  const match = /^\n.*?\n\s*\d+\n/s.exec(ascii(value, 0, 512));
   if (match === null) return;
-  const data = Buffer.from(text.slice(match[0].length).replace(/\s+/g, ''), 'hex');
+  const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1', match[0].length);
+  const data = Buffer.from(hex.replace(/\s+/g, ''), 'hex');
   if (type === 'xmp') {
     addXmp(blocks, 'PNG', data);
   } else if (type === 'iptc' || type === '8bim') {
