@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { readWithExiftool, requireTools, type WrittenImage, writeImages } from './image-writers.js';
+import {
+  readDescriptionWithExiftool,
+  readWithExiftool,
+  requireTools,
+  type WrittenImage,
+  writeExtendedXmpJpeg,
+  writeImages,
+} from './image-writers.js';
 import { type RunningServer, signOverHttp, startServer } from './server-process.js';
 
 /** The PNG chunk types in `bytes`, in order, with the keyword of each text chunk. */
@@ -97,6 +104,20 @@ describe('images written by real tools sign with the author exiftool reads (issu
     ]);
     expect(images.length).toBeGreaterThanOrEqual(60);
   }, 180_000);
+
+  it('reads the Extended XMP exiftool writes past 64 KB of XMP in a JPEG, as exiftool does', async () => {
+    const authors = ['Zoë Ørsted', '山田太郎'];
+    const path = await writeExtendedXmpJpeg(dir, authors);
+    const bytes = await readFile(path);
+    // exiftool really split it: the extension's APP1 signature is in the file, its GUID named in the packet.
+    expect(bytes.includes('http://ns.adobe.com/xmp/extension/\0')).toBe(true);
+    const reference = await readDescriptionWithExiftool(path);
+    expect(reference.guid).toMatch(/^[0-9A-F]{32}$/);
+    const inspected = await fetchInspect(server, 'extended.jpeg', bytes);
+    expect(inspected.metadata).toMatchObject({ authors, author_source: 'xmp:dc:creator', title: 'Extended' });
+    // The description lives in the extension only; the API keeps its first 1 000 characters.
+    expect(inspected.metadata.description).toBe(`${reference.description.slice(0, 1000)}…`);
+  });
 
   it('acceptance 2: a compressed-XMP bomb is refused with 422 and the limit it hit, through the worker', async () => {
     const bomb = hostile.pngCompressedXmpBomb(64 * 1024 * 1024);

@@ -256,3 +256,39 @@ export async function readWithExiftool(paths: string[]): Promise<Map<string, Exi
   }
   return readings;
 }
+
+/**
+ * A JPEG whose XMP exiftool splits into a standard packet and an Extended XMP (XMP Part 3, 1.1.3.1): past
+ * 64 KB of XMP it moves the largest properties (here a 90 000-character `dc:description`) into APP1
+ * `http://ns.adobe.com/xmp/extension/` chunks and names their GUID in `xmpNote:HasExtendedXMP`.
+ */
+export async function writeExtendedXmpJpeg(dir: string, authors: string[]): Promise<string> {
+  const base = join(dir, 'extended-base.jpeg');
+  const image = sharp({ create: { width: 8, height: 6, channels: 3, background: '#6e3aa5' } });
+  await writeFile(base, await image.jpeg().toBuffer());
+  const path = join(dir, 'exiftool-extended-xmp.jpeg');
+  const description = `Lang ${'ø'.repeat(45_000)}`;
+  await run('exiftool', [
+    '-q',
+    '-o',
+    path,
+    ...authors.map((name) => `-XMP-dc:Creator=${name}`),
+    '-XMP-dc:Title=Extended',
+    `-XMP-dc:Description=${description}`,
+    base,
+  ]);
+  return path;
+}
+
+/** exiftool's `dc:description` and `xmpNote:HasExtendedXMP` of a file. */
+export async function readDescriptionWithExiftool(path: string) {
+  const { stdout } = await run(
+    'exiftool',
+    ['-j', '-G1', '-XMP-dc:Description', '-XMP-xmpNote:HasExtendedXMP', path],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const [entry] = JSON.parse(stdout) as Array<Record<string, unknown>>;
+  return { description: String(entry?.['XMP-dc:Description']), guid: entry?.['XMP-xmpNote:HasExtendedXMP'] };
+}
