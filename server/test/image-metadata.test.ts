@@ -204,6 +204,24 @@ describe('the author fallbacks, in order: XMP dc:creator, IPTC By-line, EXIF Art
     });
   });
 
+  it('of several blocks of a kind takes what exiftool reports: the last EXIF and PNG Author, the first IPTC', () => {
+    const exifA = pngChunk('eXIf', tiffWithArtist('Exif A'));
+    const exifB = zTXt('Raw profile type exif', rawProfile('exif', tiffWithArtist('Exif B')));
+    expect(analyze(hostile.pngAround('e.png', [exifA, exifB])).authors).toEqual(['Exif B']);
+    const authors = [tEXt('Author', latin('Author A')), tEXt('Author', latin('Author B'))];
+    expect(analyze(hostile.pngAround('p.png', authors)).authors).toEqual(['Author B']);
+    const iptc = (name: string) =>
+      zTXt('Raw profile type iptc', rawProfile('iptc', iim([[2, 80, latin(name)]])));
+    expect(analyze(hostile.pngAround('i.png', [iptc('IPTC A'), iptc('IPTC B')])).authors).toEqual(['IPTC A']);
+    const app1 = (name: string): [number, Buffer] => [
+      0xe1,
+      Buffer.concat([latin('Exif\0\0'), tiffWithArtist(name)]),
+    ];
+    expect(analyze(hostile.jpegAround('e.jpg', [app1('Exif A'), app1('Exif B')])).authors).toEqual([
+      'Exif B',
+    ]);
+  });
+
   it('takes the title from IPTC Object Name, then PNG Title, when XMP has none', () => {
     const named = zTXt('Raw profile type iptc', rawProfile('iptc', iim([[2, 5, latin('Objekt')]])));
     expect(analyze(hostile.pngAround('10.png', [author, tEXt('Title', latin('Titel')), named])).title).toBe(

@@ -12,8 +12,8 @@ export interface ImageMetadataBlocks {
   xmp: Uint8Array[];
   /** JPEG Extended XMP chunks (XMP part 3, 1.1.3.1), assembled only when the standard packet needs them. */
   extendedXmp: ExtendedXmpChunk[];
-  /** The first EXIF block: a TIFF structure (`II*\0` or `MM\0*`), any `Exif\0\0` header removed. */
-  exif: Uint8Array | undefined;
+  /** EXIF blocks in file order: TIFF structures (`II*\0` or `MM\0*`), any `Exif\0\0` header removed. */
+  exif: Uint8Array[];
   /** The first IPTC-IIM block (datasets, from a Photoshop IRB resource 0x0404 or a raw IIM profile). */
   iptc: Uint8Array | undefined;
   /** PNG text of the keywords read (`Author`, `Title`, `Description`), the default language, last one wins. */
@@ -32,7 +32,12 @@ export interface ExtendedXmpChunk {
 }
 
 export function emptyBlocks(): ImageMetadataBlocks {
-  return { xmp: [], extendedXmp: [], exif: undefined, iptc: undefined, text: {} };
+  return { xmp: [], extendedXmp: [], exif: [], iptc: undefined, text: {} };
+}
+
+/** Adds an EXIF block (`stripExifHeader`'s answer), when it is one. */
+export function addExif(blocks: ImageMetadataBlocks, tiff: Uint8Array | undefined): void {
+  if (tiff !== undefined) blocks.exif.push(tiff);
 }
 
 export function view(bytes: Uint8Array): DataView {

@@ -1,7 +1,15 @@
 import { invalidFormat } from '../api-error.js';
 import type { Dimensions } from './file-metadata.js';
 import { ascii } from './formats.js';
-import { addXmp, blockCounter, broken, emptyBlocks, type ImageMetadataBlocks, view } from './image-blocks.js';
+import {
+  addExif,
+  addXmp,
+  blockCounter,
+  broken,
+  emptyBlocks,
+  type ImageMetadataBlocks,
+  view,
+} from './image-blocks.js';
 import { stripExifHeader } from './image-exif.js';
 import { readJpeg } from './image-jpeg.js';
 import { readPng } from './image-png.js';
@@ -132,7 +140,7 @@ function readWebp(bytes: Uint8Array): ImageContainer {
     } else if (type === 'XMP ') {
       addXmp(blocks, 'WebP', body);
     } else if (type === 'EXIF') {
-      blocks.exif ??= stripExifHeader(body);
+      addExif(blocks, stripExifHeader(body));
     }
     offset = bodyStart + size + (size & 1);
   }

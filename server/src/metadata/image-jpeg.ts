@@ -2,7 +2,15 @@
 // APP1 XMP and Extended XMP (XMP Specification Part 3, 1.1.3), APP1 Exif, APP13 Photoshop IRB (IPTC).
 import type { Dimensions } from './file-metadata.js';
 import { ascii } from './formats.js';
-import { addXmp, blockCounter, broken, emptyBlocks, type ImageMetadataBlocks, view } from './image-blocks.js';
+import {
+  addExif,
+  addXmp,
+  blockCounter,
+  broken,
+  emptyBlocks,
+  type ImageMetadataBlocks,
+  view,
+} from './image-blocks.js';
 import { stripExifHeader } from './image-exif.js';
 import { iimOfIrb } from './image-iptc.js';
 
@@ -84,7 +92,7 @@ function readApp1(body: Uint8Array, blocks: ImageMetadataBlocks): void {
       data: body.subarray(at + 40),
     });
   } else if (ascii(body, 0, 6) === 'Exif\0\0') {
-    blocks.exif ??= stripExifHeader(body);
+    addExif(blocks, stripExifHeader(body));
   }
 }
 

@@ -16,7 +16,7 @@ export type ImageAuthorSource = 'xmp:dc:creator' | 'iptc:By-line' | 'exif:Artist
  * XMP `dc:creator` (every entry), IPTC By-line (2:80, every one), EXIF `Artist`, PNG `Author` text — XMP is
  * what current tools write; WordPress reads By-line and then Artist. The title: XMP `dc:title`, IPTC Object
  * Name, PNG `Title`; the description: XMP `dc:description`, IPTC Caption-Abstract, EXIF `ImageDescription`,
- * PNG `Description`. With several XMP packets a later one's property replaces an earlier one's, as exiftool
+ * PNG `Description`. With several XMP packets (or EXIF blocks) a later one's value replaces an earlier one's, as exiftool
  * reports them; JPEG Extended XMP is read after the standard packet that names its GUID.
  *
  * @throws {ApiError} `INVALID_FORMAT` for a malformed or oversized XMP packet.
@@ -27,11 +27,17 @@ export function readImageMetadata(blocks: ImageMetadataBlocks): FoundMetadata {
   const extension = assembleExtendedXmp(blocks.extendedXmp, xmp);
   if (extension !== undefined) mergeXmp(xmp, readXmp(extension));
   const iptc = blocks.iptc === undefined ? undefined : readIptc(blocks.iptc);
-  const exif = blocks.exif === undefined ? undefined : readExif(blocks.exif);
+  // Of several EXIF blocks the last one's field wins (exiftool reports them so); IPTC: the first block.
+  const exif = { artist: undefined as string | undefined, imageDescription: undefined as string | undefined };
+  for (const block of blocks.exif) {
+    const fields = readExif(block);
+    exif.artist = fields.artist ?? exif.artist;
+    exif.imageDescription = fields.imageDescription ?? exif.imageDescription;
+  }
   const candidates: Array<[ImageAuthorSource, unknown[]]> = [
     ['xmp:dc:creator', xmp.authors],
     ['iptc:By-line', iptc?.byLine ?? []],
-    ['exif:Artist', [exif?.artist]],
+    ['exif:Artist', [exif.artist]],
     ['png:Author', [blocks.text.Author]],
   ];
   const found = candidates.find(([, names]) => selectAuthors(names).length > 0);
@@ -39,7 +45,7 @@ export function readImageMetadata(blocks: ImageMetadataBlocks): FoundMetadata {
     authors: found === undefined ? [] : (found[1] as string[]),
     ...(found === undefined ? {} : { authorSource: found[0] }),
     title: firstText(xmp.title, iptc?.objectName, blocks.text.Title),
-    description: firstText(xmp.description, iptc?.caption, exif?.imageDescription, blocks.text.Description),
+    description: firstText(xmp.description, iptc?.caption, exif.imageDescription, blocks.text.Description),
   };
 }
 

@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import type { Dimensions } from './file-metadata.js';
 import { ascii } from './formats.js';
 import {
+  addExif,
   addXmp,
   BoundedInflater,
   blockCounter,
@@ -60,7 +61,7 @@ export function readPng(bytes: Uint8Array): { dimensions: Dimensions; blocks: Im
       dimensions = { width: data.getUint32(offset + 8), height: data.getUint32(offset + 12) };
     else if (type === 'tEXt' || type === 'zTXt' || type === 'iTXt')
       readTextChunk(type, body, blocks, inflater);
-    else if (type === 'eXIf') blocks.exif ??= stripExifHeader(body);
+    else if (type === 'eXIf') addExif(blocks, stripExifHeader(body));
     if (type === 'IEND') break;
     offset = end;
   }
@@ -126,7 +127,10 @@ function readRawProfile(type: string, value: Uint8Array, blocks: ImageMetadataBl
   // whole chunk of line breaks would take time growing with the square of its length.
   const match = /^\n.*?\n\s*\d+\n/s.exec(ascii(value, 0, 512));
   if (match === null) return;
-  const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1', match[0].length);
+  const hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString(
+    'latin1',
+    match[0].length,
+  );
   const data = Buffer.from(hex.replace(/\s+/g, ''), 'hex');
   if (type === 'xmp') {
     addXmp(blocks, 'PNG', data);
@@ -135,6 +139,6 @@ function readRawProfile(type: string, value: Uint8Array, blocks: ImageMetadataBl
   } else if (ascii(data, 0, JPEG_XMP_HEADER.length) === JPEG_XMP_HEADER) {
     addXmp(blocks, 'PNG', data.subarray(JPEG_XMP_HEADER.length)); // an `APP1` (or `exif`) profile of XMP
   } else {
-    blocks.exif ??= stripExifHeader(data);
+    addExif(blocks, stripExifHeader(data));
   }
 }
