@@ -16,8 +16,8 @@ export type ImageAuthorSource = 'xmp:dc:creator' | 'iptc:By-line' | 'exif:Artist
  * XMP `dc:creator` (every entry), IPTC By-line (2:80, every one), EXIF `Artist`, PNG `Author` text — XMP is
  * what current tools write; WordPress reads By-line and then Artist. The title: XMP `dc:title`, IPTC Object
  * Name, PNG `Title`; the description: XMP `dc:description`, IPTC Caption-Abstract, EXIF `ImageDescription`,
- * PNG `Description`. With several XMP packets (or EXIF blocks) a later one's value replaces an earlier one's, as exiftool
- * reports them; JPEG Extended XMP is read after the standard packet that names its GUID.
+ * PNG `Description`. With several XMP packets (or EXIF blocks) a later one's value replaces an earlier
+ * one's, as exiftool reports them; JPEG Extended XMP is read after the standard packet that names its GUID.
  *
  * @throws {ApiError} `INVALID_FORMAT` for a malformed or oversized XMP packet.
  */
