@@ -169,7 +169,7 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
   if (analysis.authors.length > 0) return;
   const where =
     analysis.type.kind === 'image'
-      ? 'the XMP `dc:creator` of the image'
+      ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist` or PNG `Author`)'
       : analysis.type.kind === 'document'
         ? 'the PDF `/Author` (or its XMP `dc:creator`)'
         : 'the YAML frontmatter `author:`';

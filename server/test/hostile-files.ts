@@ -352,3 +352,79 @@ export function pdfTrailerChainOverString(fillerBytes = 1024 * 1024): HostileFil
     symptom: `PDF whose ${hops} trailers each hold a ${fillerBytes >> 20} MiB string`,
   };
 }
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A 1×1 PNG with `chunks` (each made by `pngChunk`) between its IHDR and its image data. */
+export function pngAround(name: string, chunks: Buffer[]): HostileFile {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr.set([8, 0, 0, 0, 0], 8);
+  return {
+    name,
+    bytes: Buffer.concat([
+      PNG_SIGNATURE,
+      pngChunk('IHDR', ihdr),
+      ...chunks,
+      pngChunk('IDAT', deflateSync(Buffer.from([0, 0]))),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]),
+    symptom: `PNG ${name}`,
+  };
+}
+
+/** A 1×1 JPEG with `segments` (`[marker, body]`) before its frame header, an empty scan and its end marker. */
+export function jpegAround(name: string, segments: Array<[number, Buffer]>): HostileFile {
+  const segment = (marker: number, body: Buffer) => {
+    const head = Buffer.from([0xff, marker, 0, 0]);
+    head.writeUInt16BE(body.length + 2, 2);
+    return Buffer.concat([head, body]);
+  };
+  return {
+    name,
+    bytes: Buffer.concat([
+      Buffer.from([0xff, 0xd8]),
+      ...segments.map(([marker, body]) => segment(marker, body)),
+      segment(0xc0, Buffer.from([8, 0, 1, 0, 1, 1, 1, 0x11, 0])),
+      segment(0xda, Buffer.from([1, 1, 0, 0, 0x3f, 0])),
+      Buffer.from([0x00, 0xff, 0xd9]),
+    ]),
+    symptom: `JPEG ${name}`,
+  };
+}
+
+/**
+ * A compressed-XMP bomb: a 1×1 PNG whose `zTXt` `XML:com.adobe.xmp` chunk is `inflated` bytes of spaces,
+ * deflated (16 KB for 16 MiB). Read whole, it would cost `inflated` bytes and more as a string.
+ */
+export function pngCompressedXmpBomb(inflated = 16 * 1024 * 1024): HostileFile {
+  const text = deflateSync(Buffer.alloc(inflated, 0x20), { level: 9 });
+  return {
+    ...pngAround(`xmp-bomb-${inflated}.png`, [
+      pngChunk('zTXt', Buffer.concat([Buffer.from('XML:com.adobe.xmp\0\0', 'latin1'), text])),
+    ]),
+    symptom: `PNG whose zTXt XMP inflates to ${inflated} bytes`,
+  };
+}
+
+/**
+ * `count` compressed `Description` text chunks (`zTXt`), each inflating to `each` bytes of spaces: each one
+ * within `image_text_bytes`, together past `image_inflated_bytes` when `count × each` is.
+ */
+export function pngCompressedTextBombs(count: number, each: number): HostileFile {
+  const chunk = pngChunk(
+    'zTXt',
+    Buffer.concat([
+      Buffer.from('Description\0\0', 'latin1'),
+      deflateSync(Buffer.alloc(each, 0x20), { level: 9 }),
+    ]),
+  );
+  return {
+    ...pngAround(`text-bombs-${count}x${each}.png`, [
+      pngChunk('iTXt', Buffer.from(`XML:com.adobe.xmp\0\0\0\0\0${XMP_AUTHOR}`, 'utf8')),
+      ...Array.from({ length: count }, () => chunk),
+    ]),
+    symptom: `PNG with ${count} zTXt chunks of ${each} bytes each`,
+  };
+}

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalidFormat } from '../api-error.js';
 import { cleanText, selectAuthors } from './author.js';
-import type { Dimensions, FileType } from './file-metadata.js';
+import type { Dimensions, FileType, FoundMetadata } from './file-metadata.js';
 import { detectFileType } from './file-type.js';
 import { readImageContainer } from './image-container.js';
+import { readImageMetadata } from './image-metadata.js';
 import { readPdfMetadata } from './pdf-metadata.js';
 import { readTextFileMetadata } from './text-metadata.js';
-import { readXmp } from './xmp.js';
 
 /** Everything the service knows about an upload before signing it. */
 export interface FileAnalysis {
@@ -17,13 +17,15 @@ export interface FileAnalysis {
   dimensions: Dimensions | undefined;
   /** Real authors (placeholders removed), in the file's order; empty when there is none. */
   authors: string[];
+  /** The field the authors were read from (`xmp:dc:creator`, …), when there are some and the reader names it. */
+  authorSource: string | undefined;
   title: string | undefined;
   description: string | undefined;
 }
 
 /**
  * Tell an upload's type from its bytes, check its structure, and read its author, title and description from
- * its own metadata (XMP for images, the info dictionary then XMP for PDFs, YAML frontmatter for text).
+ * its own metadata (XMP, then IPTC, EXIF and PNG text for images, the info dictionary then XMP for PDFs, YAML frontmatter for text).
  *
  * @throws {ApiError} `INVALID_FORMAT` for unsupported, corrupt or hostile files.
  */
@@ -31,12 +33,12 @@ export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
   if (bytes.length === 0) throw new ApiError(400, 'NO_FILE', `\`${fileName}\` is empty`);
   const type = detectFileType(bytes, fileName);
   let dimensions: Dimensions | undefined;
-  let found: { authors: string[]; title?: string | undefined; description?: string | undefined };
+  let found: FoundMetadata;
   try {
     if (type.kind === 'image') {
       const container = readImageContainer(bytes, type.mimeType);
       dimensions = container.dimensions;
-      found = container.xmp === undefined ? { authors: [] } : readXmp(container.xmp);
+      found = readImageMetadata(container.blocks);
     } else if (type.kind === 'document') {
       found = readPdfMetadata(bytes);
     } else {
@@ -47,12 +49,14 @@ export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
     // A reader tripped over bytes it did not expect (e.g. an offset past the end): the file is broken.
     throw invalidFormat(`\`${fileName}\` could not be read as ${type.mimeType}: ${(error as Error).message}`);
   }
+  const authors = selectAuthors(found.authors);
   return {
     hash: createHash('sha256').update(bytes).digest('hex'),
     type,
     sizeBytes: bytes.length,
     dimensions,
-    authors: selectAuthors(found.authors),
+    authors,
+    authorSource: authors.length > 0 ? found.authorSource : undefined,
     title: cleanText(found.title),
     description: cleanText(found.description, 1000),
   };

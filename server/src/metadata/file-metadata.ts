@@ -8,6 +8,11 @@ export interface Dimensions {
 export interface FoundMetadata {
   /** Author names in the order the file lists them (may include placeholders). */
   authors: string[];
+  /**
+   * Which field the authors came from, when a reader says (`xmp:dc:creator`, `iptc:By-line`, `exif:Artist`,
+   * `png:Author` for images): the API's `metadata.author_source`.
+   */
+  authorSource?: string | undefined;
   title?: string | undefined;
   description?: string | undefined;
 }

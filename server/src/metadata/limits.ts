@@ -29,6 +29,15 @@ export const ANALYSIS_LIMITS = {
   image_blocks: 100_000,
   /** XMP packet size, after inflating (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
   xmp_bytes: 1024 * 1024,
+  /** XMP: packets read from one image (real files: one, sometimes a second copy in a raw profile). */
+  xmp_packets: 16,
+  /**
+   * Images: bytes one compressed PNG text chunk (`zTXt`, compressed `iTXt`) may inflate to; an XMP packet
+   * stops at `xmp_bytes` already. A raw profile (ImageMagick) is hex, twice its data.
+   */
+  image_text_bytes: 4 * 1024 * 1024,
+  /** Images: bytes all compressed text chunks of one image may inflate to, together (a bomb inflates ~1000×). */
+  image_inflated_bytes: 16 * 1024 * 1024,
   /** XMP: elements nested in each other. */
   xmp_nesting: 64,
   /** XMP: namespace declarations in one packet (real ones: a dozen). */

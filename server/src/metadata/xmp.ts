@@ -5,6 +5,13 @@ import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
 
 const DC = 'http://purl.org/dc/elements/1.1/';
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+/** `xmpNote:HasExtendedXMP` names the GUID of a JPEG's Extended XMP (XMP Specification Part 3, 1.1.3.1). */
+const XMP_NOTE = 'http://ns.adobe.com/xmp/note/';
+
+/** What a packet says: author, title, description, and the GUID of its JPEG Extended XMP, if it has one. */
+export interface XmpMetadata extends FoundMetadata {
+  hasExtendedXmp?: string;
+}
 /** XMP packets larger than this are not parsed (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
 export const MAX_XMP_BYTES = ANALYSIS_LIMITS.xmp_bytes;
 const MAX_DEPTH = ANALYSIS_LIMITS.xmp_nesting;
@@ -41,7 +48,7 @@ type XmlNode = Record<string, unknown>;
  * @throws {ApiError} `INVALID_FORMAT` for a packet that is too large, has a DOCTYPE, is not well-formed, or
  *   is past `xmp_nesting` or `xmp_namespaces`.
  */
-export function readXmp(packet: Uint8Array | string): FoundMetadata {
+export function readXmp(packet: Uint8Array | string): XmpMetadata {
   const text = trimPacket(typeof packet === 'string' ? packet : new TextDecoder().decode(packet));
   if (text.length > MAX_XMP_BYTES)
     throw pastLimit('xmp_bytes', `XMP metadata is larger than ${MAX_XMP_BYTES} bytes`);
@@ -62,7 +69,7 @@ export function readXmp(packet: Uint8Array | string): FoundMetadata {
   } catch (error) {
     throw invalidFormat(`XMP metadata is not well-formed XML: ${(error as Error).message}`);
   }
-  const found: FoundMetadata = { authors: [] };
+  const found: XmpMetadata = { authors: [] };
   walk(tree, new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]), 0, found);
   return found;
 }
@@ -76,7 +83,7 @@ function trimPacket(text: string): string {
   return length === packet.length ? packet : packet.slice(0, length);
 }
 
-function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found: FoundMetadata): void {
+function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found: XmpMetadata): void {
   if (depth > MAX_DEPTH)
     throw pastLimit('xmp_nesting', `XMP metadata is nested deeper than ${MAX_DEPTH} levels`);
   for (const node of nodes) {
@@ -96,6 +103,10 @@ function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found
       found[local] ??= pickDefault(listItems(children, inner)) ?? textOf(children);
       continue;
     }
+    if (uri === XMP_NOTE && local === 'HasExtendedXMP') {
+      found.hasExtendedXmp ??= textOf(children);
+      continue;
+    }
     if (uri === RDF && local === 'Description') readAttributes(attributes, inner, found);
     walk(children, inner, depth + 1, found);
   }
@@ -105,10 +116,11 @@ function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found
 function readAttributes(
   attributes: Record<string, string>,
   scope: Map<string, string>,
-  found: FoundMetadata,
+  found: XmpMetadata,
 ): void {
   for (const [name, value] of Object.entries(attributes)) {
     const { uri, local } = resolve(name, scope);
+    if (uri === XMP_NOTE && local === 'HasExtendedXMP') found.hasExtendedXmp ??= decodeXmlText(value);
     if (uri !== DC) continue;
     if (local === 'creator' && found.authors.length < MAX_CREATORS) found.authors.push(decodeXmlText(value));
     if (local === 'title' || local === 'description') found[local] ??= decodeXmlText(value);

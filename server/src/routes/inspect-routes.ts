@@ -52,6 +52,7 @@ export function createInspectRoutes(options: InspectRoutesOptions): Hono<{ Varia
       metadata: {
         author: analysis.authors.join(', '),
         authors: analysis.authors,
+        ...(analysis.authorSource === undefined ? {} : { author_source: analysis.authorSource }),
         title: analysis.title ?? null,
         ...(analysis.description === undefined ? {} : { description: analysis.description }),
       },

@@ -45,7 +45,12 @@ export function createSignRoutes(options: SignRoutesOptions): Hono<{ Variables: 
         record.eventId,
         options.relayWaitMs ?? SERVER_DEFAULTS.relayWaitMs,
       )) ?? [];
-    return c.json({ success: true, ...description, published_to: publishedTo }, 200);
+    // Where the author was read (`metadata.author_source`) is said at signing only: the event does not state it.
+    const metadata = {
+      ...description.metadata,
+      ...(analysis.authorSource === undefined ? {} : { author_source: analysis.authorSource }),
+    };
+    return c.json({ success: true, ...description, metadata, published_to: publishedTo }, 200);
   });
   return app;
 }
