@@ -148,6 +148,7 @@ export class SigningSession {
       const { session: publishing, warning: outboxWarning } = await PublishSession.open({
         relays: options.relays,
         outboxFile: outboxFileOf(options.cacheFile),
+        budgetMs: options.publishTimeoutMs,
       });
       if (outboxWarning) logger.warn(outboxWarning);
       session.#publishing = publishing;
@@ -229,7 +230,9 @@ export class SigningSession {
     // Unchanged pages' events reached the relays in an earlier run (or wait in the outbox), unless the
     // relays changed since.
     if (this.#republishUnchanged && result.outcome === 'unchanged' && result.event)
-      this.#publishing?.send([result.event]);
+      this.#publishing?.send([result.event]).catch((error: unknown) => {
+        this.#fatal ??= error;
+      });
     this.reports.push({
       path,
       outcome: result.outcome,
@@ -428,10 +431,12 @@ export class SigningSession {
         results.push({ outcome: 'signed', output, event, url: item.url });
       }
       if (journal.length > 0) this.#signedBatch = true;
+      // The events reach the outbox's journal first (then go off to the relays while the run goes on;
+      // finishPublishing waits for the answers within the run's budget): a page the cache calls signed
+      // always has its event in the outbox or on its relays, whenever the run is killed.
+      await this.#publishing?.send(journal.map(([, entry]) => entry.event));
       // The signatures reach the cache's journal before the pages reach the disk.
       if (journal.length > 0) await this.#appendJournal(journal);
-      // Off to the relays while the run goes on; finishPublishing waits for their answers.
-      this.#publishing?.send(journal.map(([, entry]) => entry.event));
       for (const [index, item] of items.entries()) item.resolve(results[index] as PageResult);
     } catch (error) {
       this.#fatal ??= error;
