@@ -13,6 +13,7 @@ import { HEX64 } from '../nostr/crypto.js';
 import { isEventShape } from '../nostr/event-shape.js';
 import { PARSER_REVISION } from '../page/parse.js';
 import { journalFileOf, readJournal } from './journal.js';
+import { PackedPages } from './packed-pages.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
 export const CACHE_SPEC = 'siegel-page/2';
@@ -111,7 +112,7 @@ async function readSnapshot(
     selector: header.selector,
     mirrors: header.mirrors ?? [],
     relays: header.relays ?? [],
-    pages: new Map(),
+    pages: new PackedPages<SignCacheEntry>(),
   });
   let text: string;
   try {
@@ -162,7 +163,8 @@ async function readSnapshot(
       notice: `The cache \`${file}\` was made for other mirrors (${list(cachedMirrors)}; now ${list(mirrors)}); re-signing all pages.`,
     };
   }
-  const pages = new Map<string, SignCacheEntry>();
+  // Packed (one JSON text per page): the parsed file is garbage once this loop is done.
+  const pages = new PackedPages<SignCacheEntry>();
   let dropped = 0;
   const raw = data.pages;
   // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
@@ -208,9 +210,7 @@ async function readSnapshot(
  * @throws {SiegelError} `io_error` when the file cannot be written.
  */
 export async function writeSignCache(file: string, cache: SignCache): Promise<void> {
-  const pages: Record<string, SignCacheEntry> = {};
-  for (const path of [...cache.pages.keys()].sort()) pages[path] = cache.pages.get(path) as SignCacheEntry;
-  const data = {
+  const header = {
     spec: CACHE_SPEC,
     version: CACHE_VERSION,
     parser: PARSER_REVISION,
@@ -219,10 +219,16 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     selector: cache.selector,
     ...(cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {}),
     relays: cache.relays ?? [],
-    pages,
   };
+  // The same JSON as `JSON.stringify({ ...header, pages })`, built from each entry's text: packed pages
+  // are written as they are held, never unpacked all at once.
+  const { pages } = cache;
+  const entryText = (path: string) =>
+    (pages instanceof PackedPages ? pages.text(path) : undefined) ?? JSON.stringify(pages.get(path));
+  const parts = [...pages.keys()].sort().map((path) => `${JSON.stringify(path)}:${entryText(path)}`);
+  const text = `${JSON.stringify(header).slice(0, -1)},"pages":{${parts.join(',')}}}\n`;
   try {
-    await writeFileAtomic(file, `${JSON.stringify(data)}\n`);
+    await writeFileAtomic(file, text);
   } catch (cause) {
     throw new SiegelError('io_error', `Cannot write the cache \`${file}\``, { cause });
   }
