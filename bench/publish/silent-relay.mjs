@@ -39,7 +39,11 @@ async function sign(root, build, name, relays) {
   const project = join(root, name);
   await cp(build, join(project, 'dist'), { recursive: true });
   const args = [CLI, 'sign', 'dist', ...relays.flatMap((relay) => ['--relay', relay])];
-  const env = { PATH: process.env.PATH ?? '', SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: 'https://example.com' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    SIEGEL_SECRET_KEY: '9'.repeat(64),
+    SITE_URL: 'https://example.com',
+  };
   const start = performance.now();
   const output = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -51,7 +55,9 @@ async function sign(root, build, name, relays) {
       text += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`siegel exited ${code}:\n${text}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`siegel exited ${code}:\n${text}`)),
+    );
   });
   const ms = performance.now() - start;
   if (!output.includes(`${PAGES} signed`)) throw new Error(`not every page was signed:\n${output}`);
@@ -69,7 +75,9 @@ try {
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`${PAGES} pages, one silent relay vs none (siegel sign, local key, fresh cache each):`);
   console.log(`  no relay:          ${seconds(none)}`);
-  console.log(`  one silent relay:  ${seconds(silent)}  (+${seconds(extra)}; goal ≤ the ${seconds(BUDGET_MS)} budget)`);
+  console.log(
+    `  one silent relay:  ${seconds(silent)}  (+${seconds(extra)}; goal ≤ the ${seconds(BUDGET_MS)} budget)`,
+  );
   console.log(`  ${extra <= BUDGET_MS + 1_000 ? 'within the budget' : 'OVER THE BUDGET'}`);
 } finally {
   relay.child.kill('SIGTERM');
