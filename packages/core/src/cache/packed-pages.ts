@@ -28,6 +28,12 @@ export class PackedPages<Entry> implements Map<string, Entry> {
     return this.#texts.get(path);
   }
 
+  /** Keep `text` as the entry of `path`, as it is: the caller has checked that it parses to an entry. */
+  setText(path: string, text: string): this {
+    this.#texts.set(path, text);
+    return this;
+  }
+
   set(path: string, entry: Entry): this {
     this.#texts.set(path, JSON.stringify(entry));
     return this;

@@ -13,6 +13,7 @@ import { HEX64 } from '../nostr/crypto.js';
 import { isEventShape } from '../nostr/event-shape.js';
 import { PARSER_REVISION } from '../page/parse.js';
 import { journalFileOf, readJournal } from './journal.js';
+import { scanDocument, scanObject } from './json-members.js';
 import { PackedPages } from './packed-pages.js';
 
 /** Spec the cache's hashes follow; a cache for another spec is not used. */
@@ -124,10 +125,15 @@ async function readSnapshot(
       warning: `Cannot read the cache \`${file}\` (${(error as Error).message}); signing without it.`,
     };
   }
-  let data: Record<string, unknown>;
+  // The header's values are parsed; the pages' entries stay text until each is checked and packed below,
+  // so the whole cache never exists as one tree of objects (for 30 000 pages that was over 100 MB).
+  const data: Record<string, unknown> = {};
+  let pageTexts: Array<[string, number, number]> | undefined;
   try {
-    data = JSON.parse(text);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not an object');
+    for (const [key, start, end] of scanDocument(text)) {
+      if (key === 'pages' && text[start] === '{') pageTexts = scanObject(text, start).members;
+      else data[key] = JSON.parse(text.slice(start, end));
+    }
   } catch {
     return {
       cache: empty(),
@@ -173,17 +179,25 @@ async function readSnapshot(
   // Another page reading (a cache from before `parser` existed is revision 1): the events stay, but no file
   // may skip parsing — its element may read differently now, or be refused — so the fingerprints go.
   const sameParser = (data.parser ?? 1) === PARSER_REVISION;
-  if (raw && typeof raw === 'object') {
-    for (const [path, entry] of Object.entries(raw as Record<string, unknown>)) {
-      if (!isEntry(entry, String(data.pubkey))) dropped++;
-      else if (!sameParser) {
-        const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
-        pages.set(path, { ...kept, fingerprint: '' });
-      } else if (sameRelays) pages.set(path, entry);
-      else {
-        const { signedFingerprint: _, ...kept } = entry;
-        pages.set(path, kept);
-      }
+  const entries: Iterable<[string, unknown, string | undefined]> = pageTexts
+    ? pageTexts.map(([path, start, end]) => [path, undefined, text.slice(start, end)])
+    : raw && typeof raw === 'object'
+      ? Object.entries(raw as Record<string, unknown>).map(([path, entry]) => [path, entry, undefined])
+      : [];
+  for (const [path, parsed, entryText] of entries) {
+    let entry = parsed;
+    try {
+      if (entryText !== undefined) entry = JSON.parse(entryText);
+    } catch {}
+    if (!isEntry(entry, String(data.pubkey))) dropped++;
+    else if (!sameParser) {
+      const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
+      pages.set(path, { ...kept, fingerprint: '' });
+    } else if (sameRelays && entryText !== undefined) pages.setText(path, entryText);
+    else if (sameRelays) pages.set(path, entry);
+    else {
+      const { signedFingerprint: _, ...kept } = entry;
+      pages.set(path, kept);
     }
   }
   return {
@@ -220,13 +234,22 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     ...(cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {}),
     relays: cache.relays ?? [],
   };
-  // The same JSON as `JSON.stringify({ ...header, pages })`, built from each entry's text: packed pages
-  // are written as they are held, never unpacked all at once.
+  // The same JSON as `JSON.stringify({ ...header, pages })`, encoded piece by piece into one buffer from
+  // each entry's text: packed pages are written as they are held, never unpacked, and no string of the
+  // whole file is built.
   const { pages } = cache;
-  const entryText = (path: string) =>
-    (pages instanceof PackedPages ? pages.text(path) : undefined) ?? JSON.stringify(pages.get(path));
-  const parts = [...pages.keys()].sort().map((path) => `${JSON.stringify(path)}:${entryText(path)}`);
-  const text = `${JSON.stringify(header).slice(0, -1)},"pages":{${parts.join(',')}}}\n`;
+  const pieces = [`${JSON.stringify(header).slice(0, -1)},"pages":{`];
+  for (const path of [...pages.keys()].sort()) {
+    const entry =
+      (pages instanceof PackedPages ? pages.text(path) : undefined) ?? JSON.stringify(pages.get(path));
+    pieces.push(`${pieces.length > 1 ? ',' : ''}${JSON.stringify(path)}:`, entry);
+  }
+  pieces.push('}}\n');
+  let size = 0;
+  for (const piece of pieces) size += Buffer.byteLength(piece, 'utf8');
+  const text = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const piece of pieces) at += text.write(piece, at, 'utf8');
   try {
     await writeFileAtomic(file, text);
   } catch (cause) {
