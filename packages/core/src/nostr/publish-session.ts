@@ -98,6 +98,7 @@ export class PublishSession {
   readonly #tasks = new Set<PublishTask>();
   /** Set once the budget ran out: later failures say so. */
   #expired: string | undefined;
+  #closed = false;
   /** Relays each event was sent to in this run (each pair once). */
   readonly #sent = new Map<string, Set<string>>();
   readonly #counts = new Map<string, RelayPublishCount>();
@@ -252,7 +253,7 @@ export class PublishSession {
       try {
         await this.#waitWithinBudget();
       } finally {
-        this.#publisher.close();
+        this.#closePublisher();
         await this.#journal.close();
       }
       try {
@@ -285,6 +286,13 @@ export class PublishSession {
     return this.#finished;
   }
 
+  /** Close the publisher once (it fails what it still holds). */
+  #closePublisher(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#publisher.close();
+  }
+
   /**
    * Wait for every publish task, at most the budget. Then close the publisher, which fails what it still
    * holds; a task that does not settle within a grace period after that fails here, for every relay.
@@ -296,7 +304,7 @@ export class PublishSession {
     const expired = await raceTimer(allDone(), this.#budgetMs);
     if (!expired) return;
     this.#expired = `no answer within ${formatSeconds(this.#budgetMs)} (the run's publishing budget)`;
-    this.#publisher.close();
+    this.#closePublisher();
     if (!(await raceTimer(allDone(), CLOSE_GRACE_MS))) return;
     for (const task of [...this.#tasks]) {
       this.#settle(failAll(task, this.#expired), task);
