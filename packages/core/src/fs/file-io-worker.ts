@@ -17,24 +17,16 @@ function runOp(kind: number, path: string, data: string | Uint8Array): void {
 
 parentPort?.on('message', (jobs: WireJob[]) => {
   const results: WireResults = { done: [], failed: [] };
-  // The buffers that came transferred go back the same way, written: this thread allocates almost nothing,
-  // so its garbage collector seldom runs and their memory (pages' bytes) piled up here until it did — about
-  // 100 MB of a 10 000-page run. On the main thread they are young garbage, freed by its next scavenge.
-  const written = new Set<ArrayBuffer>();
   for (const job of jobs) {
     const id = job[0] as number;
     try {
-      for (let index = 1; index < job.length; index += 3) {
-        const data = job[index + 2] as string | Uint8Array;
-        runOp(job[index] as number, job[index + 1] as string, data);
-        if (typeof data !== 'string' && data.buffer instanceof ArrayBuffer) written.add(data.buffer);
-      }
+      for (let index = 1; index < job.length; index += 3)
+        runOp(job[index] as number, job[index + 1] as string, job[index + 2] as string | Uint8Array);
       results.done.push(id);
     } catch (error) {
       const { message, code } = error as NodeJS.ErrnoException;
       results.failed.push([id, message ?? String(error), code]);
     }
   }
-  results.buffers = [...written];
-  parentPort?.postMessage(results, results.buffers);
+  parentPort?.postMessage(results);
 });

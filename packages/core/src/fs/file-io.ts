@@ -159,8 +159,6 @@ export const OP_CODES = { mkdir: 0, write: 1, replace: 2 } as const;
 export interface WireResults {
   done: number[];
   failed: Array<[id: number, message: string, code: string | undefined]>;
-  /** The jobs' buffers, handed back (transferred) once written, to be freed on the main thread. */
-  buffers?: ArrayBuffer[];
 }
 
 function toWire(id: number, ops: FileOp[]): WireJob {
