@@ -149,12 +149,16 @@ describe('an interrupted run loses no publication (issue 24, acceptance 3)', () 
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         child.on('close', (_code, got) => resolve(got)),
       );
-      // Mid-publish: every page is signed and its event sent (to the journal first), and the run waits for
-      // the relay's answers.
+      // Mid-publish: every page is signed and written, the cache saved (its journal folded and gone), every
+      // event sent (to the outbox's journal first), and the run waits for the relay's answers.
       const journal = join(root, '.sign-outbox.json.journal');
       await eventually(async () => {
         const text = existsSync(journal) ? await readFile(journal, 'utf8') : '';
-        return text.split('\n').filter(Boolean).length === 300;
+        return (
+          text.split('\n').filter(Boolean).length === 300 &&
+          existsSync(join(root, '.sign-cache.json')) &&
+          !existsSync(join(root, '.sign-cache.json.journal'))
+        );
       }, 60_000).catch((error: Error) => {
         throw new Error(`${error.message}: the run did not reach publishing\n${output}`);
       });
