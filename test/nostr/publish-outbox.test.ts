@@ -103,6 +103,42 @@ describe('the publishing outbox', () => {
     expect(await session.finish()).toMatchObject({ events: 2, published: 0, unreached: 2, waiting: 2 });
   });
 
+  it('folds the journal an interrupted run left into the outbox: each event due at once, a torn last line skipped (issue 24)', async () => {
+    const file = join(dir, 'journal.outbox.json');
+    const [waiting, fresh] = makeEvents(2, 'journal');
+    // The outbox file: one event still owed to `down`, delivered to the relay already.
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        events: [{ event: waiting, relays: [down], delivered: [relay.url], attempts: 2, nextTry: 9e12 }],
+      }),
+    );
+    // The journal: both events were being sent to both relays when the run was killed mid-append.
+    const line = (event: unknown) => JSON.stringify({ event, relays: [relay.url, down] });
+    await writeFile(`${file}.journal`, `${line(waiting)}\n${line(fresh)}\n${line(fresh).slice(0, 40)}`);
+    const { outbox, folded } = await readOutbox(file);
+    expect(folded).toBe(2);
+    expect(outbox.get(waiting?.id as string)).toMatchObject({
+      relays: [down],
+      delivered: [relay.url],
+      attempts: 2,
+      nextTry: 0,
+    });
+    expect(outbox.get(fresh?.id as string)).toMatchObject({
+      relays: [relay.url, down],
+      attempts: 0,
+      nextTry: 0,
+    });
+
+    // Opening a session writes the folded outbox and drops the journal; a due-only run sends both.
+    const { session } = await PublishSession.open({ relays: [relay.url], outboxFile: file });
+    expect(await readdir(dir)).not.toContain('journal.outbox.json.journal');
+    expect(session.sendOutbox({ dueOnly: true })).toBe(2);
+    expect(await session.finish()).toMatchObject({ waiting: 2 });
+    expect(await queryRelay(relay.url, { ids: [fresh?.id] })).toHaveLength(1);
+  });
+
   it('moves a corrupt outbox aside (its content kept) instead of overwriting it', async () => {
     const file = join(dir, 'corrupt.outbox.json');
     await writeFile(file, '{"version":1,"events":[{"event":"half a wri');

@@ -78,6 +78,11 @@ describe('siegel CLI (built dist/cli.js)', () => {
       ],
       [['sign', 'dist', '--request-timeout', '3'], '`--request-timeout` is for verify'],
       [
+        ['sign', 'dist', '--publish-timeout', 'soon'],
+        '`--publish-timeout` must be a number of seconds (0 or more), got `soon`',
+      ],
+      [['verify', 'dist', '--publish-timeout', '3'], '`--publish-timeout` is for sign and publish'],
+      [
         ['sign', 'dist', '--mirror', 'ftp://mirror.example'],
         'The mirror URL `ftp://mirror.example` must start with http:// or https:// (`--mirror`)',
       ],
@@ -91,6 +96,25 @@ describe('siegel CLI (built dist/cli.js)', () => {
       );
     }
   }, 60_000);
+
+  it('refuses an unsupported --selector in sign exactly as verify does: exit 2, no page touched (issue 24, acceptance 5)', async () => {
+    const { root, dist, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const env = { SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: 'https://example.com' };
+    const before = await readFile(join(dist, 'index.html'), 'utf8');
+    const verify = await runCli(['verify', 'dist', '--selector', 'main:first-child'], root, env);
+    const sign = await runCli(['sign', 'dist', '--selector', 'main:first-child'], root, env);
+    expect(verify.code, verify.stderr).toBe(2);
+    expect(verify.stderr).toContain(
+      'Unsupported selector `main:first-child`: `:first-child` is not supported',
+    );
+    expect(sign).toMatchObject({ code: 2, stdout: '' });
+    // The same usage error, and nothing about pages: the local-key notice is the only other line.
+    expect(sign.stderr.split('\n').filter((line) => !line.startsWith('Signing in-process'))).toEqual(
+      verify.stderr.split('\n'),
+    );
+    expect(await readFile(join(dist, 'index.html'), 'utf8')).toBe(before);
+  }, 30_000);
 
   it('signs offline with a local key from .env, verifies (0), and fails verification on a change (1)', async () => {
     const { root, dist, cleanup } = await createFixtureProject();

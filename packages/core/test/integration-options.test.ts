@@ -5,10 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   INTEGRATION_DEFAULTS,
+  type IntegrationOptions,
   integrationOptionsSchema,
   parseIntegrationOptions,
   toSignSiteOptions,
 } from '../src/integration/integration.js';
+import { resolveSignSiteOptions } from '../src/options/options.js';
 
 let roots: string[] = [];
 afterEach(async () => {
@@ -81,10 +83,27 @@ describe('toSignSiteOptions', () => {
       dryRun: true,
       verbose: true,
       cacheFile: '/var/cache/sign.json',
+      publishTimeoutMs: 1500,
       ...BUNKER_OPTIONS,
     };
     const options = toSignSiteOptions(given, { root: '/nonexistent-siegel-root', logger: quietLogger });
     expect(options).toMatchObject(given);
+  });
+
+  it('builds inherit the publishing budget: 5 s by default, `publishTimeoutMs` or SIEGEL_PUBLISH_TIMEOUT_MS from the root’s .env (issue 24)', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'siegel-integration-budget-'));
+    roots.push(root);
+    const resolve = (options: IntegrationOptions) =>
+      resolveSignSiteOptions(
+        toSignSiteOptions({ site: 'https://example.com', ...options }, { root, logger: quietLogger }),
+      ).publishTimeoutMs;
+    expect(resolve({})).toBe(5_000);
+    expect(resolve({ publishTimeoutMs: 800 })).toBe(800);
+    await writeFile(join(root, '.env'), 'SIEGEL_PUBLISH_TIMEOUT_MS=2500\n');
+    expect(resolve({})).toBe(2_500);
+    expect(() =>
+      parseIntegrationOptions(integrationOptionsSchema, { publishTimeoutMs: -1 }, '@siegel/x'),
+    ).toThrow(/option `publishTimeoutMs`: must be a whole number ≥ 0, got `-1`/);
   });
 
   it('calls the host logger’s methods as methods (a class instance like Astro’s logger works)', () => {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CacheJournal } from '../src/cache/journal.js';
 import { fingerprintFile, readSignCache, type SignCache, writeSignCache } from '../src/cache/sign-cache.js';
 import { LocalKeySigner } from '../src/index.js';
+import { PARSER_REVISION } from '../src/page/parse.js';
 
 let dir: string;
 let file: string;
@@ -52,6 +53,36 @@ describe('sign cache', () => {
       const result = await readSignCache(file, header());
       expect(result.cache.pages.size, corrupt).toBe(0);
       expect(result.warning, corrupt).toMatch(/is corrupt/);
+    }
+  });
+
+  it('reads any JSON layout of the file, entry by entry, and writes what it read byte for byte (issue 24: packed pages)', async () => {
+    // A path and a content with quotes, backslashes and brackets: the reader scans entries without parsing
+    // the whole file, so it must find each entry's end exactly where JSON.parse would.
+    const tricky = { ...event, content: 'a "quoted" \\ path } ] { [ \\"' };
+    const entry = { hash, event: tricky, fingerprint: fingerprintFile('raw'), insertAt: 3 };
+    const cacheData = {
+      spec: 'siegel-page/2',
+      version: 1,
+      parser: PARSER_REVISION,
+      ...header(),
+      relays: [],
+      pages: { 'dir/"odd" \\ }.html': entry, 'b.html': { ...entry, insertAt: 4 } },
+    };
+    // Pretty-printed, pages first: not the layout Siegel writes.
+    const { pages, ...rest } = cacheData;
+    await writeFile(file, `  ${JSON.stringify({ pages, ...rest }, null, 2)}\n`);
+    const { cache, warning } = await readSignCache(file, header());
+    expect(warning).toBeUndefined();
+    expect(cache.pages.get('dir/"odd" \\ }.html')).toEqual(entry);
+    expect(cache.pages.get('b.html')?.insertAt).toBe(4);
+    await writeSignCache(file, cache);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(cacheData);
+    // A file cut anywhere is corrupt, never half read.
+    const whole = await readFile(file, 'utf8');
+    for (const cut of [1, 40, whole.length - 3, whole.length - 2]) {
+      await writeFile(file, whole.slice(0, cut));
+      expect((await readSignCache(file, header())).warning, String(cut)).toMatch(/is corrupt/);
     }
   });
 

@@ -35,6 +35,8 @@ Options for sign:
   --relay URL       relay (wss://; ws:// on loopback): the block's nevent hint, and where the events are
                     published; repeatable (default: SIEGEL_RELAYS). Events a relay did not take wait in
                     .sign-outbox.json beside the cache and are sent again by later runs (with backoff)
+  --publish-timeout S  seconds to wait for the relays' answers after the last page is signed (default 5,
+                    or SIEGEL_PUBLISH_TIMEOUT_MS); what is not confirmed by then waits in the outbox
   --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
   --max-page-bytes N  largest page to sign, e.g. 64MiB (default: 32MiB or SIEGEL_MAX_PAGE_BYTES)
   --verbose         list every page and its outcome
@@ -43,6 +45,8 @@ Options for publish:
   --relay URL       relay for --all; repeatable (default: SIEGEL_RELAYS)
   --cache FILE      the cache whose outbox is sent (default: .sign-cache.json in the current directory)
   --all             also send every event in dir/verify/*.json to the relays
+  --publish-timeout S  seconds to wait for the relays' answers (default 30); what is not confirmed by
+                    then stays in the outbox
 
 Options for verify:
   --pubkey P        expected signer, hex or npub
@@ -117,6 +121,9 @@ async function main(argv: string[]): Promise<number> {
   // A bad `--relay` is named as the flag the user typed (the API's name for it is `relays`).
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
   if (values.mirror !== undefined && command === 'sign') parseMirrors(values.mirror, '--mirror');
+  const publishTimeout = values['publish-timeout'];
+  const publishTimeoutMs =
+    publishTimeout === undefined ? undefined : parseSeconds(publishTimeout, '--publish-timeout', true);
   const maxPageBytes =
     values['max-page-bytes'] === undefined
       ? undefined
@@ -143,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
       ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
+      ...(publishTimeoutMs !== undefined ? { publishTimeoutMs } : {}),
     });
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
   }
@@ -168,6 +176,7 @@ async function main(argv: string[]): Promise<number> {
       all: values.all ?? false,
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(publishTimeoutMs !== undefined ? { timeoutMs: publishTimeoutMs } : {}),
     });
     return report.unreached > 0 ? EXIT.failure : EXIT.ok;
   }
@@ -175,6 +184,7 @@ async function main(argv: string[]): Promise<number> {
     for (const name of ['cache', 'dry-run', 'mirror'] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
     }
+    if (publishTimeout !== undefined) throw new UsageError('`--publish-timeout` is for sign and publish');
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const isUrl = /^https?:\/\//i.test(target ?? '');
     if (!isUrl) {
@@ -218,11 +228,13 @@ async function main(argv: string[]): Promise<number> {
   throw new UsageError(`Unknown command \`${command}\` (use sign, verify or publish)`);
 }
 
-/** Seconds from an option, in milliseconds. */
-function parseSeconds(text: string, name: string): number {
+/** Seconds from an option, in milliseconds; 0 only where `zero` allows it. */
+function parseSeconds(text: string, name: string, zero = false): number {
   const seconds = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!(seconds > 0))
-    throw new UsageError(`\`${name}\` must be a number of seconds greater than 0, got \`${text}\``);
+  if (!(seconds > 0 || (zero && seconds === 0)))
+    throw new UsageError(
+      `\`${name}\` must be a number of seconds ${zero ? '(0 or more)' : 'greater than 0'}, got \`${text}\``,
+    );
   return Math.round(seconds * 1000);
 }
 
@@ -247,6 +259,7 @@ function parse(argv: string[]) {
       'allow-redirects-to': { type: 'string', multiple: true },
       'request-timeout': { type: 'string' },
       'total-timeout': { type: 'string' },
+      'publish-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -45,6 +45,7 @@ export const integrationOptionsSchema = signSiteOptionsSchema
     verbose: true,
     cacheFile: true,
     relays: true,
+    publishTimeoutMs: true,
     bunkerUrl: true,
     bunkerApiToken: true,
     bunkerKeyName: true,
@@ -132,6 +133,7 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     bunkerApiToken: options.bunkerApiToken,
     bunkerKeyName: options.bunkerKeyName,
     ...(options.relays ? { relays: options.relays } : {}),
+    ...(options.publishTimeoutMs !== undefined ? { publishTimeoutMs: options.publishTimeoutMs } : {}),
     ...(options.mirrors ? { mirrors: options.mirrors } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     logger: {

@@ -1,7 +1,14 @@
 import { isAbsolute, relative } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
-import { type Outbox, type OutboxEntry, readOutbox, retryDelayMs, writeOutbox } from './publish-outbox.js';
+import {
+  type Outbox,
+  type OutboxEntry,
+  OutboxJournal,
+  readOutbox,
+  retryDelayMs,
+  writeOutbox,
+} from './publish-outbox.js';
 import { type EventPublishResult, RelayPublisher, type RelayPublisherOptions } from './relay-publisher.js';
 import { parseRelays } from './relays.js';
 
@@ -40,16 +47,37 @@ export interface PublishSessionOptions {
   outboxFile: string;
   /** Timeouts and window of the {@link RelayPublisher}. */
   publisher?: RelayPublisherOptions;
+  /**
+   * How long {@link PublishSession.finish} waits for the relays' answers, in milliseconds (default
+   * {@link PUBLISH_BUDGET_MS}); what is not confirmed by then waits in the outbox.
+   */
+  budgetMs?: number;
   /** The clock, for the outbox's retry times (default `Date.now`). */
   now?: () => number;
 }
 
+/** Default of {@link PublishSessionOptions.budgetMs}: 5 s (`signSite`'s default `publishTimeoutMs`). */
+export const PUBLISH_BUDGET_MS = 5_000;
+/** After the budget, how long the publisher has to fail what it still holds once closed. */
+const CLOSE_GRACE_MS = 1_000;
+
+/** One `publish` call in flight: its events, the relays they went to, and whether it was answered. */
+interface PublishTask {
+  events: readonly NostrEvent[];
+  relays: readonly string[];
+  done: Promise<void>;
+  settled: boolean;
+}
+
 /**
- * One publishing run over a durable outbox: events are sent as they are handed in (nothing waits for the
- * network until {@link finish}), every answer updates the outbox in memory, and {@link finish} waits for
- * the last answers, writes the outbox (atomically; removed when empty) and closes the connections. An event
- * leaves the outbox only when every relay it was meant for has taken it; until then it waits there with its
- * attempts and the time of its next try (1 min, doubled per attempt, at most 6 h).
+ * One publishing run over a durable outbox: each event handed in is first appended to the outbox's journal
+ * (so a run killed while publishing loses nothing: the next run folds the journal into the outbox and sends
+ * it again), then sent (nothing waits for the network until {@link finish}); every answer updates the
+ * outbox in memory, and {@link finish} waits for the last answers — at most the run's budget, after which
+ * the connections are closed and what is unconfirmed stays in the outbox — writes the outbox (atomically;
+ * removed when empty) and removes the journal. An event leaves the outbox only when every relay it was
+ * meant for has taken it; until then it waits there with its attempts and the time of its next try (1 min,
+ * doubled per attempt, at most 6 h).
  *
  * @example
  * ```ts
@@ -65,7 +93,12 @@ export class PublishSession {
   readonly #file: string;
   readonly #publisher: RelayPublisher;
   readonly #now: () => number;
-  readonly #tasks = new Set<Promise<void>>();
+  readonly #budgetMs: number;
+  readonly #journal: OutboxJournal;
+  readonly #tasks = new Set<PublishTask>();
+  /** Set once the budget ran out: later failures say so. */
+  #expired: string | undefined;
+  #closed = false;
   /** Relays each event was sent to in this run (each pair once). */
   readonly #sent = new Map<string, Set<string>>();
   readonly #counts = new Map<string, RelayPublishCount>();
@@ -76,6 +109,8 @@ export class PublishSession {
     this.outbox = outbox;
     this.#file = file;
     this.#now = options.now ?? Date.now;
+    this.#budgetMs = options.budgetMs ?? PUBLISH_BUDGET_MS;
+    this.#journal = new OutboxJournal(file);
     // The outbox may name relays that are no longer configured: its events still go there.
     const known = [...relays];
     for (const entry of outbox.values())
@@ -91,13 +126,23 @@ export class PublishSession {
    */
   static async open(options: PublishSessionOptions): Promise<{ session: PublishSession; warning?: string }> {
     const relays = parseRelays(options.relays);
-    const { outbox, warning } = await readOutbox(options.outboxFile);
+    const { outbox, warning, folded } = await readOutbox(options.outboxFile);
+    // An interrupted run's journal: its events are in the outbox file before a new journal starts.
+    if (folded) await writeOutbox(options.outboxFile, outbox);
     const session = new PublishSession(relays, outbox, options.outboxFile, options);
     return warning ? { session, warning } : { session };
   }
 
-  /** Send `events` to the configured relays (or to `relays`); returns at once. */
-  send(events: readonly NostrEvent[], relays: readonly string[] = this.relays): void {
+  /**
+   * Send `events` to the configured relays (or to `relays`): each is appended to the outbox's journal
+   * first, then sent. Resolves once the journal holds them (the answers come later, see {@link finish}).
+   * @throws {SiegelError} `io_error` when the journal cannot be written (nothing is sent then).
+   */
+  send(events: readonly NostrEvent[], relays: readonly string[] = this.relays): Promise<void> {
+    return this.#send(events, relays, true);
+  }
+
+  #send(events: readonly NostrEvent[], relays: readonly string[], journal: boolean): Promise<void> {
     if (this.#finished) throw new Error('PublishSession: send after finish');
     const byRelays = new Map<string, NostrEvent[]>();
     for (const event of events) {
@@ -107,15 +152,36 @@ export class PublishSession {
       for (const relay of targets) sent.add(relay);
       if (targets.length === 0) continue;
       const key = targets.join('\n');
-      byRelays.set(key, [...(byRelays.get(key) ?? []), event]);
+      const group = byRelays.get(key);
+      if (group) group.push(event);
+      else byRelays.set(key, [event]);
     }
+    const written: Array<Promise<void>> = [];
     for (const [key, group] of byRelays) {
-      const task = this.#publisher
-        .publish(group, key.split('\n'))
-        .then((results) => this.#settle(results))
+      const targets = key.split('\n');
+      const journalled = journal ? this.#journal.append(group, targets) : Promise.resolve();
+      written.push(journalled);
+      const task: PublishTask = { events: group, relays: targets, settled: false, done: Promise.resolve() };
+      task.done = journalled
+        .then(() => this.#publisher.publish(group, targets))
+        .then(
+          (results) => this.#settle(results, task),
+          // Not journalled: not sent either; the events fail here and wait in the outbox.
+          (error: unknown) => this.#settle(failAll(task, `not sent: ${(error as Error).message}`), task),
+        )
         .finally(() => this.#tasks.delete(task));
       this.#tasks.add(task);
     }
+    return Promise.all(written).then(
+      () => undefined,
+      (cause: unknown) => {
+        throw new SiegelError(
+          'io_error',
+          `Cannot write the outbox journal \`${this.#journal.file}\`: ${(cause as Error).message}`,
+          { cause },
+        );
+      },
+    );
   }
 
   /**
@@ -127,14 +193,20 @@ export class PublishSession {
     let count = 0;
     for (const entry of [...this.outbox.values()]) {
       if (options.dueOnly && entry.nextTry > now) continue;
-      this.send([entry.event], entry.relays);
+      // Already durable in the outbox file: no journal line.
+      void this.#send([entry.event], entry.relays, false);
       count++;
     }
     return count;
   }
 
-  #settle(results: EventPublishResult[]): void {
-    for (const { event, accepted, failed } of results) {
+  #settle(results: EventPublishResult[], task: PublishTask): void {
+    if (task.settled) return;
+    task.settled = true;
+    const expired = this.#expired;
+    for (const { event, accepted, failed: answers } of results) {
+      // After the budget, the publisher's own reason (closed, timed out) is the budget's doing.
+      const failed = expired ? answers.map(({ relay }) => ({ relay, reason: expired })) : answers;
       for (const relay of accepted) {
         const count = this.#counts.get(relay) as RelayPublishCount;
         count.sent++;
@@ -171,16 +243,18 @@ export class PublishSession {
   }
 
   /**
-   * Wait for every answer (each bounded by the publisher's timeouts), write the outbox and close the
-   * connections. Called again, it returns the same report.
+   * Wait for the answers — at most the session's budget (`budgetMs`, default 5 s), then close the
+   * connections, so that what is not confirmed fails and waits in the outbox — write the outbox and remove
+   * the journal. Called again, it returns the same report.
    * @throws {SiegelError} `io_error` when the outbox cannot be written.
    */
   finish(): Promise<PublishReport> {
     this.#finished ??= (async () => {
       try {
-        while (this.#tasks.size > 0) await Promise.all(this.#tasks);
+        await this.#waitWithinBudget();
       } finally {
-        this.#publisher.close();
+        this.#closePublisher();
+        await this.#journal.close();
       }
       try {
         await writeOutbox(this.#file, this.outbox);
@@ -211,7 +285,54 @@ export class PublishSession {
     })();
     return this.#finished;
   }
+
+  /** Close the publisher once (it fails what it still holds). */
+  #closePublisher(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#publisher.close();
+  }
+
+  /**
+   * Wait for every publish task, at most the budget. Then close the publisher, which fails what it still
+   * holds; a task that does not settle within a grace period after that fails here, for every relay.
+   */
+  async #waitWithinBudget(): Promise<void> {
+    const allDone = async () => {
+      while (this.#tasks.size > 0) await Promise.all([...this.#tasks].map((task) => task.done));
+    };
+    const expired = await raceTimer(allDone(), this.#budgetMs);
+    if (!expired) return;
+    this.#expired = `no answer within ${formatSeconds(this.#budgetMs)} (the run's publishing budget)`;
+    this.#closePublisher();
+    if (!(await raceTimer(allDone(), CLOSE_GRACE_MS))) return;
+    for (const task of [...this.#tasks]) {
+      this.#settle(failAll(task, this.#expired), task);
+      this.#tasks.delete(task);
+    }
+  }
 }
+
+/** Every event of `task` failed at every relay it went to, for `reason`. */
+function failAll(task: PublishTask, reason: string): EventPublishResult[] {
+  const failed = task.relays.map((relay) => ({ relay, reason }));
+  return task.events.map((event) => ({ event, accepted: [], failed }));
+}
+
+/** Resolves `true` when `ms` pass before `promise` settles, `false` otherwise; the timer never outlives it. */
+async function raceTimer(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => false), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const formatSeconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 function isRelay(relay: string): boolean {
   try {

@@ -9,7 +9,7 @@ import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import type { Signer } from '../nostr/signer.js';
 import { siteBaseOf } from '../page/page-event.js';
-import { DEFAULT_SELECTOR } from '../page/selector.js';
+import { compileSelector, DEFAULT_SELECTOR } from '../page/selector.js';
 import { parseByteSize } from '../text/byte-size.js';
 
 /**
@@ -55,6 +55,14 @@ export const DEFAULTS = {
    * a larger one is refused, as a failed page, before it is read. See the README, "Performance".
    */
   maxPageBytes: 32 * 1024 * 1024,
+  /**
+   * How long a signing run waits for the relays' answers once its last page is signed, in milliseconds
+   * (`SIEGEL_PUBLISH_TIMEOUT_MS`, `--publish-timeout`): 5 s. What no relay confirmed by then waits in the
+   * outbox for the next run or `siegel publish`; a silent relay cannot hold a build longer than this.
+   */
+  publishTimeoutMs: 5_000,
+  /** The same budget for `siegel publish` (`publishSite`), which only publishes: 30 s. */
+  publishCommandTimeoutMs: 30_000,
 } as const;
 
 /**
@@ -209,6 +217,11 @@ export const signSiteOptionsSchema = z
     relays: z.array(z.string(must(RELAY)).refine(isRelayHint, must(RELAY)), must('an array of wss:// URLs')),
     /** Worker threads that parse pages in `signSite` (default: CPUs − 1, at most 4; `SIEGEL_PARSE_WORKERS`; 0 = none). */
     parseWorkers: z.int(must(WHOLE)).min(0, must(WHOLE)),
+    /**
+     * How long the run waits for the relays' answers after its last page is signed, in milliseconds
+     * (default 5000; `SIEGEL_PUBLISH_TIMEOUT_MS`). Events no relay confirmed by then wait in the outbox.
+     */
+    publishTimeoutMs: z.int(must(WHOLE)).min(0, must(WHOLE)),
     /** Largest page to sign, in bytes (default 32 MiB; `SIEGEL_MAX_PAGE_BYTES`): a larger one fails, unread. */
     maxPageBytes: z.int(must(POSITIVE)).min(1, must(POSITIVE)),
     /**
@@ -248,6 +261,8 @@ export interface ResolvedSignSiteOptions {
   relays: string[];
   parseWorkers: number;
   maxPageBytes: number;
+  /** Milliseconds to wait for the relays' answers after the last page is signed. */
+  publishTimeoutMs: number;
   /** Signatures verified per batch; `Infinity` for `'all'`. */
   verifySignatures: number;
 }
@@ -272,8 +287,8 @@ function check(schema: z.ZodType, input: unknown, describe: (issue: z.core.$ZodI
 
 /**
  * Validate options with {@link signSiteOptionsSchema} and apply the defaults and the environment
- * (`SITE_URL`, `SIEGEL_MIRRORS`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`, `SIEGEL_MAX_PAGE_BYTES`). A blank `selector` means
- * the default, as `--selector ''` always did.
+ * (`SITE_URL`, `SIEGEL_MIRRORS`, `SIEGEL_BATCH_SIZE`, `SIEGEL_RELAYS`, `SIEGEL_PARSE_WORKERS`, `SIEGEL_MAX_PAGE_BYTES`,
+ * `SIEGEL_PUBLISH_TIMEOUT_MS`). A blank `selector` means the default, as `--selector ''` always did.
  *
  * @example
  * ```ts
@@ -281,7 +296,8 @@ function check(schema: z.ZodType, input: unknown, describe: (issue: z.core.$ZodI
  * ```
  * @throws {SiegelError} `invalid_options` for unknown option names, a missing or bad `site`, a mirror
  *   that is not an absolute http(s) URL, bad numbers,
- *   a relay that is not a `wss://` URL.
+ *   a relay that is not a `wss://` URL, a selector outside the supported subset (the message `siegel verify`
+ *   gives it).
  */
 export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSiteOptions {
   // Relays first: parseRelays names the bad relay and where it came from (`relays`, `SIEGEL_RELAYS`).
@@ -315,13 +331,19 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   const fromEnv = {
     batchSize: options.batchSize === undefined ? numberFrom(env.SIEGEL_BATCH_SIZE) : undefined,
     parseWorkers: options.parseWorkers === undefined ? numberFrom(env.SIEGEL_PARSE_WORKERS) : undefined,
+    publishTimeoutMs:
+      options.publishTimeoutMs === undefined ? numberFrom(env.SIEGEL_PUBLISH_TIMEOUT_MS) : undefined,
   };
   check(signSiteOptionsSchema, fromEnv, (issue) => `\`${issue.path.join('.')}\` ${issue.message}`);
+  const selector = options.selector?.trim() || DEFAULTS.selector;
+  // A selector outside the supported subset is a usage error before any page is read (as in verify), not
+  // a failure of every page.
+  compileSelector(selector);
   return {
     site: siteBase,
     // The site itself is no mirror of itself.
     mirrors: (mirrors ?? readMirrorsFromEnv(env.SIEGEL_MIRRORS)).filter((mirror) => mirror !== siteBase),
-    selector: options.selector?.trim() || DEFAULTS.selector,
+    selector,
     dryRun: options.dryRun ?? DEFAULTS.dryRun,
     verbose: options.verbose ?? DEFAULTS.verbose,
     cacheFile: resolve(options.cacheFile ?? DEFAULTS.cacheFile),
@@ -342,6 +364,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
       (env.SIEGEL_MAX_PAGE_BYTES?.trim()
         ? parseByteSize(env.SIEGEL_MAX_PAGE_BYTES, 'SIEGEL_MAX_PAGE_BYTES')
         : DEFAULTS.maxPageBytes),
+    publishTimeoutMs: options.publishTimeoutMs ?? fromEnv.publishTimeoutMs ?? DEFAULTS.publishTimeoutMs,
     verifySignatures:
       options.verifySignatures === 'all'
         ? Number.POSITIVE_INFINITY

@@ -28,14 +28,15 @@ const WORKER_YOUNG_MB = 8;
 
 /**
  * Worker threads that parse pages while the main thread reads, hashes, signs and writes. Pages go to the
- * least busy worker; their bytes are transferred both ways.
+ * least busy worker; their bytes are transferred both ways. How many pages it holds at once is the
+ * caller's to bound (page-flow.ts runs it under a `p-queue`): p-queue runs promises, not threads, so the
+ * workers and their messages stay here.
  */
 export class ParsePool {
   readonly #workers: Array<{ worker: Worker; busy: number }> = [];
   readonly #jobs = new Map<number, Job>();
   readonly #selector: string;
   #next = 0;
-  #room: Array<() => void> = [];
   #failure: Error | undefined;
 
   readonly #size: number;
@@ -72,11 +73,6 @@ export class ParsePool {
     return new ParsePool(size, selector);
   }
 
-  /** Resolves once at most `limit` pages are pending. */
-  async waitForRoom(limit: number): Promise<void> {
-    while (this.#jobs.size > limit) await new Promise<void>((resolve) => this.#room.push(resolve));
-  }
-
   /** Parse a page. Its buffer is transferred to a worker and handed back in the result. */
   analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
     if (this.#failure) return Promise.reject(this.#failure);
@@ -105,7 +101,6 @@ export class ParsePool {
     const job = this.#jobs.get(response.id);
     if (!job) return;
     this.#jobs.delete(response.id);
-    for (const resolve of this.#room.splice(0)) resolve();
     if (response.parsed) job.resolve({ parsed: response.parsed, bytes: Buffer.from(response.buffer) });
     else job.reject(new Error(response.error ?? 'parse failed'));
   }
@@ -114,6 +109,5 @@ export class ParsePool {
     this.#failure ??= error;
     for (const job of this.#jobs.values()) job.reject(error);
     this.#jobs.clear();
-    for (const resolve of this.#room.splice(0)) resolve();
   }
 }

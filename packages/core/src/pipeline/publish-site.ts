@@ -26,6 +26,11 @@ export interface PublishSiteOptions {
   logger?: SiegelLogger;
   /** Timeouts and window of the publisher. */
   publisher?: RelayPublisherOptions;
+  /**
+   * How long to wait for the relays' answers, in milliseconds (default 30 000); what is not confirmed by
+   * then stays in the outbox.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -53,11 +58,12 @@ export async function publishSite(dir: string, options: PublishSiteOptions = {})
   const { session, warning } = await PublishSession.open({
     relays,
     outboxFile,
+    budgetMs: options.timeoutMs ?? DEFAULTS.publishCommandTimeoutMs,
     ...(options.publisher ? { publisher: options.publisher } : {}),
   });
   if (warning) logger.warn(warning);
   session.sendOutbox();
-  session.send(events);
+  await session.send(events);
   const report = await session.finish();
   const line = formatPublishReport(report);
   if (!line) logger.info('Siegel: nothing to publish (the outbox is empty; `--all` sends every event)');

@@ -1,9 +1,11 @@
-// pipeline/ owns a signing run from start to end: which pages (find-pages.ts), the session that holds the
-// signer and the cache and collects changed pages into batches (session.ts), the one place that decides
-// how much is in flight at once — reading, parsing on worker threads, signing, writing on the I/O thread
-// (pump.ts, with parse-pool.ts, file-io.ts and task-pool.ts) — and the summary of the run (summary.ts).
-// It asks page/ what a page is, cache/ what was signed before, signer/ for signatures and verify/ for the
-// verify pages; it knows nothing about HTML itself.
+// pipeline/ owns a signing run from start to end, and it reads in the order a page travels: which pages
+// (fs/find-pages.ts), then page-flow.ts moves each one — read → decide by its bytes → parse (parse-pool.ts,
+// worker threads) → decide by its hash (decide.ts) → sign in batches (sign-batches.ts) → write (the I/O
+// thread) → record — with one place that bounds how much is in flight. signing-run.ts holds what the run
+// keeps from start to end: the signer, the cache (run-cache.ts, journalled batch by batch), the publishing
+// (the outbox is journalled before anything is sent; the relays get a time budget) and the summary
+// (summary.ts). It asks page/ what a page is, cache/ what was signed before, signer/ for signatures and
+// verify/ for the verify pages; it knows nothing about HTML itself.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findSitePages } from '../fs/find-pages.js';
@@ -13,15 +15,17 @@ import {
   resolveSignSiteOptions,
   type SignSiteOptions,
 } from '../options/options.js';
-import { PagePump } from './pump.js';
-import { SigningSession } from './session.js';
+import { PageFlow } from './page-flow.js';
+import { SigningRun } from './signing-run.js';
 import { formatNothingSignedWarning, formatSummary, type SignSummary } from './summary.js';
 
 /**
  * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
  * signer in large batches (while later pages are still being parsed), take unchanged pages' blocks from the
  * cache with no bunker call, and write the pages, the verify pages and the cache — atomically, and during
- * long runs after every batch. Logs the summary through `options.logger` — and a warning when no page
+ * long runs after every batch. Each signed batch's events go to the outbox's journal before its pages are
+ * written, then to the relays (`relays`); once the last page is written the run waits at most
+ * `publishTimeoutMs` (5 s) for their answers, and what they did not confirm waits in the outbox. Logs the summary through `options.logger` — and a warning when no page
  * ended up signed (no HTML page found, or none with a `<main>`, or each refused or failed) — and returns it.
  *
  * The signer is checked first: a missing token, an unknown or locked key, or a bunker that is down throw
@@ -38,19 +42,19 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const resolved = resolveSignSiteOptions(options);
   const root = resolve(dir);
   const { paths, staleTemp } = await findSitePages(root, resolved);
-  const session = await SigningSession.open(resolved);
+  const run = await SigningRun.open(resolved);
   // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
-  const pump = new PagePump(root, resolved, session, paths.length);
+  const flow = new PageFlow(root, run, paths.length);
   try {
-    await pump.pump(paths);
-    return await finish(pump, session, resolved, paths, dir);
+    await flow.read(paths);
+    return await finish(flow, run, resolved, paths, dir);
   } finally {
-    await pump.close();
+    await flow.close();
     // Also after a fatal error: the signed batches' events reach the relays or the outbox (an error
     // here must not hide the one that stopped the run; on success finish() reported it already).
-    await session.finishPublishing().catch(() => undefined);
-    await session.closeSigner();
+    await run.finishPublishing().catch(() => undefined);
+    await run.closeSigner();
   }
 }
 
@@ -60,19 +64,20 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
  * and the summary logged, with a warning when no page ended up signed (never silent).
  */
 async function finish(
-  pump: PagePump,
-  session: SigningSession,
+  flow: PageFlow,
+  run: SigningRun,
   options: ResolvedSignSiteOptions,
   paths: string[],
   dir: string,
 ): Promise<SignSummary> {
-  await pump.drain();
-  if (!options.files && !session.fatal) session.prune(new Set(paths));
+  await flow.drain();
+  if (!options.files && !run.fatal) run.cache.prune(new Set(paths));
   // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
-  if (!session.fatal || session.signedAny) await session.saveCache();
-  if (session.fatal) throw session.fatal;
-  const published = await session.finishPublishing();
-  const summary = session.summary(published);
+  if (!run.fatal || run.signedAny) await run.cache.save();
+  if (run.fatal) throw run.fatal;
+  // Every page is signed and written: the relays get the run's budget (publishTimeoutMs) from here.
+  const published = await run.finishPublishing();
+  const summary = run.summary(published);
   options.logger.info(formatSummary(summary, { verbose: options.verbose, selector: options.selector }));
   // A relay that is down never fails the run; the events wait in the outbox, and the line says so.
   const line = published ? formatPublishReport(published) : '';

@@ -1,0 +1,85 @@
+// Bench (not a test), issue 24: what one silent relay costs a signing run. The same 1 000-page site (the
+// sign-site bench's pages) is signed by the built `siegel` CLI twice, each time from a fresh copy and an
+// empty cache, with a local key: once with no relay, once with one relay that accepts the connection, reads
+// every EVENT and never answers (test/support/relay, `--silent`). The difference is what the relay costs;
+// the goal is at most the run's publishing budget (`publishTimeoutMs`, 5 s by default) — before the budget
+// it was 15 s per 100 events (150.9 s against ~2 s). Run alone or at the end of run.mjs:
+//
+//   npm run build && node bench/publish/silent-relay.mjs
+//   BENCH_SILENT_PAGES=200 node bench/publish/silent-relay.mjs
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateSite } from '../sign-site/generate-site.mjs';
+
+const PAGES = Math.max(1, Number(process.env.BENCH_SILENT_PAGES ?? 1000));
+const BUDGET_MS = 5_000;
+const CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
+const RELAY = fileURLToPath(new URL('../../test/support/relay/relay-server.mjs', import.meta.url));
+
+function startSilentRelay() {
+  const child = spawn(process.execPath, [RELAY, '--port', '0', '--silent'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /^SIEGEL_RELAY_READY (\{.*\})$/m.exec(out);
+      if (match) resolve({ url: JSON.parse(match[1]).url, child });
+    });
+    child.once('exit', () => reject(new Error(`the relay exited:\n${out}`)));
+  });
+}
+
+/** One `siegel sign` of a fresh copy of `build`, with an empty cache; resolves with its wall time. */
+async function sign(root, build, name, relays) {
+  const project = join(root, name);
+  await cp(build, join(project, 'dist'), { recursive: true });
+  const args = [CLI, 'sign', 'dist', ...relays.flatMap((relay) => ['--relay', relay])];
+  const env = {
+    PATH: process.env.PATH ?? '',
+    SIEGEL_SECRET_KEY: '9'.repeat(64),
+    SITE_URL: 'https://example.com',
+  };
+  const start = performance.now();
+  const output = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      text += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`siegel exited ${code}:\n${text}`)),
+    );
+  });
+  const ms = performance.now() - start;
+  if (!output.includes(`${PAGES} signed`)) throw new Error(`not every page was signed:\n${output}`);
+  return ms;
+}
+
+const root = await mkdtemp(join(tmpdir(), 'siegel-bench-silent-'));
+const relay = await startSilentRelay();
+try {
+  const build = join(root, 'build');
+  await generateSite(build, PAGES);
+  const none = await sign(root, build, 'none', []);
+  const silent = await sign(root, build, 'silent', [relay.url]);
+  const extra = silent - none;
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`${PAGES} pages, one silent relay vs none (siegel sign, local key, fresh cache each):`);
+  console.log(`  no relay:          ${seconds(none)}`);
+  console.log(
+    `  one silent relay:  ${seconds(silent)}  (+${seconds(extra)}; goal ≤ the ${seconds(BUDGET_MS)} budget)`,
+  );
+  console.log(`  ${extra <= BUDGET_MS + 1_000 ? 'within the budget' : 'OVER THE BUDGET'}`);
+} finally {
+  relay.child.kill('SIGTERM');
+  await rm(root, { recursive: true, force: true });
+}
