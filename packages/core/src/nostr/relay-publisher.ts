@@ -4,7 +4,7 @@
 // filling memory.
 import { SendingOnClosedConnection } from 'nostr-tools/abstract-relay';
 import type { NostrEvent } from 'nostr-tools/core';
-import pLimit, { type LimitFunction } from 'p-limit';
+import PQueue from 'p-queue';
 import { SiegelError } from '../errors.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
 import { RelayConnection } from './relay-connection.js';
@@ -58,7 +58,7 @@ const CONNECTION_ENDED = /^relay connection (closed|failed)/;
 
 /**
  * One relay: a nostr-tools relay connection on `ws` (capped, relay-socket.ts), opened on the first event,
- * with up to `window` events in flight on it (p-limit) — each sent as soon as it gets a slot, each `OK`
+ * with up to `window` events in flight on it (a `p-queue`, the run's one queue library) — each sent as soon as it gets a slot, each `OK`
  * matched to its event by nostr-tools, each with its own answer timeout from the moment it is sent. A
  * relay that cannot be reached, or that sends a message over the cap, fails every event it holds and every
  * later one with the same reason: it costs one connect attempt per publisher. When the relay closes an open
@@ -67,7 +67,7 @@ const CONNECTION_ENDED = /^relay connection (closed|failed)/;
 class RelayLink {
   readonly url: string;
   readonly #options: Required<RelayPublisherOptions>;
-  readonly #limit: LimitFunction;
+  readonly #window: PQueue;
   /** Every event this link was given, by id: the same event twice gets the one answer. */
   readonly #known = new Map<string, Promise<RelayAnswer>>();
   #relay: RelayConnection | undefined;
@@ -81,7 +81,7 @@ class RelayLink {
   constructor(url: string, options: Required<RelayPublisherOptions>) {
     this.url = url;
     this.#options = options;
-    this.#limit = pLimit(options.window);
+    this.#window = new PQueue({ concurrency: options.window });
   }
 
   send(event: NostrEvent): Promise<RelayAnswer> {
@@ -89,7 +89,7 @@ class RelayLink {
     if (known) return known;
     const answer = this.#dead
       ? Promise.resolve<RelayAnswer>({ ok: false, reason: this.#dead })
-      : this.#limit(() => this.#publish(event));
+      : this.#window.add(() => this.#publish(event));
     this.#known.set(event.id, answer);
     return answer;
   }
