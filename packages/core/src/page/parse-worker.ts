@@ -1,13 +1,16 @@
 // Worker thread of the parse pool: parses pages (one parse5 parse each) off the main thread.
 import { parentPort } from 'node:worker_threads';
-import { parsePageForSigning } from '../page/analyze.js';
+import { parsePageForSigning, readPageForCheck } from './analyze.js';
 import type { ParseRequest, ParseResponse } from './parse-pool.js';
 
 parentPort?.on('message', (request: ParseRequest) => {
-  const { id, buffer, selector } = request;
+  const { id, buffer, selector, task } = request;
   let response: ParseResponse;
   try {
-    response = { id, buffer, parsed: parsePageForSigning(Buffer.from(buffer), selector) };
+    response =
+      task === 'check'
+        ? { id, buffer, reading: readPageForCheck(Buffer.from(buffer), selector) }
+        : { id, buffer, parsed: parsePageForSigning(Buffer.from(buffer), selector) };
   } catch (error) {
     response = { id, buffer, error: (error as Error)?.message ?? String(error) };
   }
