@@ -16,10 +16,10 @@ export interface ParseRequest {
   task?: 'sign' | 'check';
 }
 
-/** @internal Answer of a parse worker; the bytes come back. */
+/** @internal Answer of a parse worker; the bytes come back for `sign` (a check needs them no more). */
 export interface ParseResponse {
   id: number;
-  buffer: ArrayBuffer;
+  buffer?: ArrayBuffer;
   parsed?: ParsedPage;
   reading?: PageCheckReading;
   error?: string;
@@ -87,16 +87,16 @@ export class ParsePool {
   /** Parse a page for signing. Its buffer is transferred to a worker and handed back in the result. */
   async analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
     const response = await this.#post(bytes, 'sign');
-    return { parsed: response.parsed as ParsedPage, bytes: Buffer.from(response.buffer) };
+    return { parsed: response.parsed as ParsedPage, bytes: Buffer.from(response.buffer as ArrayBuffer) };
   }
 
   /**
    * Read a page for checking its signature (`siegel verify`): what {@link PageCheckReading} holds. Its buffer
-   * is transferred to a worker and handed back in the result.
+   * is transferred to the worker (or copied, when it is a view) and stays there: the worker frees it at its
+   * next collection, while handed back it would wait for one of this thread's, which are rare.
    */
-  async read(bytes: Buffer): Promise<{ reading: PageCheckReading; bytes: Buffer }> {
-    const response = await this.#post(bytes, 'check');
-    return { reading: response.reading as PageCheckReading, bytes: Buffer.from(response.buffer) };
+  async read(bytes: Buffer): Promise<PageCheckReading> {
+    return (await this.#post(bytes, 'check')).reading as PageCheckReading;
   }
 
   #post(bytes: Buffer, task: 'sign' | 'check'): Promise<ParseResponse> {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChunkReader, PageTooLargeError } from '../fs/file-io.js';
 import { findPages } from '../fs/find-pages.js';
@@ -47,7 +48,7 @@ export function dirSource(
         for (let start = 0; start < paths.length; start += READ_CHUNK) {
           const chunk = reader.read(paths.slice(start, start + READ_CHUNK).map((path) => join(dir, path)));
           for (const [offset, bytes] of chunk.entries()) {
-            const page = readPage(paths[start + offset] as string, bytes, reader, pool, options);
+            const page = readPage(dir, paths[start + offset] as string, bytes, reader, pool, options);
             // Settled later, in order; a failure must not go unhandled meanwhile (or after an early stop).
             page.catch(() => undefined);
             ahead.push(page);
@@ -79,11 +80,12 @@ export function dirSource(
 }
 
 /**
- * One page as read by the chunk reader: parsed on a worker when `pool` is given (the bytes go there and
- * come back), else here and now — with a copy of the bytes, since the reader reuses its buffer for the next
- * chunk and a reading under another spec may need them later.
+ * One page as read by the chunk reader: parsed on a worker when there is a pool (the bytes go there, and a
+ * reading under another spec reads the file again), else here and now — keeping a copy of the bytes, since
+ * the reader reuses its buffer for the next chunk.
  */
 async function readPage(
+  dir: string,
   name: string,
   read: Buffer | Error,
   reader: ChunkReader,
@@ -96,7 +98,10 @@ async function readPage(
     return { name, problem: `cannot read: ${read.message}`, code: 'page.unavailable' };
   const address = options.site === undefined ? undefined : pageUrl(options.site, name);
   // A directory has no HTTP header: the bytes alone say how a browser decodes them.
-  if (pool) return { name, ...(await pool.read(read)), address };
+  if (pool) {
+    const reading = await pool.read(read);
+    return { name, bytes: () => readFileSync(join(dir, name)), reading, address };
+  }
   const bytes = reader.owns(read) ? read : Buffer.from(read);
-  return { name, bytes, reading: readPageForCheck(bytes, options.selector), address };
+  return { name, bytes: () => bytes, reading: readPageForCheck(bytes, options.selector), address };
 }

@@ -36,7 +36,7 @@ export function checkPage(
   const read = (spec: PageSpec) =>
     spec === first.spec
       ? first
-      : readPageForCheck(page.bytes, selector, { spec, contentType: page.contentType });
+      : readPageForCheck(page.bytes(), selector, { spec, contentType: page.contentType });
   const judgement = judgePage({
     selector,
     readPage: (spec) => {

@@ -16,7 +16,8 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 export type SourcePage =
   | {
       name: string;
-      bytes: Buffer;
+      /** The page's bytes again, for a reading under another spec (rare: the current spec is read already). */
+      bytes: () => Buffer;
       reading: PageCheckReading;
       /** The HTTP `Content-Type` it was served with (a URL), for a reading under another spec. */
       contentType?: string | undefined;

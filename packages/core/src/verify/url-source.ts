@@ -63,9 +63,10 @@ export function urlSource(
         const html = response.body.toString('utf8');
         // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
         const contentType = response.headers['content-type'];
+        const body = response.body;
         yield {
           name: response.url.href,
-          bytes: response.body,
+          bytes: () => body,
           reading: readPageForCheck(response.body, selector, { contentType }),
           contentType,
           address: response.url.href,
