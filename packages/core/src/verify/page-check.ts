@@ -3,7 +3,7 @@ import type { PageSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
 import { createProblem, decideVerdict, type EventChecks, type EventEvidence, judgePage } from './rules.js';
 import type { SourcePage } from './site-source.js';
-import type { PageVerification } from './verify-site.js';
+import type { PageVerification } from './verify-report.js';
 
 /** What one page is judged against: the same for every page of a check. */
 export interface PageCheckContext {

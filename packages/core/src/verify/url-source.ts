@@ -3,7 +3,15 @@ import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { readPageForCheck } from '../page/analyze.js';
 import { MAX_EVENT_BYTES, MissingEvent, type Source } from './site-source.js';
-import type { VerifySiteOptions } from './verify-site.js';
+
+/** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
+export interface UrlSourceOptions {
+  maxPages?: number;
+  allowRedirectsTo?: string[];
+  maxRedirects?: number;
+  requestTimeoutMs?: number;
+  totalTimeoutMs?: number;
+}
 
 /**
  * A live site, crawled from `start` (same origin, under its path, at most `maxPages` pages) by a careful
@@ -12,7 +20,7 @@ import type { VerifySiteOptions } from './verify-site.js';
  */
 export function urlSource(
   start: string,
-  options: VerifySiteOptions,
+  options: UrlSourceOptions,
   limits: { maxPageBytes: number; selector: string },
 ): Source {
   const { maxPageBytes, selector } = limits;

@@ -1,7 +1,41 @@
 // The report of `verifySite` for people (`siegel verify`) and for tools (`--json`); the checking itself is
 // verify-site.ts and the rule book rules.ts.
-import { describeCoverage, PROBLEM_CODES, type ProblemCode } from './rules.js';
-import type { VerifyReport } from './verify-site.js';
+import { describeCoverage, PROBLEM_CODES, type Problem, type ProblemCode, type Verdict } from './rules.js';
+
+/** One page's result: the rule book's verdict and problems, and what was found against what was expected. */
+export interface PageVerification {
+  /** Path relative to the directory, or the URL. */
+  page: string;
+  /** `valid`, `invalid` or `not_found` (the event or the page could not be loaded: an outage). */
+  verdict: Verdict;
+  /** Errors, then warnings, each with a stable code (`docs/verification.md`); empty when clean. */
+  problems: Problem[];
+  /** What the page and its event say. */
+  found: { hash?: string; eventId?: string; pubkey?: string; eventHash?: string };
+  /** What the check expects: the hash recomputed from the page now, the expected signer if one was given. */
+  expected: { hash?: string; pubkey?: string };
+  /** The spec the page was checked by: the one its event was signed under (`siegel-page/1` for events without a `spec` tag). */
+  spec?: string;
+  /** Where the event was read: `verify/{id}.json`, its URL, or the relay it came from (`wss://…`). */
+  eventFrom?: string;
+  /** The address the page was compared as: the URL it was fetched at, or `site` joined with its path. */
+  address?: string;
+}
+
+/**
+ * The result of {@link verifySite}. `ok` is true when at least one page was judged and every judged page is
+ * valid (warnings allowed). `unsigned` counts the invalid pages that carry no block at all; `skipped` the
+ * pages with neither the element nor a block (not judged, not in `pages`).
+ */
+export interface VerifyReport {
+  ok: boolean;
+  valid: number;
+  invalid: number;
+  notFound: number;
+  unsigned: number;
+  skipped: number;
+  pages: PageVerification[];
+}
 
 /**
  * Text for people: one line per page that is not valid (every page when `verbose`), each warning

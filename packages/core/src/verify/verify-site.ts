@@ -21,12 +21,18 @@ import { compileCachedSelector } from '../page/selector.js';
 import { dirSource } from './dir-source.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
-import type { EventEvidence, Problem, Verdict } from './rules.js';
+import type { EventEvidence, Verdict } from './rules.js';
 import { type LoadedEvent, MissingEvent } from './site-source.js';
 import { urlSource } from './url-source.js';
+import type { PageVerification, VerifyReport } from './verify-report.js';
 
-// The report's wording lives in verify-report.ts; callers import it from here as before.
-export { formatVerifyReport, formatVerifyReportJson } from './verify-report.js';
+// The report (its types and wording) lives in verify-report.ts; callers import it from here as before.
+export {
+  formatVerifyReport,
+  formatVerifyReportJson,
+  type PageVerification,
+  type VerifyReport,
+} from './verify-report.js';
 
 /** Options of {@link verifySite}; every field optional. */
 export interface VerifySiteOptions {
@@ -73,41 +79,6 @@ export interface VerifySiteOptions {
    * on the main thread.
    */
   parseWorkers?: number;
-}
-
-/** One page's result: the rule book's verdict and problems, and what was found against what was expected. */
-export interface PageVerification {
-  /** Path relative to the directory, or the URL. */
-  page: string;
-  /** `valid`, `invalid` or `not_found` (the event or the page could not be loaded: an outage). */
-  verdict: Verdict;
-  /** Errors, then warnings, each with a stable code (`docs/verification.md`); empty when clean. */
-  problems: Problem[];
-  /** What the page and its event say. */
-  found: { hash?: string; eventId?: string; pubkey?: string; eventHash?: string };
-  /** What the check expects: the hash recomputed from the page now, the expected signer if one was given. */
-  expected: { hash?: string; pubkey?: string };
-  /** The spec the page was checked by: the one its event was signed under (`siegel-page/1` for events without a `spec` tag). */
-  spec?: string;
-  /** Where the event was read: `verify/{id}.json`, its URL, or the relay it came from (`wss://…`). */
-  eventFrom?: string;
-  /** The address the page was compared as: the URL it was fetched at, or `site` joined with its path. */
-  address?: string;
-}
-
-/**
- * The result of {@link verifySite}. `ok` is true when at least one page was judged and every judged page is
- * valid (warnings allowed). `unsigned` counts the invalid pages that carry no block at all; `skipped` the
- * pages with neither the element nor a block (not judged, not in `pages`).
- */
-export interface VerifyReport {
-  ok: boolean;
-  valid: number;
-  invalid: number;
-  notFound: number;
-  unsigned: number;
-  skipped: number;
-  pages: PageVerification[];
 }
 
 /**
