@@ -198,7 +198,7 @@ try {
     );
   if (run.verify)
     console.log(
-      `verify ${times(run.verify)}  goal ≤ 1.0× (aim 0.6×) ${check('verify', run.verify.ms <= parseMs)}, ≤ ${MEMORY} MB ${memory('verify')}  (siegel verify of the cold site: ${run.verify.counts.replace('Siegel verify: ', '')})`,
+      `verify ${times(run.verify)}  goal ≤ 1.0× (aim 0.6×) ${check('verify', run.verify.ms <= parseMs)}, ≤ ${MEMORY} MB ${memory('verify')}  (siegel verify of the cold site, ${PAGES >= 64 ? Math.max(0, Math.min(4, os.availableParallelism() - 1)) : 0} parse worker(s): ${run.verify.counts.replace('Siegel verify: ', '')})`,
     );
   console.log(goals.length === 0 ? 'all goals met' : `GOALS NOT MET: ${goals.join(', ')}`);
 } finally {
