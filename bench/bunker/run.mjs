@@ -1,8 +1,9 @@
-// Bench (not a test): events/s signed by a real `siegel-bunker` process over HTTP, in batches of 1 000,
+// Bench (not a test): events/s signed by a real `siegel-bunker` process over HTTP, in batches of 1 000 (BENCH_BATCH),
 // against nostr-tools' `finalizeEvent` in this process (its pure-JS default), in the same run.
 //
 //   npm run bench:bunker                 # 20 000 events each way
 //   BENCH_EVENTS=50000 npm run bench:bunker
+//   BENCH_EVENTS=100 BENCH_BATCH=50 node bench/bunker/run.mjs   # tiny (the bench smoke test), after a build
 //
 // Goal (issue 2): HTTP ≥ 3× in-process finalizeEvent.
 import { spawn } from 'node:child_process';
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finalizeEvent, generateSecretKey, verifyEvent } from 'nostr-tools';
 
-const BATCH = 1000;
+const BATCH = Math.max(1, Number(process.env.BENCH_BATCH ?? 1000));
+const WARM_UP = Math.min(500, BATCH);
 const EVENTS = Math.max(BATCH, Math.round(Number(process.env.BENCH_EVENTS ?? 20_000) / BATCH) * BATCH);
 const CLI = fileURLToPath(new URL('../../packages/bunker/dist/cli.js', import.meta.url));
 
@@ -41,7 +43,7 @@ function rate(events, ms) {
 
 async function benchInProcess(templates) {
   const secretKey = generateSecretKey();
-  for (const t of templates.slice(0, 500)) finalizeEvent(t, secretKey); // warm-up
+  for (const t of templates.slice(0, WARM_UP)) finalizeEvent(t, secretKey); // warm-up
   const start = performance.now();
   for (const t of templates) finalizeEvent(t, secretKey);
   return performance.now() - start;
@@ -52,7 +54,7 @@ async function benchEngineInProcess(templates) {
   const { loadSigningEngine } = await import('../../packages/bunker/dist/index.js');
   const engine = await loadSigningEngine();
   const secretKey = engine.generateSecretKey();
-  for (const t of templates.slice(0, 500)) engine.signEvent(t, secretKey); // warm-up
+  for (const t of templates.slice(0, WARM_UP)) engine.signEvent(t, secretKey); // warm-up
   const start = performance.now();
   for (const t of templates) engine.signEvent(t, secretKey);
   return { ms: performance.now() - start, engine: engine.name };

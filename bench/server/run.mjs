@@ -8,6 +8,7 @@
 //
 //   npm run build && node bench/server/run.mjs
 //   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 node bench/server/run.mjs
+//   BENCH_SECONDS=0.5 BENCH_CONCURRENCY=4 BENCH_FILE_MB=1 node bench/server/run.mjs   # tiny (the bench smoke test)
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
@@ -53,7 +54,7 @@ async function load(targets) {
     );
     return { count, ms: performance.now() - start };
   };
-  for (const target of targets) await run(target, 1000); // warm-up
+  for (const target of targets) await run(target, Math.min(1000, SECONDS * 1000)); // warm-up
   const totals = targets.map(() => ({ count: 0, ms: 0 }));
   const SLICE = 500;
   for (let slice = 0; slice < (SECONDS * 1000) / SLICE; slice++) {

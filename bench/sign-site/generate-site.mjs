@@ -1,5 +1,7 @@
 // Generates a realistic built static site: N pages of 15–30 KB with a head full of meta and assets, a nav,
-// a footer, and a <main> with articles, code, tables, lists, entities, non-ASCII text and Astro islands.
+// a footer, and a <main> with articles, code, tables, lists, entities, non-ASCII text and Astro islands —
+// and the assets those pages reference: the shared CSS and JS bundles under /_astro/ and one image per 10
+// pages under /img/ (pages i…i+9 share `/img/photo-{i/10}.webp`), so that work on assets is measured too.
 // Deterministic for a given seed. Used by the sign-site bench and by test/site.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -99,7 +101,7 @@ export function generatePage(index, seed = 1) {
     else if (r < 0.86) part = table(random);
     else if (r < 0.92) part = island(random, n);
     else
-      part = `<figure><img src="/img/p${index}-${n}.webp" alt="Bild ${n} &quot;quote&quot;" width="800" height="450" loading="lazy"><figcaption>${sentence(random, 4, 9)}</figcaption></figure>`;
+      part = `<figure><img src="${imagePath(index)}" alt="Bild ${n} &quot;quote&quot;" width="800" height="450" loading="lazy"><figcaption>${sentence(random, 4, 9)}</figcaption></figure>`;
     sections.push(part);
     size += part.length;
     n++;
@@ -117,6 +119,63 @@ export function generatePage(index, seed = 1) {
   return `<!DOCTYPE html>\n<html lang="de">\n<head>\n${head}\n</head>\n<body>\n${nav(index)}\n<main id="content"><article><h1>${title}</h1>\n${sections.join('\n')}\n</article></main>\n${footer()}\n</body>\n</html>\n`;
 }
 
+/** Site path of the image page `index` shows: one image for every 10 pages. */
+export function imagePath(index) {
+  return `/img/photo-${Math.floor(index / 10)}.webp`;
+}
+
+/** The shared bundles every page references (see `generatePage`), with their sizes in bytes. */
+const BUNDLES = [
+  ['_astro/index.D3f2.css', 32_000],
+  ['_astro/hoisted.Ab12.js', 9_000],
+  ['_astro/client.Cx2a9.js', 58_000],
+  ['_astro/Counter.BQ2x.js', 3_500],
+];
+
+/** A CSS or JS file of about `size` bytes: text built from the generator's words, compressible as real code is. */
+function bundleText(path, size, random) {
+  const css = path.endsWith('.css');
+  const lines = [];
+  let length = 0;
+  for (let n = 0; length < size; n++) {
+    const word = WORDS[Math.floor(random() * WORDS.length)].replace(/[^a-z]/g, 'x');
+    const line = css
+      ? `.${word}-${n}{margin:${n % 7}px ${n % 5}rem;color:#${(n * 2654435761).toString(16).slice(-6).padStart(6, '0')}}`
+      : `function ${word}${n}(e,t){return e&&t?e[${n % 9}]+t.${word}:void 0}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** An image of 20–80 KB: a WebP (RIFF) header and deterministic noise, as incompressible as a photo. */
+function imageBytes(random) {
+  const size = 20_000 + 4 * Math.floor(random() * 15_000);
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 4) bytes.writeUInt32LE(Math.floor(random() * 4294967296), i);
+  bytes.write('RIFF', 0, 'latin1');
+  bytes.writeUInt32LE(size - 8, 4);
+  bytes.write('WEBPVP8 ', 8, 'latin1');
+  return bytes;
+}
+
+/** Relative paths of the assets a site of `count` pages references: the bundles, then the images. */
+export function assetPaths(count) {
+  const images = [];
+  for (let group = 0; group * 10 < count; group++) images.push(imagePath(group * 10).slice(1));
+  return [...BUNDLES.map(([path]) => path), ...images];
+}
+
+/** Write the assets of a site of `count` pages into `dir` (see {@link assetPaths}). */
+export async function generateAssets(dir, count, seed = 1) {
+  const random = createRandom(seed * 7_919);
+  await mkdir(join(dir, '_astro'), { recursive: true });
+  await mkdir(join(dir, 'img'), { recursive: true });
+  for (const [path, size] of BUNDLES) await writeFile(join(dir, path), bundleText(path, size, random));
+  for (const path of assetPaths(count).slice(BUNDLES.length))
+    await writeFile(join(dir, path), imageBytes(random));
+}
+
 /** Relative path of page `index`: mostly directory indexes, some plain files. */
 export function pagePath(index) {
   if (index === 0) return 'index.html';
@@ -124,8 +183,9 @@ export function pagePath(index) {
   return `blog/post-${index}/index.html`;
 }
 
-/** Write N pages into `dir`; returns their relative paths. */
+/** Write N pages and the assets they reference (see {@link generateAssets}) into `dir`; returns the pages' relative paths. */
 export async function generateSite(dir, count, seed = 1) {
+  await generateAssets(dir, count, seed);
   const paths = [];
   const made = new Set();
   for (let index = 0; index < count; index++) {

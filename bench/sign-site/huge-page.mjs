@@ -20,8 +20,7 @@ import { generatePage } from './generate-site.mjs';
 const CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
 const sizes = (process.env.BENCH_MB ?? '54,32').split(',').map(Number);
 const base = process.env.BENCH_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
-const REPORT_PEAK =
-  'data:text/javascript,import{readFileSync}from"node:fs";process.on("exit",()=>process.stderr.write("PEAK_RSS_KB="+/VmHWM:\\s*(\\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1]+"\\n"))';
+const REPORT_PEAK = fileURLToPath(new URL('./report-peak-rss.mjs', import.meta.url));
 
 /** One page of about `mb` million bytes: the generator's articles, one after another, in one <main>. */
 function hugePage(mb) {
@@ -84,6 +83,9 @@ try {
       env,
     );
     const verify = await run(['verify', dir, '--max-page-bytes', String(bytes + 1024 * 1024)], root, {});
+    // A figure of a run that failed would measure the failure.
+    for (const [name, result] of Object.entries({ sign, verify }))
+      if (result.code !== 0) throw new Error(`siegel ${name} exited ${result.code}: ${result.out}`);
     console.log(JSON.stringify({ mb: bytes / 1e6, sign, verify }));
     console.log(
       `${(bytes / 1e6).toFixed(1)} MB page: sign ${sign.seconds.toFixed(1)} s, peak ${sign.peakMb.toFixed(0)} MB (${(sign.peakMb / (bytes / 2 ** 20)).toFixed(1)}× the page); verify ${verify.seconds.toFixed(1)} s, peak ${verify.peakMb.toFixed(0)} MB`,

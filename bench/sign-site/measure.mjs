@@ -3,20 +3,25 @@
 //   node measure.mjs parse <dir>
 //   node measure.mjs writes <dir>
 //   node measure.mjs sign  <dir> <cacheFile> <bunkerUrl> <token> <site>
-import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { parse } from 'parse5';
+import { peakRssKib } from './peak-rss.mjs';
 
 const [phase, dir, cacheFile, bunkerUrl, token, site] = process.argv.slice(2);
 
-async function listHtml(root) {
+async function listFiles(root, keep) {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.html'))
+    .filter((entry) => entry.isFile() && keep(entry.name, relative(root, entry.parentPath)))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
 }
+
+const listHtml = (root) => listFiles(root, (name) => name.endsWith('.html'));
+/** The assets the pages reference (CSS, JS, images): every other file, except Siegel's own verify files. */
+const listAssets = (root) =>
+  listFiles(root, (name, folder) => !name.endsWith('.html') && folder.split('/')[0] !== 'verify');
 
 let result;
 if (phase === 'parse') {
@@ -28,14 +33,22 @@ if (phase === 'parse') {
   }
   result = { phase, ms: performance.now() - start, nodes };
 } else if (phase === 'writes') {
-  // The same file work a warm run does, the same way (see sign-site.ts and file-io.ts): pages read in
+  // The same file work a warm run does, the same way (see pump.ts and fs/file-io.ts): pages read in
   // synchronous chunks, each page replaced atomically and its verify page and event written in place on the
-  // I/O thread. Nothing is parsed, hashed or signed.
-  const { ChunkReader, FileWorker } = await import('../../packages/core/dist/pipeline/file-io.js');
+  // I/O thread — and every asset the pages reference (CSS, JS, images) read once the same way, as a run
+  // that hashes assets must at least do. Nothing is parsed, hashed or signed.
+  const { ChunkReader, FileWorker } = await import('../../packages/core/dist/fs/file-io.js');
   const files = await listHtml(dir);
+  const assets = await listAssets(dir);
   const start = performance.now();
   const io = FileWorker.create();
   const reader = new ChunkReader();
+  let assetBytes = 0;
+  for (let first = 0; first < assets.length; first += 32)
+    for (const bytes of reader.read(assets.slice(first, first + 32))) {
+      if (bytes instanceof Error) throw bytes;
+      assetBytes += bytes.length;
+    }
   const verifyPage = 'v'.repeat(4_000);
   const event = 'e'.repeat(900);
   const jobs = [];
@@ -59,7 +72,7 @@ if (phase === 'parse') {
   }
   await Promise.all(jobs);
   await io.close();
-  result = { phase, ms: performance.now() - start };
+  result = { phase, ms: performance.now() - start, assets: assets.length, assetBytes };
 } else if (phase === 'sign') {
   const { HttpBunkerSigner, signSite } = await import('../../packages/core/dist/index.js');
   const signer = new HttpBunkerSigner({ url: bunkerUrl, apiToken: token });
@@ -84,16 +97,6 @@ if (phase === 'parse') {
   };
 } else {
   throw new Error(`unknown phase \`${phase}\``);
-}
-// Peak RSS of this process's memory (all its threads): VmHWM. Not getrusage's maxRSS, which Linux carries
-// over from the parent across fork + exec, so it reports the spawning process's size when that is larger.
-function peakRssKib() {
-  try {
-    const status = readFileSync('/proc/self/status', 'utf8');
-    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1]);
-  } catch {
-    return process.resourceUsage().maxRSS;
-  }
 }
 result.maxRssMb = Math.round(peakRssKib() / 1024);
 process.stdout.write(`${JSON.stringify(result)}\n`);

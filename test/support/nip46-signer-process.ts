@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { spawnUntilReady } from './ready-process.js';
+import { spawnUntilReady } from './ready-process.ts';
 
 const NDK_SIGNER = fileURLToPath(new URL('./nip46-signer/ndk-signer.mjs', import.meta.url));
 const READY = /^SIEGEL_NIP46_READY (\{.*\})$/m;

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { spawnUntilReady } from './ready-process.js';
+import { spawnUntilReady } from './ready-process.ts';
 
 const RELAY_SERVER = fileURLToPath(new URL('./relay/relay-server.mjs', import.meta.url));
 const READY = /^SIEGEL_RELAY_READY (\{.*\})$/m;

@@ -92,12 +92,8 @@ function readTitle(title: Element): string | undefined {
  * @throws {SiegelError} `invalid_options` when `options.selector` uses unsupported syntax.
  */
 export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
-  const selectorText = options.selector ?? DEFAULT_SELECTOR;
-  const selector = compileCachedSelector(selectorText);
   const spec = options.spec ?? CURRENT_SPEC;
-  const { document, ignoredStartTags } = parseDocument(html, { spec });
-  const root = findChild(document, 'html');
-  const head = findChild(root, 'head');
+  const { root, head, hash, refusal } = readElement(html, options.selector ?? DEFAULT_SELECTOR, spec);
 
   let title: string | undefined;
   let description: string | undefined;
@@ -118,16 +114,30 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     const stray = findFirstHtmlElement(root, 'title');
     if (stray) title = readTitle(stray);
   }
-  const matches = selectAll(document, selector, 2);
-  const element = matches[0];
   return {
-    hash: element === undefined ? undefined : hashElement(element, spec),
+    hash,
     spec,
-    refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
+    refusal,
     title: title || undefined,
     description: description || undefined,
     ...locateBlockSlot(html),
     signatureBlock: readSignatureBlockFromHead(head),
+  };
+}
+
+/** One parse of a page: its root and head, and the selected element's hash and refusal under `spec`. */
+function readElement(html: string, selectorText: string, spec: PageSpec) {
+  const selector = compileCachedSelector(selectorText);
+  const { document, ignoredStartTags } = parseDocument(html, { spec });
+  const root = findChild(document, 'html');
+  const head = findChild(root, 'head');
+  const matches = selectAll(document, selector, 2);
+  const element = matches[0];
+  return {
+    root,
+    head,
+    hash: element === undefined ? undefined : hashElement(element, spec),
+    refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
   };
 }
 
@@ -217,5 +227,41 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
     description: analysis.description,
     place,
     bytePlace: toBytePlace(html, place, input.length),
+  };
+}
+
+/** What checking a page's signature needs from one parse of it (`siegel verify`). */
+export interface PageCheckReading {
+  /** As {@link PageAnalysis.hash}, under `spec`. */
+  hash: string | undefined;
+  /** The spec the page was read by. */
+  spec: PageSpec;
+  /** As {@link PageAnalysis.refusal}. */
+  refusal: Refusal | undefined;
+  /** Why a browser would not decode the page's bytes as UTF-8 (page/encoding.ts); `undefined` when it would. */
+  encoding: Refusal | undefined;
+  /** The signature block the page carries; `undefined` when none. */
+  signatureBlock: SignatureBlockInfo | undefined;
+}
+
+/**
+ * Read a page's raw bytes for checking its signature (in this thread, or in a parse worker): one parse, and
+ * nothing a signing run needs besides (no title, description or block place). `contentType`: the HTTP
+ * header the page was served with, which outranks its `<meta>` (none for a file).
+ * @throws {SiegelError} `invalid_options` when `selector` uses unsupported syntax.
+ */
+export function readPageForCheck(
+  input: Buffer,
+  selector: string,
+  options: { spec?: PageSpec; contentType?: string | undefined } = {},
+): PageCheckReading {
+  const spec = options.spec ?? CURRENT_SPEC;
+  const { head, hash, refusal } = readElement(input.toString('utf8'), selector, spec);
+  return {
+    hash,
+    spec,
+    refusal,
+    encoding: checkEncoding(input, { contentType: options.contentType ?? null }),
+    signatureBlock: readSignatureBlockFromHead(head),
   };
 }

@@ -4,6 +4,7 @@ import PQueue from 'p-queue';
 import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from '../fs/file-io.js';
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { checkEncoding, sniffEncoding } from '../page/encoding.js';
+import { ParsePool } from '../page/parse-pool.js';
 import { VerifyOutput } from '../verify/verify-output.js';
 import {
   decideByBytes,
@@ -13,7 +14,6 @@ import {
   type SignRequest,
   type ToParse,
 } from './decide.js';
-import { ParsePool } from './parse-pool.js';
 import { createProgressLine, type ProgressLine } from './progress-line.js';
 import type { SigningRun } from './signing-run.js';
 

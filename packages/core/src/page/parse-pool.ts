@@ -1,25 +1,32 @@
+// The parse pool lives in page/ (not pipeline/) because both a signing run (pipeline/pump.ts) and a check of a
+// signed directory (verify/) parse pages on it: a parse is about one page, whoever asks.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ParsedPage } from '../page/analyze.js';
+import type { PageCheckReading, ParsedPage } from './analyze.js';
 
-/** @internal Message to a parse worker; the page's bytes are transferred, not copied. */
+/**
+ * @internal Message to a parse worker; the page's bytes are transferred, not copied. `task`: what the page
+ * is read for — `sign` ({@link ParsedPage}, the default) or `check` ({@link PageCheckReading}).
+ */
 export interface ParseRequest {
   id: number;
   buffer: ArrayBuffer;
   selector: string;
+  task?: 'sign' | 'check';
 }
 
-/** @internal Answer of a parse worker; the bytes come back. */
+/** @internal Answer of a parse worker; the bytes come back for `sign` (a check needs them no more). */
 export interface ParseResponse {
   id: number;
-  buffer: ArrayBuffer;
+  buffer?: ArrayBuffer;
   parsed?: ParsedPage;
+  reading?: PageCheckReading;
   error?: string;
 }
 
 interface Job {
-  resolve(value: { parsed: ParsedPage; bytes: Buffer }): void;
+  resolve(response: ParseResponse): void;
   reject(error: Error): void;
 }
 
@@ -73,8 +80,22 @@ export class ParsePool {
     return new ParsePool(size, selector);
   }
 
-  /** Parse a page. Its buffer is transferred to a worker and handed back in the result. */
-  analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
+  /** Parse a page for signing. Its buffer is transferred to a worker and handed back in the result. */
+  async analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
+    const response = await this.#post(bytes, 'sign');
+    return { parsed: response.parsed as ParsedPage, bytes: Buffer.from(response.buffer as ArrayBuffer) };
+  }
+
+  /**
+   * Read a page for checking its signature (`siegel verify`): what {@link PageCheckReading} holds. Its buffer
+   * is transferred to the worker (or copied, when it is a view) and stays there: the worker frees it at its
+   * next collection, while handed back it would wait for one of this thread's, which are rare.
+   */
+  async read(bytes: Buffer): Promise<PageCheckReading> {
+    return (await this.#post(bytes, 'check')).reading as PageCheckReading;
+  }
+
+  #post(bytes: Buffer, task: 'sign' | 'check'): Promise<ParseResponse> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#workers.length === 0) this.#start();
     // Transfer only a buffer the page owns entirely (readFile's are); copy anything else.
@@ -88,7 +109,9 @@ export class ParsePool {
     slot.busy++;
     return new Promise((resolve, reject) => {
       this.#jobs.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, buffer, selector: this.#selector } satisfies ParseRequest, [buffer]);
+      slot.worker.postMessage({ id, buffer, selector: this.#selector, task } satisfies ParseRequest, [
+        buffer,
+      ]);
     });
   }
 
@@ -101,7 +124,7 @@ export class ParsePool {
     const job = this.#jobs.get(response.id);
     if (!job) return;
     this.#jobs.delete(response.id);
-    if (response.parsed) job.resolve({ parsed: response.parsed, bytes: Buffer.from(response.buffer) });
+    if (response.parsed || response.reading) job.resolve(response);
     else job.reject(new Error(response.error ?? 'parse failed'));
   }
 

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChunkReader, PageTooLargeError } from '../fs/file-io.js';
+import { findPages } from '../fs/find-pages.js';
+import { HEX64 } from '../nostr/crypto.js';
+import { readPageForCheck } from '../page/analyze.js';
+import { pageUrl } from '../page/page-event.js';
+import { ParsePool } from '../page/parse-pool.js';
+import { formatByteSize } from '../text/byte-size.js';
+import {
+  type LoadedEvent,
+  MAX_EVENT_BYTES,
+  MissingEvent,
+  type Source,
+  type SourcePage,
+  tooLarge,
+} from './site-source.js';
+
+/** Pages read at once (synchronously, see `ChunkReader`), as a signing run reads them. */
+const READ_CHUNK = 32;
+/** Pages read ahead of the one being judged (parsed or being parsed): what bounds memory. */
+const PARSE_AHEAD = 64;
+/** Directories with fewer pages are parsed on the main thread: workers pay off only with pages to parse. */
+const PARSE_POOL_MIN_PAGES = 64;
+
+/**
+ * A signed site in a directory, read the way a signing run reads it: pages in synchronous chunks
+ * (`ChunkReader`), parsed ahead on worker threads (`ParsePool`, `parseWorkers` of them) while the main
+ * thread loads events and judges, at most {@link PARSE_AHEAD} pages in flight. A page is judged at `site`
+ * joined with its path (no address without `site`).
+ */
+export function dirSource(
+  dir: string,
+  options: { maxPageBytes: number; site: string | undefined; selector: string; parseWorkers: number },
+): Source {
+  // Event files are small and read one at a time, synchronously: no round trip through libuv per file.
+  const events = new ChunkReader({ maxBytes: MAX_EVENT_BYTES });
+  return {
+    async *pages() {
+      const paths = await findPages(dir);
+      const pool =
+        paths.length >= PARSE_POOL_MIN_PAGES
+          ? ParsePool.create(options.parseWorkers, options.selector)
+          : undefined;
+      const reader = new ChunkReader({ maxBytes: options.maxPageBytes });
+      const ahead: Array<Promise<SourcePage>> = [];
+      try {
+        for (let start = 0; start < paths.length; start += READ_CHUNK) {
+          const chunk = reader.read(paths.slice(start, start + READ_CHUNK).map((path) => join(dir, path)));
+          for (const [offset, bytes] of chunk.entries()) {
+            const page = readPage(dir, paths[start + offset] as string, bytes, reader, pool, options);
+            // Settled later, in order; a failure must not go unhandled meanwhile (or after an early stop).
+            page.catch(() => undefined);
+            ahead.push(page);
+          }
+          while (ahead.length > PARSE_AHEAD) yield await (ahead.shift() as Promise<SourcePage>);
+        }
+        while (ahead.length > 0) yield await (ahead.shift() as Promise<SourcePage>);
+      } finally {
+        await pool?.close();
+      }
+    },
+    async loadEvent(id) {
+      if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
+      const [bytes] = events.read([join(dir, 'verify', `${id}.json`)]);
+      if (bytes instanceof PageTooLargeError)
+        throw new Error(`event file \`verify/${id}.json\` is larger than ${formatByteSize(MAX_EVENT_BYTES)}`);
+      if (bytes instanceof Error || bytes === undefined)
+        throw new MissingEvent(`event file \`verify/${id}.json\` is missing`);
+      try {
+        return {
+          event: JSON.parse(bytes.toString('utf8')) as unknown,
+          from: `verify/${id}.json`,
+        } satisfies LoadedEvent;
+      } catch (error) {
+        throw new Error(`event file \`verify/${id}.json\` is not valid: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+/**
+ * One page as read by the chunk reader: parsed on a worker when there is a pool (the bytes go there, and a
+ * reading under another spec reads the file again), else here and now — keeping a copy of the bytes, since
+ * the reader reuses its buffer for the next chunk.
+ */
+async function readPage(
+  dir: string,
+  name: string,
+  read: Buffer | Error,
+  reader: ChunkReader,
+  pool: ParsePool | undefined,
+  options: { site: string | undefined; selector: string },
+): Promise<SourcePage> {
+  if (read instanceof PageTooLargeError)
+    return { name, problem: tooLarge(read.size, read.limit), code: 'page.too_large' };
+  if (read instanceof Error)
+    return { name, problem: `cannot read: ${read.message}`, code: 'page.unavailable' };
+  const address = options.site === undefined ? undefined : pageUrl(options.site, name);
+  // A directory has no HTTP header: the bytes alone say how a browser decodes them.
+  if (pool) {
+    const reading = await pool.read(read);
+    return { name, bytes: () => readFileSync(join(dir, name)), reading, address };
+  }
+  const bytes = reader.owns(read) ? read : Buffer.from(read);
+  return { name, bytes: () => bytes, reading: readPageForCheck(bytes, options.selector), address };
+}

@@ -1,0 +1,76 @@
+import { readPageForCheck } from '../page/analyze.js';
+import type { PageSpec } from '../page/parse.js';
+import type { SignatureBlockInfo } from '../page/signature-block-read.js';
+import { createProblem, decideVerdict, type EventChecks, type EventEvidence, judgePage } from './rules.js';
+import type { SourcePage } from './site-source.js';
+import type { PageVerification } from './verify-report.js';
+
+/** What one page is judged against: the same for every page of a check. */
+export interface PageCheckContext {
+  selector: string;
+  /** The pinned signer (hex), and the NIP-05 identifier it came from. */
+  expected: { pubkey?: string; nip05?: string };
+  checks: EventChecks;
+}
+
+/** A page that could not be read (too large, refused, too slow): not verified, with why. */
+export function unreadPage(page: Extract<SourcePage, { problem: string }>): PageVerification {
+  const problems = [createProblem(page.code, page.problem)];
+  return { page: page.name, verdict: decideVerdict(problems), problems, found: {}, expected: {} };
+}
+
+/**
+ * The rule book's verdict on one read page and the event its block names (`event`: as loaded, missing or
+ * malformed; absent when the block names none), with what was found against what was expected.
+ */
+export function checkPage(
+  page: Extract<SourcePage, { reading: unknown }>,
+  block: SignatureBlockInfo | undefined,
+  loaded: { event?: EventEvidence; eventFrom?: string },
+  context: PageCheckContext,
+): PageVerification {
+  const { selector, expected } = context;
+  const first = page.reading;
+  // The page read again only when its event was signed under another spec (rare: the current one is read
+  // already). A page a browser would not decode as UTF-8 is not verifiable, whatever its element.
+  const read = (spec: PageSpec) =>
+    spec === first.spec
+      ? first
+      : readPageForCheck(page.bytes(), selector, { spec, contentType: page.contentType });
+  const judgement = judgePage({
+    selector,
+    readPage: (spec) => {
+      const reading = read(spec);
+      return { hash: reading.hash, refusal: reading.encoding ?? reading.refusal };
+    },
+    block,
+    ...(loaded.event ? { event: loaded.event } : {}),
+    address: page.address,
+    expected,
+    checks: context.checks,
+  });
+  const eventHash = judgement.event?.tags.find((tag) => tag[0] === 'x')?.[1];
+  const hash = judgement.hash ?? first.hash;
+  return {
+    page: page.name,
+    verdict: judgement.verdict,
+    problems: judgement.problems,
+    found: {
+      ...(block?.hash ? { hash: block.hash } : {}),
+      ...(block?.eventId ? { eventId: block.eventId } : {}),
+      ...(judgement.event
+        ? { pubkey: judgement.event.pubkey }
+        : block?.pubkey
+          ? { pubkey: block.pubkey }
+          : {}),
+      ...(eventHash ? { eventHash } : {}),
+    },
+    expected: {
+      ...(hash ? { hash } : {}),
+      ...(expected.pubkey ? { pubkey: expected.pubkey } : {}),
+    },
+    ...(judgement.spec ? { spec: judgement.spec } : {}),
+    ...(loaded.eventFrom ? { eventFrom: loaded.eventFrom } : {}),
+    ...(page.address ? { address: page.address } : {}),
+  };
+}

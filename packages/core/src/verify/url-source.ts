@@ -1,0 +1,130 @@
+import { SiegelError } from '../errors.js';
+import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
+import { HEX64 } from '../nostr/crypto.js';
+import { readPageForCheck } from '../page/analyze.js';
+import { MAX_EVENT_BYTES, MissingEvent, type Source } from './site-source.js';
+
+/** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
+export interface UrlSourceOptions {
+  maxPages?: number;
+  allowRedirectsTo?: string[];
+  maxRedirects?: number;
+  requestTimeoutMs?: number;
+  totalTimeoutMs?: number;
+}
+
+/**
+ * A live site, crawled from `start` (same origin, under its path, at most `maxPages` pages) by a careful
+ * client (`net/`): bounded responses and time, redirects only within the site's origin, no private
+ * addresses but the site's own. Each page is judged at the URL it was fetched from.
+ */
+export function urlSource(
+  start: string,
+  options: UrlSourceOptions,
+  limits: { maxPageBytes: number; selector: string },
+): Source {
+  const { maxPageBytes, selector } = limits;
+  const root = new URL(start);
+  const scope = root.pathname.endsWith('/') ? root.pathname : root.pathname.replace(/[^/]*$/, '');
+  const maxPages = options.maxPages ?? 1000;
+  const client = new SiteClient({
+    site: root,
+    allowRedirectsTo: options.allowRedirectsTo ?? [],
+    maxRedirects: options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects,
+    requestTimeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs,
+  });
+  const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
+  return {
+    async *pages() {
+      const queue: URL[] = [root];
+      const seen = new Set<string>([root.href]);
+      let visited = 0;
+      while (queue.length > 0 && visited < maxPages) {
+        const url = queue.shift() as URL;
+        let response: Awaited<ReturnType<SiteClient['get']>>;
+        try {
+          response = await client.get(url, {
+            maxBytes: maxPageBytes,
+            accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+            wantBody: (headers) => isHtml(headers['content-type']),
+          });
+        } catch (error) {
+          // The start page and the check's time are the run's; any other page fails alone.
+          if (visited === 0 || client.expired) throw client.expired ?? error;
+          visited++;
+          const problem = (error as Error).message;
+          yield {
+            name: url.href,
+            problem,
+            code: /more than/.test(problem) ? 'page.too_large' : 'page.unavailable',
+          };
+          continue;
+        }
+        if (response.status < 200 || response.status >= 300) {
+          if (visited === 0)
+            throw new SiegelError('io_error', `\`${url.href}\` answered HTTP ${response.status}`);
+          continue;
+        }
+        if (!response.body) continue; // not HTML
+        visited++;
+        const html = response.body.toString('utf8');
+        // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
+        const contentType = response.headers['content-type'];
+        const body = response.body;
+        yield {
+          name: response.url.href,
+          bytes: () => body,
+          reading: readPageForCheck(response.body, selector, { contentType }),
+          contentType,
+          address: response.url.href,
+        };
+        for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
+          let link: URL;
+          try {
+            link = new URL((match[1] as string).replace(/&amp;/g, '&'), response.url);
+          } catch {
+            continue;
+          }
+          link.hash = '';
+          link.search = '';
+          if (link.origin !== root.origin || !link.pathname.startsWith(scope)) continue;
+          if (link.pathname.startsWith(`${scope}verify/`)) continue;
+          if (/\.(?!html?$)[a-z0-9]{1,5}$/i.test(link.pathname)) continue; // assets
+          if (seen.has(link.href)) continue;
+          seen.add(link.href);
+          queue.push(link);
+        }
+      }
+    },
+    async loadEvent(id, verifyUrl, page) {
+      if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
+      // The block's link may name the production host: load the event from the host being checked.
+      let path = `${scope}verify/${id}`;
+      try {
+        const linked = new URL(verifyUrl ?? '').pathname.replace(/\/+$/, '');
+        if (linked.endsWith(`/verify/${id}`)) path = linked;
+      } catch {}
+      const url = new URL(`${path}.json`, new URL(page));
+      let response: Awaited<ReturnType<SiteClient['get']>>;
+      try {
+        response = await client.get(url, { maxBytes: MAX_EVENT_BYTES, accept: 'application/json' });
+      } catch (error) {
+        // Not loaded (network, time, size): an outage — the event may still be on a relay.
+        throw new MissingEvent(`event \`${url.href}\` could not be loaded: ${(error as Error).message}`);
+      }
+      // 404/410 or a server error: not there now, which is not the same as altered; relays are asked next.
+      if (response.status < 200 || response.status >= 300 || !response.body)
+        throw new MissingEvent(`event \`${url.href}\` answered HTTP ${response.status}`);
+      try {
+        return {
+          event: JSON.parse(response.body.toString('utf8')) as unknown,
+          from: url.href,
+        };
+      } catch (error) {
+        throw new Error(`event \`${url.href}\` is not valid: ${(error as Error).message}`);
+      }
+    },
+    expired: () => client.expired,
+  };
+}
