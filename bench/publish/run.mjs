@@ -1,24 +1,12 @@
-// Bench (not a test): events/s published by @siegel/core's RelayPublisher to a real relay process on
-// loopback (test/support/relay: @nostr-relay/core + ws), pipelined (a window of events in flight on one
-// connection, the default) against one at a time (each event waits for its OK before the next is sent:
-// window 1), in the same run, each with its own fresh events. On loopback the relay's own work (it checks
-// every signature) bounds both; pipelining pays where the network has latency, so the bench measures a
-// second time through a proxy that delays each direction by BENCH_DELAY_MS (default 20 ms: a relay across
-// a continent), with fewer events (BENCH_DELAYED_EVENTS, default 300; one at a time that is 300 round trips).
-//
-//   npm run bench:publish                # 1 000 events each way on loopback
-//   BENCH_EVENTS=5000 npm run bench:publish
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createConnection, createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { PUBLISH_DEFAULTS, RelayPublisher } from '../../packages/core/dist/index.js';
+import { startRelay } from '../../test/support/relay-process.ts';
 
 const EVENTS = Math.max(1, Number(process.env.BENCH_EVENTS ?? 1000));
 const DELAY_MS = Math.max(1, Number(process.env.BENCH_DELAY_MS ?? 20));
 const DELAYED_EVENTS = Math.max(1, Number(process.env.BENCH_DELAYED_EVENTS ?? 300));
-const RELAY = fileURLToPath(new URL('../../test/support/relay/relay-server.mjs', import.meta.url));
 
 /** Page events like the ones `signSite` signs (kind 1063, url/m/x/ox/summary/alt tags). */
 function makeEvents(count, secretKey, label) {
@@ -41,19 +29,6 @@ function makeEvents(count, secretKey, label) {
       secretKey,
     );
     return JSON.parse(JSON.stringify(event));
-  });
-}
-
-function startRelay() {
-  const child = spawn(process.execPath, [RELAY, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /^SIEGEL_RELAY_READY (\{.*\})$/m.exec(out);
-      if (match) resolve({ url: JSON.parse(match[1]).url, child });
-    });
-    child.once('exit', () => reject(new Error(`the relay exited:\n${out}`)));
   });
 }
 
@@ -131,7 +106,7 @@ try {
     proxy.close();
   }
 } finally {
-  relay.child.kill('SIGTERM');
+  await relay.stop();
 }
 
 // Issue 24: what one silent relay costs a whole signing run (1 000 pages), against no relay.

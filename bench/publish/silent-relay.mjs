@@ -12,27 +12,12 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startRelay } from '../../test/support/relay-process.ts';
 import { generateSite } from '../sign-site/generate-site.mjs';
 
 const PAGES = Math.max(1, Number(process.env.BENCH_SILENT_PAGES ?? 1000));
 const BUDGET_MS = 5_000;
 const CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
-const RELAY = fileURLToPath(new URL('../../test/support/relay/relay-server.mjs', import.meta.url));
-
-function startSilentRelay() {
-  const child = spawn(process.execPath, [RELAY, '--port', '0', '--silent'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /^SIEGEL_RELAY_READY (\{.*\})$/m.exec(out);
-      if (match) resolve({ url: JSON.parse(match[1]).url, child });
-    });
-    child.once('exit', () => reject(new Error(`the relay exited:\n${out}`)));
-  });
-}
 
 /** One `siegel sign` of a fresh copy of `build`, with an empty cache; resolves with its wall time. */
 async function sign(root, build, name, relays) {
@@ -65,7 +50,7 @@ async function sign(root, build, name, relays) {
 }
 
 const root = await mkdtemp(join(tmpdir(), 'siegel-bench-silent-'));
-const relay = await startSilentRelay();
+const relay = await startRelay({ silent: true });
 try {
   const build = join(root, 'build');
   await generateSite(build, PAGES);
@@ -80,6 +65,6 @@ try {
   );
   console.log(`  ${extra <= BUDGET_MS + 1_000 ? 'within the budget' : 'OVER THE BUDGET'}`);
 } finally {
-  relay.child.kill('SIGTERM');
+  await relay.stop();
   await rm(root, { recursive: true, force: true });
 }

@@ -119,13 +119,20 @@ describe('publishing within the run’s budget (issue 24, acceptance 2)', () => 
     const outbox = JSON.parse(await readFile(file, 'utf8')) as { events: Array<{ nextTry: number }> };
     for (const entry of outbox.events) entry.nextTry = 0;
     await writeFile(file, JSON.stringify(outbox));
-    const started = Date.now();
+    // The same run without a relay, side by side: start-up and reading the site, on this machine now.
+    let started = Date.now();
+    const bare = await runCli(['sign', 'dist'], root, ENV);
+    expect(bare.code, bare.stderr).toBe(0);
+    const bareMs = Date.now() - started;
+    started = Date.now();
     const again = await runCli(['sign', 'dist', '--relay', silent.url, '--publish-timeout', '2'], root, ENV);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/0 signed, 150 unchanged/);
     expect(again.stderr).toContain('150 waiting in .sign-outbox.json');
-    // Was 90 s for 600 due events before the budget (15 s per 100); 2 s now, plus start-up.
-    expect(Date.now() - started).toBeLessThan(2_000 + 20_000);
+    // Was 90 s for 600 due events before the budget (15 s per 100). Now the budget (2 s) and the second
+    // after it; the margin is well under the 15 s answer timeout, whose timers once kept the process alive
+    // after the run was done.
+    expect(Date.now() - started).toBeLessThan(bareMs + 2_000 + 1_000 + 6_000);
   }, 90_000);
 });
 

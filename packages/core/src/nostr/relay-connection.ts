@@ -13,6 +13,14 @@ export type RelayConnectionOptions = Partial<
   Omit<AbstractRelayConstructorOptions, 'websocketImplementation'>
 >;
 
+/** nostr-tools' publishes waiting for `OK`, whose `clear()` also stops their answer timers. */
+class PendingPublishes extends Map<string, { timeout?: ReturnType<typeof setTimeout> }> {
+  override clear(): void {
+    for (const pending of this.values()) clearTimeout(pending.timeout);
+    super.clear();
+  }
+}
+
 /**
  * A nostr-tools relay that says nothing of its own: relays are strangers, and nostr-tools writes to the
  * console whatever it cannot handle (a NOTICE, a message that is not JSON, an `EVENT` that is not an
@@ -25,6 +33,11 @@ export class RelayConnection extends AbstractRelay {
   constructor(url: string, websocket: typeof WebSocket, options: RelayConnectionOptions = {}) {
     super(url, { verifyEvent: () => true, ...options, websocketImplementation: websocket });
     this.onnotice = () => {};
+    // nostr-tools rejects the publishes still waiting when the connection closes (ours or the relay's) but
+    // leaves each one's answer timer running, and each held the process open for up to `publishTimeout`
+    // after the run was done (a silent relay: 15 s past the publishing budget). It clears that map exactly
+    // then, so the map clears the timers.
+    (this as unknown as { openEventPublishes: PendingPublishes }).openEventPublishes = new PendingPublishes();
   }
 
   override _onmessage(message: MessageEvent): void {
