@@ -39,8 +39,12 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
     ],
   },
   'publish/run.mjs': {
-    env: { BENCH_EVENTS: '20', BENCH_DELAYED_EVENTS: '10' },
-    prints: [/20 events to one loopback relay/, /10 events through a proxy adding 20 ms each way/],
+    env: { BENCH_EVENTS: '20', BENCH_DELAYED_EVENTS: '10', BENCH_SILENT_PAGES: '20' },
+    prints: [
+      /20 events to one loopback relay/,
+      /10 events through a proxy adding 20 ms each way/,
+      /20 pages, one silent relay vs none/,
+    ],
   },
   'server/run.mjs': {
     env: { BENCH_SECONDS: '0.5', BENCH_CONCURRENCY: '4', BENCH_FILE_MB: '1' },
@@ -87,6 +91,7 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
 
 /** Scripts under bench/ that are not benches themselves: what the benches import or start. */
 const HELPERS = [
+  'publish/silent-relay.mjs',
   'server/bare-server.mjs',
   'server/processes.mjs',
   'sign-site/generate-site.mjs',
