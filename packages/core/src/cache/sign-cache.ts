@@ -10,7 +10,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
 import { PARSER_REVISION } from '../page/parse.js';
-import { cacheEntrySchema, cacheFileSchema } from './cache-file-schema.js';
+import { cacheFileSchema, isCacheEntryShape } from './cache-file-schema.js';
 import { journalFileOf, readJournal } from './journal.js';
 import { scanDocument, scanObject } from './json-members.js';
 import { PackedPages } from './packed-pages.js';
@@ -258,13 +258,12 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
 }
 
 /**
- * A page entry of the file (or of its journal) that this cache can use: of the shape {@link cacheEntrySchema}
+ * A page entry of the file (or of its journal) that this cache can use: of the shape {@link isCacheEntryShape}
  * describes, its event signed by the cache's key and covering the entry's hash. The entry is kept as read.
  */
 function isEntry(value: unknown, pubkey: string): value is SignCacheEntry {
-  const parsed = cacheEntrySchema.safeParse(value);
-  if (!parsed.success) return false;
-  const { event, hash } = parsed.data;
+  if (!isCacheEntryShape(value)) return false;
+  const { event, hash } = value;
   return event.pubkey === pubkey && event.tags.some((tag) => tag[0] === 'x' && tag[1] === hash);
 }
 
