@@ -25,6 +25,11 @@ const WRITE_CONCURRENCY = 64;
 const PARSE_AHEAD = 32;
 /** Runs with fewer pages parse on the main thread: workers pay off only with pages to parse. */
 const PARSE_POOL_MIN_PAGES = 64;
+/**
+ * Pages parsed on the main thread before the workers start: a run that parses a few pages (a warm run with
+ * one changed page) never pays for a worker thread (about 100 MB of peak memory).
+ */
+const PARSE_INLINE_FIRST = 16;
 
 /**
  * Moves every page of one run through its trip, in one direction: read (synchronous chunks, `ChunkReader`)
@@ -47,6 +52,7 @@ export class PageFlow {
   /** Every page's whole trip (unbounded: {@link admit} bounds what enters), to wait for the last. */
   readonly #trips = new PQueue();
   #signedAny = false;
+  #parsedInline = 0;
 
   constructor(root: string, run: SigningRun, total: number) {
     const { options } = run;
@@ -121,9 +127,11 @@ export class PageFlow {
   #parse(page: ToParse): Promise<{ next: Promise<PageResult> }> {
     const pool = this.#pool;
     const { options } = this.#run;
+    const inline = !pool || this.#parsedInline < PARSE_INLINE_FIRST;
+    if (inline) this.#parsedInline++;
     return this.#parses.add(async () => {
-      const { parsed, bytes }: { parsed: ParsedPage; bytes: Buffer } = pool
-        ? await pool.analyze(page.input)
+      const { parsed, bytes }: { parsed: ParsedPage; bytes: Buffer } = !inline
+        ? await (pool as ParsePool).analyze(page.input)
         : { parsed: parsePageForSigning(page.input, options.selector), bytes: page.input };
       const decided = decideByHash(this.#run.decide, { ...page, input: bytes }, parsed);
       return { next: isSignRequest(decided) ? this.#sign(decided) : Promise.resolve(decided) };
