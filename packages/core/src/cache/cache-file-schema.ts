@@ -16,16 +16,22 @@ function isRange(range: unknown): boolean {
   return Number.isInteger(start) && Number.isInteger(end) && (start as number) <= (end as number);
 }
 
-/** One page's entry as the file holds it (fields it does not know are allowed and kept). */
-export interface CacheEntryShape {
+/** One page in the cache, keyed by its path relative to the output directory. */
+export interface SignCacheEntry {
+  /** `siegel-page/2` hash of the page's selected element. */
   hash: string;
-  /** Checked for its shape only: its id and signature were checked when it was signed. */
+  /** The whole signed event for that hash. */
   event: NostrEvent;
+  /** SHA-256 of the raw file as the build wrote it (before signing): an identical file skips parsing. */
   fingerprint: string;
+  /** Where the block goes in that raw file (UTF-16 offsets), so it can be re-applied without parsing. */
   insertAt: number;
+  /** The block already present in that raw file, replaced rather than duplicated. */
   existingBlock?: { start: number; end: number };
+  /** `insertAt`/`existingBlock` as UTF-8 byte offsets, to splice the raw file without decoding it. */
   bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
-  signedFingerprint?: unknown;
+  /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
+  signedFingerprint?: string;
 }
 
 /**
@@ -34,7 +40,7 @@ export interface CacheEntryShape {
  * every entry of a cache is checked when it is read, and zod's parse (which copies each entry, its event and
  * tags included) raised a warm 10 000-page run's peak memory from about 230 to 330 MB.
  */
-export function isCacheEntryShape(value: unknown): value is CacheEntryShape {
+export function isCacheEntryShape(value: unknown): value is SignCacheEntry {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
   const place = entry.bytePlace as Record<string, unknown> | undefined;
@@ -54,7 +60,7 @@ export function isCacheEntryShape(value: unknown): value is CacheEntryShape {
 }
 
 /** One page's entry, as a schema (for the file's description and for callers that validate with zod). */
-export const cacheEntrySchema = z.custom<CacheEntryShape>(isCacheEntryShape);
+export const cacheEntrySchema = z.custom<SignCacheEntry>(isCacheEntryShape);
 
 /** A list in the header: anything but an array reads as none (as caches written before the field had it). */
 const headerList = z.array(z.unknown()).catch([]);

@@ -6,11 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
 import { PARSER_REVISION } from '../page/parse.js';
-import { cacheFileSchema, isCacheEntryShape } from './cache-file-schema.js';
+import { cacheFileSchema, isCacheEntryShape, type SignCacheEntry } from './cache-file-schema.js';
 import { journalFileOf, readJournal } from './journal.js';
 import { scanDocument, scanObject } from './json-members.js';
 import { PackedPages } from './packed-pages.js';
@@ -40,23 +39,7 @@ export interface SignCacheHeader {
   relays?: string[];
 }
 
-/** One page in the cache, keyed by its path relative to the output directory. */
-export interface SignCacheEntry {
-  /** `siegel-page/2` hash of the page's selected element. */
-  hash: string;
-  /** The whole signed event for that hash. */
-  event: NostrEvent;
-  /** SHA-256 of the raw file as the build wrote it (before signing): an identical file skips parsing. */
-  fingerprint: string;
-  /** Where the block goes in that raw file (UTF-16 offsets), so it can be re-applied without parsing. */
-  insertAt: number;
-  /** The block already present in that raw file, replaced rather than duplicated. */
-  existingBlock?: { start: number; end: number };
-  /** `insertAt`/`existingBlock` as UTF-8 byte offsets, to splice the raw file without decoding it. */
-  bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
-  /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
-  signedFingerprint?: string;
-}
+export type { SignCacheEntry } from './cache-file-schema.js';
 
 /** The in-memory cache: a header and the entries. */
 export interface SignCache extends SignCacheHeader {
