@@ -1,14 +1,3 @@
-// Peak memory and time of `siegel sign` and `siegel verify` on one very large page (issue 10: a 54 MB page
-// took 1.86 GB to sign). Not a test: it prints figures. After `npm run build`:
-//
-//   node bench/sign-site/huge-page.mjs                  # pages of 54 and 32 MB (the default limit), on tmpfs
-//   BENCH_MB=10,54,100 node bench/sign-site/huge-page.mjs
-//   BENCH_DIR=/tmp node bench/sign-site/huge-page.mjs   # the page on that directory's file system
-//
-// The page is realistic markup (the sign-site generator's articles, one after another, in one <main>), signed
-// in-process with a throwaway local key (SIEGEL_SECRET_KEY), so the figure is the CLI's own. Peak RSS is the
-// child's VmHWM, written by a preload at exit.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePage } from './generate-site.mjs';
+import { runCliWithPeak } from './peak-rss.mjs';
 
-const CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
+const _CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
 const sizes = (process.env.BENCH_MB ?? '54,32').split(',').map(Number);
 const base = process.env.BENCH_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
-const REPORT_PEAK = fileURLToPath(new URL('./report-peak-rss.mjs', import.meta.url));
 
 /** One page of about `mb` million bytes: the generator's articles, one after another, in one <main>. */
 function hugePage(mb) {
@@ -35,33 +24,9 @@ function hugePage(mb) {
   return `<!DOCTYPE html>\n<html lang="de"><head><meta charset="utf-8"><title>Huge</title></head><body><main>${parts.join('\n')}</main></body></html>\n`;
 }
 
-function run(args, cwd, env) {
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, ['--import', REPORT_PEAK, CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const peak = /PEAK_RSS_KB=(\d+)/.exec(err);
-      resolve({
-        code,
-        seconds: (performance.now() - start) / 1000,
-        peakMb: peak ? Number(peak[1]) / 1024 : Number.NaN,
-        out: out.trim().split('\n').at(-1),
-      });
-    });
-  });
+async function run(args, cwd, env) {
+  const { code, ms, peakMb, out } = await runCliWithPeak(args, { cwd, env });
+  return { code, seconds: ms / 1000, peakMb, out: out.trim().split('\n').at(-1) };
 }
 
 const root = await mkdtemp(join(base, 'siegel-huge-page-'));

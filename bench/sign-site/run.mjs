@@ -26,6 +26,7 @@ import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBunker } from '../../test/support/bunker-process.ts';
 import { generateSite } from './generate-site.mjs';
+import { runCliWithPeak } from './peak-rss.mjs';
 
 const PAGES = Number(process.argv[2] ?? process.env.BENCH_PAGES ?? 10_000);
 if (!Number.isInteger(PAGES) || PAGES < 1)
@@ -41,8 +42,7 @@ if (PHASES.some((phase) => ['warm', 'one', 'verify'].includes(phase)) && !PHASES
   PHASES.unshift('cold'); // warm and one use its cache, verify its signed site
 const SITE = 'https://example.com';
 const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
-const CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
-const REPORT_PEAK = fileURLToPath(new URL('./report-peak-rss.mjs', import.meta.url));
+const _CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
 const nodeArgs = () => process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
 // Each phase starts on a settled file system: `sync` first, so the dirty pages of the copy made for it (or
@@ -71,36 +71,16 @@ function measure(args) {
  * project .env applies): wall time from spawn to exit, its peak RSS, and its counts line. Fails unless it
  * exits 0 with every one of the `pages` valid.
  */
-function verifyCli(dir, pages) {
+async function verifyCli(dir, pages) {
   execFileSync('sync');
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const child = spawn(
-      process.execPath,
-      [...nodeArgs(), '--import', REPORT_PEAK, CLI, 'verify', dir, '--site', SITE],
-      {
-        cwd: dir,
-        env: { PATH: process.env.PATH },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = performance.now() - start;
-      const counts = /^Siegel verify: .*$/m.exec(out)?.[0] ?? '';
-      if (code !== 0 || !counts.startsWith(`Siegel verify: ${pages} valid, 0 invalid`))
-        reject(new Error(`siegel verify exited ${code}:\n${out.slice(-2000)}\n${err.slice(-2000)}`));
-      else resolve({ ms, maxRssMb: Math.round(Number(/PEAK_RSS_KB=(\d+)/.exec(err)?.[1]) / 1024), counts });
-    });
+  const { code, ms, peakMb, out, err } = await runCliWithPeak(['verify', dir, '--site', SITE], {
+    cwd: dir,
+    nodeArgs: nodeArgs(),
   });
+  const counts = /^Siegel verify: .*$/m.exec(out)?.[0] ?? '';
+  if (code !== 0 || !counts.startsWith(`Siegel verify: ${pages} valid, 0 invalid`))
+    throw new Error(`siegel verify exited ${code}:\n${out.slice(-2000)}\n${err.slice(-2000)}`);
+  return { ms, maxRssMb: Math.round(peakMb), counts };
 }
 
 /** The type of the file system `dir` is on (`tmpfs`, `ext4`, …), from /proc/mounts; `?` elsewhere. */
