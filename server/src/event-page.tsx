@@ -1,5 +1,6 @@
 import { raw } from 'hono/html';
 import { isoTime, npubOf } from './describe-record.js';
+import { textEncodingOf } from './metadata/text-encoding.js';
 import type { FileUrls } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 
@@ -151,12 +152,12 @@ export async function renderEventPage(
 }
 
 /**
- * The start of a text file, as much as its event page shows (`MAX_PAGE_TEXT_CHARS`) and one character more
- * (so the page knows there is more): a 25 MiB text is not decoded whole on the event loop for that, when
- * signing nor when the page is served.
+ * The start of a text file (UTF-8, or UTF-16 after its byte order mark), as much as its event page shows
+ * (`MAX_PAGE_TEXT_CHARS`) and one character more (so the page knows there is more): a 25 MiB text is not
+ * decoded whole on the event loop for that, when signing nor when the page is served.
  */
 export function pageText(bytes: Uint8Array): string {
-  // A character is at most 4 bytes of UTF-8 (2 UTF-16 units): this prefix decodes to enough of them.
+  // A character is at most 4 bytes of UTF-8 or UTF-16 (2 UTF-16 units): this prefix decodes to enough of them.
   const prefix = bytes.subarray(0, 4 * (MAX_PAGE_TEXT_CHARS + 1));
-  return new TextDecoder().decode(prefix, { stream: prefix.length < bytes.length });
+  return new TextDecoder(textEncodingOf(bytes)).decode(prefix, { stream: prefix.length < bytes.length });
 }

@@ -172,7 +172,7 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
       ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist` or PNG `Author`)'
       : analysis.type.kind === 'document'
         ? 'the PDF `/Author` (or its XMP `dc:creator`)'
-        : 'the YAML frontmatter `author:`';
+        : 'the frontmatter `author:` (YAML, TOML or JSON), a Pandoc title block (`% Title` then `% Author`) or an `Author:` line heading the file';
   throw new ApiError(
     422,
     'AUTHOR_REQUIRED',

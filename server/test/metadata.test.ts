@@ -76,6 +76,7 @@ describe('readTextMetadata', () => {
     expect(readTextMetadata('Intro\u2028## Grüße aus Köln ##  \nmore', true).title).toBe('Grüße aus Köln');
     expect(readTextMetadata('\uFEFF---\r\nauthor: Åsa Öberg\r\n...\r\n# Ü', true)).toEqual({
       authors: ['Åsa Öberg'],
+      authorSource: 'yaml:author',
       title: 'Ü',
     });
     const euros = `title: ${'€'.repeat(30_000)}\n`; // 90 000 bytes, 30 000 characters

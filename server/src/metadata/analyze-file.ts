@@ -25,7 +25,8 @@ export interface FileAnalysis {
 
 /**
  * Tell an upload's type from its bytes, check its structure, and read its author, title and description from
- * its own metadata (XMP, then IPTC, EXIF and PNG text for images, the info dictionary then XMP for PDFs, YAML frontmatter for text).
+ * its own metadata (XMP, then IPTC, EXIF and PNG text for images, the info dictionary then XMP for PDFs, for
+ * text the metadata block it starts with: YAML, TOML or JSON frontmatter, a Pandoc title block, MultiMarkdown).
  *
  * @throws {ApiError} `INVALID_FORMAT` for unsupported, corrupt or hostile files.
  */

@@ -67,6 +67,18 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.fromEntrie
   ]),
 );
 
+/**
+ * `Content-Type` of the stored file `bytes` under `extension`: {@link CONTENT_TYPES}, with text kept in UTF-16
+ * (as uploaded, after its byte order mark) labelled `charset=utf-16`, the label for UTF-16 that starts with
+ * its byte order mark (RFC 2781), which settles the byte order.
+ */
+export function contentTypeOf(extension: string, bytes: Uint8Array): string | undefined {
+  const type = CONTENT_TYPES[extension];
+  if (type === undefined || !type.endsWith('; charset=utf-8')) return type;
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  return utf16 ? type.replace(/utf-8$/, 'utf-16') : type;
+}
+
 function startsWith(bytes: Uint8Array, prefix: number[]): boolean {
   return prefix.every((value, index) => bytes[index] === value);
 }

@@ -42,8 +42,13 @@ export const ANALYSIS_LIMITS = {
   xmp_nesting: 64,
   /** XMP: namespace declarations in one packet (real ones: a dozen). */
   xmp_namespaces: 1000,
-  /** Markdown/TXT: YAML frontmatter size (real frontmatter is a few hundred bytes). */
+  /**
+   * Markdown/TXT: size of the metadata block — YAML, TOML or JSON frontmatter, a Pandoc title block — in
+   * characters (real ones are a few hundred bytes).
+   */
   frontmatter_bytes: 64 * 1024,
+  /** Markdown/TXT: arrays and tables nested in JSON or TOML frontmatter (real ones: 2 or 3). */
+  frontmatter_nesting: 64,
   /** Markdown/TXT: YAML alias expansions (stops "billion laughs" alias bombs). */
   yaml_aliases: 50,
 } as const;

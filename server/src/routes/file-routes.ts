@@ -3,7 +3,7 @@ import { ApiError } from '../api-error.js';
 import type { CheckedRecord, RecordChecker } from '../checked-records.js';
 import { describeRecord } from '../describe-record.js';
 import { PAGE_STYLE, pageText, renderEventPage } from '../event-page.js';
-import { CONTENT_TYPES, FILE_FORMATS } from '../metadata/formats.js';
+import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '../metadata/formats.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
 import { fileUrls, verifyApiUrl, verifyPageUrl } from '../public-urls.js';
 import { type FileStorage, isStorageKey } from '../storage/file-storage.js';
@@ -69,8 +69,9 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
 
   app.get('/documents/:name{[0-9a-f]{64}\\.[a-z]{2,4}}', async (c) => {
     const name = c.req.param('name') ?? '';
-    const type = CONTENT_TYPES[name.split('.')[1] ?? ''];
-    const data = type === undefined ? undefined : await storage.get(`documents/${name}`);
+    const extension = name.split('.')[1] ?? '';
+    const data = CONTENT_TYPES[extension] === undefined ? undefined : await storage.get(`documents/${name}`);
+    const type = data === undefined ? undefined : contentTypeOf(extension, data);
     if (data === undefined || type === undefined) throw notFound();
     return serveFile(c, name.slice(0, 64), data, type);
   });
@@ -134,7 +135,7 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
     const data = isStorageKey(record.fileKey) ? await storage.get(record.fileKey) : undefined;
     if (data === undefined) return fileAltered(c, hash, 'is missing');
     const format = FILE_FORMATS.find((candidate) => candidate.mimeType === record.mimeType);
-    const type = format === undefined ? 'application/octet-stream' : CONTENT_TYPES[format.extension];
+    const type = format === undefined ? 'application/octet-stream' : contentTypeOf(format.extension, data);
     return serveFile(c, hash, data, type ?? 'application/octet-stream');
   });
   return app;
