@@ -428,3 +428,59 @@ export function pngCompressedTextBombs(count: number, each: number): HostileFile
     symptom: `PNG with ${count} zTXt chunks of ${each} bytes each`,
   };
 }
+
+/**
+ * Issue 25: Hugo's TOML frontmatter (`+++`) holding `bytes` of one string after its author: a real author,
+ * past `frontmatter_bytes` when `bytes` is.
+ */
+export function tomlFrontmatterBomb(bytes: number): HostileFile {
+  return {
+    name: `toml-bomb-${bytes}.md`,
+    bytes: Buffer.from(`+++\nauthor = "Hostile Tester"\nfiller = "${'x'.repeat(bytes)}"\n+++\n# Title\n`),
+    symptom: `TOML frontmatter of ${bytes} bytes`,
+  };
+}
+
+/**
+ * Issue 25: Hugo's bare JSON frontmatter (`{` … `}`) holding `bytes` of one string after its author; Hugo's
+ * lexer scans for the closing brace, which comes past `frontmatter_bytes` when `bytes` is.
+ */
+export function jsonFrontmatterBomb(bytes: number): HostileFile {
+  return {
+    name: `json-bomb-${bytes}.md`,
+    bytes: Buffer.from(`{\n  "author": "Hostile Tester",\n  "filler": "${'x'.repeat(bytes)}"\n}\n# Title\n`),
+    symptom: `JSON frontmatter of ${bytes} bytes`,
+  };
+}
+
+/** Issue 25: JSON frontmatter whose `filler` nests `depth` arrays in each other (a few KB). */
+export function jsonFrontmatterNested(depth: number): HostileFile {
+  return {
+    name: `json-nested-${depth}.md`,
+    bytes: Buffer.from(
+      `{\n  "author": "Hostile Tester",\n  "filler": ${'['.repeat(depth)}${']'.repeat(depth)}\n}\n`,
+    ),
+    symptom: `JSON frontmatter nested ${depth} deep`,
+  };
+}
+
+/** Issue 25: TOML frontmatter whose `filler` nests `depth` arrays in each other (a few KB). */
+export function tomlFrontmatterNested(depth: number): HostileFile {
+  return {
+    name: `toml-nested-${depth}.md`,
+    bytes: Buffer.from(
+      `+++\nauthor = "Hostile Tester"\nfiller = ${'['.repeat(depth)}${']'.repeat(depth)}\n+++\n`,
+    ),
+    symptom: `TOML frontmatter nested ${depth} deep`,
+  };
+}
+
+/** Issue 25: a UTF-16LE text with its byte order mark and an author, cut one byte short (odd length). */
+export function utf16OddLength(): HostileFile {
+  const text = Buffer.from('---\nauthor: Hostile Tester\n---\n# Title\n', 'utf16le');
+  return {
+    name: 'utf16-odd.md',
+    bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), text.subarray(0, text.length - 1)]),
+    symptom: 'UTF-16 text of odd length',
+  };
+}

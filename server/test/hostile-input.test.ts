@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
-import { readTextMetadata } from '../src/metadata/text-metadata.js';
+import { readTextFileMetadata, readTextMetadata } from '../src/metadata/text-metadata.js';
 import { readXmp } from '../src/metadata/xmp.js';
 import * as hostile from './hostile-files.js';
 import { photoshopJpeg, photoshopXmp } from './photoshop-jpeg.js';
@@ -229,7 +229,7 @@ describe('the heading and frontmatter scanners agree with the regular expression
     return next() < 0.5 ? text : text.slice(0, -1);
   }
 
-  it('on 20 000 random texts (deterministic)', () => {
+  it('on 20 000 random texts (deterministic), in UTF-8 and UTF-16', () => {
     const next = random(4242);
     for (let round = 0; round < 20_000; round++) {
       const text = randomText(next);
@@ -238,14 +238,18 @@ describe('the heading and frontmatter scanners agree with the regular expression
       // The alphabet cannot spell `title:`, so the title is always the heading after the frontmatter (if
       // any): a frontmatter found where the expression finds none, or ending elsewhere, shows in the title.
       let found: ReturnType<typeof readTextMetadata>;
+      // The same text in UTF-16 (issue 25) reads the same, code unit for code unit.
+      const utf16 = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
       try {
         found = readTextMetadata(text, true);
       } catch {
         // Only frontmatter (not valid YAML) is refused.
         expect(match, JSON.stringify(text)).not.toBeNull();
+        expect(() => readTextFileMetadata(utf16, true), JSON.stringify(text)).toThrow(ApiError);
         continue;
       }
       expect(found.title, JSON.stringify(text)).toBe(expectedTitle);
+      expect(readTextFileMetadata(utf16, true), JSON.stringify(text)).toEqual(found);
     }
   });
 });

@@ -11,10 +11,12 @@ export type BlockSyntax = 'yaml' | 'toml' | 'json' | 'pandoc' | 'mmd';
 /** A metadata block: its syntax and where its content and the text after it begin, in code units. */
 export interface MetadataBlock {
   syntax: BlockSyntax;
-  /** Delimited by fences (or Hugo's braces): the document (and its first heading) follows it. */
-  fenced: boolean;
-  /** The fence named no language (`---` alone): YAML by default, JSON when it holds a JSON object. */
-  plainFence: boolean;
+  /**
+   * How it is delimited: `---` naming no language (YAML, or JSON when it holds a JSON object, as gray-matter
+   * writes it), another fence, Hugo's braces, or lines (a title block, MultiMarkdown). The document (and its
+   * first heading) follows a delimited block.
+   */
+  delimiter: 'plain-fence' | 'fence' | 'braces' | 'lines';
   start: number;
   contentEnd: number;
   end: number;
@@ -46,7 +48,7 @@ const FENCE_LANGUAGES: Record<string, BlockSyntax> = {
  *   (braces outside `"` strings, a backslash escaping the next character).
  * - `%` lines: a Pandoc title block (`% title`, `% author; author`, `% date`, continued on indented lines).
  * - `Key: value` lines up to the first blank line (or a `---`/`...` line): MultiMarkdown metadata, with
- *   indented continuation lines. Any other line in them means they are text, not metadata; so do lines
+ *   indented continuation lines (Logseq's `key:: value` properties too). Any other line in them means they are text, not metadata; so do lines
  *   running past the frontmatter limit (the file is read as text without metadata, never refused for it).
  *
  * @throws {ApiError} `INVALID_FORMAT` with `limit: 'frontmatter_bytes'` when Hugo's JSON object or a title
@@ -60,7 +62,7 @@ export function findMetadataBlock(text: TextUnits): MetadataBlock | undefined {
   if (fence !== undefined || isFence(units, line, DASH)) return fence;
   if (units[line] === OPEN_BRACE) return findJsonObject(text, line);
   if (line > 0) return undefined;
-  if (units[0] === PERCENT) return findTitleBlock(units);
+  if (units[0] === PERCENT) return findTitleBlock(units, MAX_BLOCK_CHARS * text.unitsPerChar);
   return findMultiMarkdownLines(units);
 }
 
@@ -70,14 +72,14 @@ function findFencedBlock(units: Units, line: number): MetadataBlock | undefined 
   if ((mark !== DASH && mark !== PLUS && mark !== SEMICOLON) || !isFence(units, line, mark)) return undefined;
   let position = skipBlanks(units, line + 3);
   let syntax: BlockSyntax = mark === PLUS ? 'toml' : mark === SEMICOLON ? 'json' : 'yaml';
-  let plainFence = mark === DASH;
+  let delimiter: MetadataBlock['delimiter'] = mark === DASH ? 'plain-fence' : 'fence';
   if (mark === DASH && isLetter(units[position])) {
     const wordStart = position;
     while (isLetter(units[position])) position++;
     const named = FENCE_LANGUAGES[asciiLower(units, wordStart, position)];
     if (named === undefined) return undefined;
     syntax = named;
-    plainFence = false;
+    delimiter = 'fence';
     position = skipBlanks(units, position);
   }
   if (units[position] === CR) position++;
@@ -91,17 +93,21 @@ function findFencedBlock(units: Units, line: number): MetadataBlock | undefined 
     const end = lineEndAt(units, after);
     if (end === undefined) continue;
     const contentEnd = newline > start && units[newline - 1] === CR ? newline - 1 : newline;
-    return { syntax, fenced: true, plainFence, start, contentEnd, end };
+    return { syntax, delimiter, start, contentEnd, end };
   }
   return undefined;
 }
 
 /**
  * Hugo's JSON frontmatter at `line`: its end found by counting braces outside strings, as Hugo's lexer does,
- * within the frontmatter limit. Not a block when the object never closes or text follows it on its line.
+ * within the frontmatter limit. Not a block when the object never closes or text follows it on its line, nor
+ * when `{` is followed by anything but a key or `}` (a Hugo shortcode `{{< … >}}`, a Liquid tag `{% … %}`).
  */
 function findJsonObject(text: TextUnits, line: number): MetadataBlock | undefined {
   const units = text.units;
+  let first = line + 1;
+  while ([SPACE, TAB, LF, CR].includes(units[first] as number)) first++;
+  if (units[first] !== QUOTE && units[first] !== CLOSE_BRACE) return undefined;
   const bound = Math.min(units.length, line + MAX_BLOCK_CHARS * text.unitsPerChar);
   let level = 0;
   let inString = false;
@@ -113,7 +119,7 @@ function findJsonObject(text: TextUnits, line: number): MetadataBlock | undefine
     else if (!inString && unit === CLOSE_BRACE && --level === 0) {
       const end = lineEndAt(units, skipBlanks(units, position + 1));
       if (end === undefined) return undefined;
-      return { syntax: 'json', fenced: true, plainFence: false, start: line, contentEnd: position + 1, end };
+      return { syntax: 'json', delimiter: 'braces', start: line, contentEnd: position + 1, end };
     }
   }
   if (bound === units.length) return undefined;
@@ -124,7 +130,7 @@ function findJsonObject(text: TextUnits, line: number): MetadataBlock | undefine
  * A Pandoc title block: up to three lines starting with `%` (title, authors, date), each continued on lines
  * that start with a blank; it ends at the first other line.
  */
-function findTitleBlock(units: Units): MetadataBlock {
+function findTitleBlock(units: Units, bound: number): MetadataBlock {
   let fields = 0;
   let line = 0;
   while (line < units.length) {
@@ -133,11 +139,11 @@ function findTitleBlock(units: Units): MetadataBlock {
     if (!continues && (first !== PERCENT || fields === 3)) break;
     if (first === PERCENT) fields++;
     line = nextLine(units, line);
-    if (line > MAX_BLOCK_CHARS) {
+    if (line > bound) {
       throw pastLimit('frontmatter_bytes', `The title block is larger than ${MAX_BLOCK_CHARS} bytes`);
     }
   }
-  return { syntax: 'pandoc', fenced: false, plainFence: false, start: 0, contentEnd: line, end: line };
+  return { syntax: 'pandoc', delimiter: 'lines', start: 0, contentEnd: line, end: line };
 }
 
 /**
@@ -153,10 +159,11 @@ function findMultiMarkdownLines(units: Units): MetadataBlock | undefined {
       if (!isKeyLine(units, line)) return undefined;
     }
     line = nextLine(units, line);
+    // Counted in units, so that what is read never holds more characters than the limit either.
     if (line > MAX_BLOCK_CHARS) return undefined;
   }
   if (line === 0) return undefined;
-  return { syntax: 'mmd', fenced: false, plainFence: false, start: 0, contentEnd: line, end: line };
+  return { syntax: 'mmd', delimiter: 'lines', start: 0, contentEnd: line, end: line };
 }
 
 function isKeyLine(units: Units, line: number): boolean {

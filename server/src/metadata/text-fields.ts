@@ -37,7 +37,7 @@ export function readBlockFields(block: MetadataBlock, source: string): FoundMeta
     case 'json':
       return readStructured('json', parseJsonFrontmatter(source));
     case 'yaml': {
-      if (block.plainFence && source.trimStart().startsWith('{')) {
+      if (block.delimiter === 'plain-fence' && source.trimStart().startsWith('{')) {
         // gray-matter writes JSON between `---` fences (`language: 'json'`): JSON is YAML too, but say so.
         const json = tryJson(source);
         if (json !== undefined) return readStructured('json', json);
@@ -189,13 +189,14 @@ function readTitleBlock(source: string): FoundMetadata {
 
 /**
  * MultiMarkdown (and Python-Markdown meta, Pelican) `Key: value` lines, each value continued on indented
- * lines. Keys are matched case-insensitively without their blanks (MultiMarkdown's rule); every line of an
- * author key is a name, as is each part of one separated by `;` (Pandoc's MultiMarkdown writer joins
- * authors so); Pelican's `Authors:` is also split at commas when it has no `;`. `undefined` when a line is
- * neither a `Key: value` line nor a continuation.
+ * lines, and Logseq's `key:: value` page properties. Keys are matched case-insensitively without their
+ * blanks (MultiMarkdown's rule); every line of an author key is a name, as is each part of one separated by
+ * `;` (Pandoc's MultiMarkdown writer joins authors so); Pelican's `Authors:` is also split at commas when it
+ * has no `;`, and a Logseq value of `[[page]]` links at its commas. `undefined` when a line is neither a
+ * `Key: value` line nor a continuation.
  */
 function readMultiMarkdown(source: string): FoundMetadata | undefined {
-  const values = new Map<string, { key: string; lines: string[] }>();
+  const values = new Map<string, { key: string; syntax: string; lines: string[] }>();
   let current: string[] | undefined;
   for (const line of source.split(/\r?\n|\r/)) {
     if (line.trim() === '') continue;
@@ -203,11 +204,11 @@ function readMultiMarkdown(source: string): FoundMetadata | undefined {
       current.push(line.trim());
       continue;
     }
-    const match = /^([A-Za-z0-9][A-Za-z0-9 _.-]*):[ \t]*(.*)$/.exec(line);
+    const match = /^([A-Za-z0-9][A-Za-z0-9 _.-]*)(::?)[ \t]*(.*)$/.exec(line);
     if (match === null) return undefined;
-    const [, key = '', value = ''] = match;
+    const [, key = '', colons, value = ''] = match;
     const name = key.toLowerCase().replace(/ /g, '');
-    const entry = values.get(name) ?? { key, lines: [] };
+    const entry = values.get(name) ?? { key, syntax: colons === '::' ? 'logseq' : 'mmd', lines: [] };
     values.set(name, entry);
     current = entry.lines;
     if (value.trim() !== '') current.push(value.trim());
@@ -216,16 +217,23 @@ function readMultiMarkdown(source: string): FoundMetadata | undefined {
   for (const name of AUTHOR_KEYS) {
     const entry = values.get(name);
     if (entry === undefined) continue;
-    const separator = (line: string) => (line.includes(';') || name !== 'authors' ? ';' : ',');
-    const names = entry.lines.flatMap((line) => line.split(separator(line))).map((part) => part.trim());
+    const names = entry.lines.flatMap((line) => splitNames(line, name, entry.syntax));
     if (selectAuthors(names).length === 0) continue;
     found.authors = names;
-    found.authorSource = `mmd:${entry.key}`;
+    found.authorSource = `${entry.syntax}:${entry.key}`;
     break;
   }
-  found.title = values.get('title')?.lines.join(' ');
+  found.title = values.get('title')?.lines.join(' ') || undefined;
   found.description = DESCRIPTION_KEYS.map((key) => values.get(key)?.lines.join(' ')).find(Boolean);
   return found;
+}
+
+function splitNames(line: string, key: string, syntax: string): string[] {
+  if (syntax === 'logseq' && /^\[\[[^\]]*\]\](?:\s*,\s*\[\[[^\]]*\]\])*$/.test(line)) {
+    return line.split(',').map((link) => unlink(link));
+  }
+  const separator = line.includes(';') || key !== 'authors' ? ';' : ',';
+  return line.split(separator).map((part) => unlink(part.trim()));
 }
 
 /** `[key as the object spells it, value]` for the first key equal to `name` ignoring case. */
@@ -237,9 +245,9 @@ function entryOf(object: Record<string, unknown>, name: string): [string, unknow
   return ['', undefined];
 }
 
-/** A title or description: a string, or a number (`title: 1984` is a number in YAML). */
+/** A title or description: a string (not blank), or a number (`title: 1984` is a number in YAML). */
 function textOf(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
 }
 

@@ -39,7 +39,7 @@ export function readTextFileMetadata(bytes: Uint8Array, markdown: boolean): Foun
   const found: FoundMetadata =
     block === undefined ? { authors: [] } : readBlockFields(block, decodeBlock(text, block));
   if (found.title === undefined && markdown) {
-    found.title = findHeading(text, block?.fenced ? block.end : 0);
+    found.title = findHeading(text, block !== undefined && block.delimiter !== 'lines' ? block.end : 0);
   }
   return found;
 }
