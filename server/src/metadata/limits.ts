@@ -14,6 +14,12 @@ export const ANALYSIS_LIMITS = {
   pdf_stream_bytes: 16 * 1024 * 1024,
   /** PDF: bytes all streams of a file may inflate to, together (a deflate bomb inflates ~1000×). */
   pdf_inflated_bytes: 64 * 1024 * 1024,
+  /**
+   * PDF: bytes of encrypted strings and streams one file may have decrypted, together (what is read: the
+   * Info strings, the XMP stream, object streams; real files: well under 1 MiB). What is decrypted then
+   * inflates within `pdf_stream_bytes` and `pdf_inflated_bytes` like any stream.
+   */
+  pdf_decrypted_bytes: 16 * 1024 * 1024,
   /** PDF: values (numbers, names, strings, entries…) in one parsed object (metadata: a few dozen). */
   pdf_object_values: 100_000,
   /** PDF: arrays and dictionaries nested in each other (real metadata: 2 or 3). */

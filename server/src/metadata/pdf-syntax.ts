@@ -238,3 +238,20 @@ class PdfParser {
 function isOctal(byte: number): boolean {
   return byte >= 48 && byte <= 55;
 }
+
+/** Whether `value` is an indirect reference (`12 0 R`). */
+export function isRef(value: PdfValue | undefined): value is PdfRef {
+  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'ref';
+}
+
+/** The name of a name object (`/Author` → `Author`); `undefined` for any other value. */
+export function nameOf(value: PdfValue | undefined): string | undefined {
+  return typeof value === 'object' && value !== null && 'type' in value && value.type === 'name'
+    ? value.name
+    : undefined;
+}
+
+/** Whether `value` is the name object `/name`. */
+export function isName(value: PdfValue | undefined, name: string): boolean {
+  return nameOf(value) === name;
+}
