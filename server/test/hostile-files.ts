@@ -3,6 +3,7 @@
 // exercise the very same files. Every generator is deterministic and cheap (well under a second).
 import { deflateSync } from 'node:zlib';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
+import { PdfEncryptor } from './pdf-encrypt.js';
 
 const XMP_AUTHOR =
   '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
@@ -482,5 +483,94 @@ export function utf16OddLength(): HostileFile {
     name: 'utf16-odd.md',
     bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), text.subarray(0, text.length - 1)]),
     symptom: 'UTF-16 text of odd length',
+  };
+}
+
+/**
+ * A PDF of `objects` (numbered from 1) encrypted by `encryptor`: its encryption dictionary is the last
+ * object, and the trailer (`entries` plus `/Encrypt` and `/ID`) names it.
+ */
+export function encryptedPdf(
+  encryptor: PdfEncryptor,
+  objects: Array<string | Buffer>,
+  entries: string,
+): Buffer {
+  const id = `<${encryptor.id.toString('hex')}>`;
+  return pdfWithObjects(
+    [...objects, encryptor.dictionary],
+    `<< ${entries} /Encrypt ${objects.length + 1} 0 R /ID [${id} ${id}] >>`,
+  );
+}
+
+/**
+ * A hostile encrypted PDF (AES-128, empty user password): its `/Author` is empty, so the author can only be
+ * in the XMP stream, and that is an encrypted deflate bomb of `inflated` bytes (64 KB for 64 MiB).
+ */
+export function pdfEncryptedXmpBomb(inflated = 64 * 1024 * 1024): HostileFile {
+  const encryptor = new PdfEncryptor('R4-AES');
+  const bytes = encryptedPdf(
+    encryptor,
+    [
+      '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+      '<< /Type /Pages /Kids [] /Count 0 >>',
+      `<< /Author ${encryptor.string('', 3)} /Title ${encryptor.string('Bomb', 3)} >>`,
+      encryptor.stream(4, '/Type /Metadata /Subtype /XML', Buffer.alloc(inflated, 0x20)),
+    ],
+    '/Size 6 /Root 1 0 R /Info 3 0 R',
+  );
+  return {
+    name: 'encrypted-xmp-bomb.pdf',
+    bytes,
+    symptom: `encrypted PDF whose XMP inflates to ${inflated} bytes`,
+  };
+}
+
+/**
+ * A hostile encrypted PDF (RC4-128) of `streams` encrypted object streams, each a deflate bomb of `inflated`
+ * bytes, and an `/Info` in none of them (so a reader decrypts and inflates them all).
+ */
+export function pdfEncryptedObjectStreamBombs(streams: number, inflated = 16 * 1024 * 1024): HostileFile {
+  const encryptor = new PdfEncryptor('R3');
+  const data = Buffer.concat([Buffer.from('9 0 ', 'latin1'), Buffer.alloc(inflated - 4, 0x20)]);
+  const bytes = encryptedPdf(
+    encryptor,
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [] /Count 0 >>',
+      ...Array.from({ length: streams }, (_, i) =>
+        encryptor.stream(i + 3, '/Type /ObjStm /N 1 /First 4', data),
+      ),
+    ],
+    `/Size ${streams + 4} /Root 1 0 R /Info 999999 0 R`,
+  );
+  return {
+    name: `encrypted-objstm-bombs-${streams}.pdf`,
+    bytes,
+    symptom: `encrypted PDF with ${streams} object-stream bombs`,
+  };
+}
+
+/**
+ * A hostile encrypted PDF (AES-128) of `streams` uncompressed encrypted object streams of `each` bytes and
+ * an `/Info` in none of them: nothing inflates, but a reader would decrypt them all.
+ */
+export function pdfEncryptedStreamsPastDecryptBudget(streams: number, each = 1024 * 1024): HostileFile {
+  const encryptor = new PdfEncryptor('R4-AES');
+  const data = Buffer.concat([Buffer.from('9 0 ', 'latin1'), Buffer.alloc(each - 4, 0x20)]);
+  const bytes = encryptedPdf(
+    encryptor,
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [] /Count 0 >>',
+      ...Array.from({ length: streams }, (_, i) =>
+        encryptor.stream(i + 3, '/Type /ObjStm /N 1 /First 4', data, true),
+      ),
+    ],
+    `/Size ${streams + 4} /Root 1 0 R /Info 999999 0 R`,
+  );
+  return {
+    name: `encrypted-streams-${streams}.pdf`,
+    bytes,
+    symptom: `encrypted PDF with ${streams} raw encrypted object streams`,
   };
 }
