@@ -1,26 +1,16 @@
-import { inflateSync } from 'node:zlib';
 import { invalidFormat } from '../api-error.js';
 import { ANALYSIS_LIMITS, isPastLimit, pastLimit } from './limits.js';
-import { openStandardSecurity, type PdfDecryptor } from './pdf-crypt.js';
-import { isName, isRef, nameOf, type PdfDict, type PdfValue, parsePdfObject } from './pdf-syntax.js';
+import { openStandardSecurity } from './pdf-crypt.js';
+import { type PdfOwner, type StreamData, StreamDecoder } from './pdf-stream.js';
+import { isName, isRef, type PdfDict, type PdfValue, parsePdfObject } from './pdf-syntax.js';
 import { readCrossReference, undoPredictor, type XrefEntry, type XrefSource } from './pdf-xref.js';
 
 const {
   pdf_objects: MAX_OBJECTS,
   pdf_object_streams: MAX_OBJECT_STREAMS,
   pdf_stream_bytes: MAX_STREAM_BYTES,
-  pdf_inflated_bytes: MAX_INFLATED_BYTES,
   pdf_parse_factor: PARSE_FACTOR,
 } = ANALYSIS_LIMITS;
-
-/**
- * The object a value was read from, whose number and generation key its decryption (ISO 32000-2 §7.6.2);
- * `undefined` for values that are never encrypted on their own (the trailer, entries of object streams).
- */
-export type PdfOwner = { num: number; gen: number } | undefined;
-
-/** A stream's decoded data, or why there is none: `too-large` past its cap, `unreadable` otherwise. */
-export type StreamData = { data: Uint8Array } | { error: 'too-large' | 'unreadable' };
 
 /** An opened object stream: its decoded data and where each of its objects starts in it. */
 interface ObjectStream {
@@ -48,10 +38,9 @@ export class PdfDocument implements XrefSource {
   private readonly streamEntries = new Map<number, { stream: number; at: number }>();
   private readonly objects = new Map<number, { value: PdfValue | undefined; owner: PdfOwner }>();
   private readonly keywords = new Map<string, KeywordIndex>();
-  private decryptor: PdfDecryptor | undefined;
+  private readonly decoder = new StreamDecoder();
   private openingStreams = false;
   private openedStreams = 0;
-  private inflated = 0;
   private walked = 0;
 
   constructor(readonly bytes: Uint8Array) {
@@ -87,7 +76,7 @@ export class PdfDocument implements XrefSource {
       for (const [key, value] of encrypt) resolved.set(key, this.resolve(value).value ?? null);
       const ids = this.resolve(trailer.get('ID')).value;
       const id = Array.isArray(ids) ? this.resolve(ids[0]).value : undefined;
-      this.decryptor = openStandardSecurity(resolved, id instanceof Uint8Array ? id : undefined);
+      this.decoder.decryptor = openStandardSecurity(resolved, id instanceof Uint8Array ? id : undefined);
     }
     return trailer;
   }
@@ -99,7 +88,7 @@ export class PdfDocument implements XrefSource {
   parseAt(offset: number, bytes: Uint8Array = this.bytes): { value: PdfValue; end: number } {
     const parsed = parsePdfObject(bytes, offset);
     this.walked += parsed.end - offset;
-    if (this.walked > PARSE_FACTOR * (this.bytes.length + this.inflated) + 1024 * 1024) {
+    if (this.walked > PARSE_FACTOR * (this.bytes.length + this.decoder.inflated) + 1024 * 1024) {
       throw pastLimit(
         'pdf_parse_factor',
         `This PDF makes its reader walk over more than ${PARSE_FACTOR}× its own bytes (the same bytes read over and over); it is not read`,
@@ -130,11 +119,12 @@ export class PdfDocument implements XrefSource {
     const resolved = this.resolve(value, owner);
     if (!(resolved.value instanceof Uint8Array)) return undefined;
     const bytes = resolved.value;
-    if (this.decryptor === undefined || resolved.owner === undefined) return bytes.subarray(0, maxBytes);
+    const { decryptor } = this.decoder;
+    if (decryptor === undefined || resolved.owner === undefined) return bytes.subarray(0, maxBytes);
     // An encrypted string far longer than any author or title is skipped rather than decrypted.
     if (bytes.length > maxBytes + 32) return undefined;
     const { num, gen } = resolved.owner;
-    return this.decryptor.decryptString(bytes, num, gen)?.subarray(0, maxBytes);
+    return decryptor.decryptString(bytes, num, gen)?.subarray(0, maxBytes);
   }
 
   /** The value of object `num` (its newest definition) and the object it was read from; parsed once. */
@@ -305,9 +295,8 @@ export class PdfDocument implements XrefSource {
   }
 
   /**
-   * A stream's decoded bytes (decrypted when the file is encrypted; no filter or FlateDecode), given its
-   * dictionary and where the dictionary ended. It decodes within `maxBytes` (else `too-large`); what is
-   * inflated counts against the file's `pdf_inflated_bytes`, and past it the file is refused.
+   * A stream's decoded bytes, given its dictionary and where the dictionary ended: its extent from `/Length`
+   * (else the next `endstream`), then {@link StreamDecoder.decode} (decrypted, inflated within `maxBytes`).
    */
   readStream(dict: PdfDict, dictEnd: number, owner: PdfOwner, maxBytes = MAX_STREAM_BYTES): StreamData {
     const keyword = /^\s*stream\r?\n/.exec(this.text.slice(dictEnd, dictEnd + 32));
@@ -319,48 +308,8 @@ export class PdfDocument implements XrefSource {
       end = this.nextKeyword('endstream', start);
       if (end === -1) return { error: 'unreadable' };
     }
-    let raw: Uint8Array | undefined = this.bytes.subarray(start, end);
-    const filter = this.resolve(dict.get('Filter')).value;
-    let filters = Array.isArray(filter) ? filter : filter === undefined ? [] : [filter];
-    if (this.decryptor !== undefined && owner !== undefined && !isName(dict.get('Type'), 'XRef')) {
-      let cryptFilter: string | undefined;
-      if (isName(filters[0], 'Crypt')) {
-        // The stream names its own crypt filter (`/DecodeParms << /Name … >>`, default `Identity`).
-        const parms = this.resolve(dict.get('DecodeParms')).value;
-        const first = Array.isArray(parms) ? this.resolve(parms[0]).value : parms;
-        cryptFilter = (first instanceof Map ? nameOf(first.get('Name')) : undefined) ?? 'Identity';
-        filters = filters.slice(1);
-      }
-      const plainMetadata = !this.decryptor.encryptMetadata && isName(dict.get('Type'), 'Metadata');
-      if (!plainMetadata) raw = this.decryptor.decryptStream(raw, owner.num, owner.gen, cryptFilter);
-      if (raw === undefined) return { error: 'unreadable' };
-    }
-    if (filters.length === 0) return raw.length > maxBytes ? { error: 'too-large' } : { data: raw };
-    if (filters.length > 1 || !isName(filters[0], 'FlateDecode')) return { error: 'unreadable' };
-    const budget = MAX_INFLATED_BYTES - this.inflated;
-    if (budget <= 0) {
-      throw pastLimit(
-        'pdf_inflated_bytes',
-        `This PDF's streams inflate to more than ${MAX_INFLATED_BYTES} bytes together; it is not read`,
-      );
-    }
-    const cap = Math.min(maxBytes, budget);
-    try {
-      const data = inflateSync(raw, { maxOutputLength: cap });
-      this.inflated += data.length;
-      return { data };
-    } catch (error) {
-      // Corrupt, or larger than the cap: what was inflated until then was work all the same.
-      this.inflated += cap;
-      if ((error as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') return { error: 'unreadable' };
-      if (cap < maxBytes) {
-        throw pastLimit(
-          'pdf_inflated_bytes',
-          `This PDF's streams inflate to more than ${MAX_INFLATED_BYTES} bytes together; it is not read`,
-        );
-      }
-      return { error: 'too-large' };
-    }
+    const raw = this.bytes.subarray(start, end);
+    return this.decoder.decode(raw, dict, owner, maxBytes, (value) => this.resolve(value).value);
   }
 }
 
