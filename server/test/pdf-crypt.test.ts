@@ -194,6 +194,21 @@ describe('encrypted PDFs with an empty user password are read as a reader opens 
     });
   }
 
+  it('/EncryptMetadata false leaves the catalog’s XMP stream in clear even without `/Type /Metadata`', () => {
+    const e = new PdfEncryptor('R4-AES', { encryptMetadata: false });
+    const file = hostile.encryptedPdf(
+      e,
+      [
+        '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+        '<< /Type /Pages /Kids [] /Count 0 >>',
+        `<< /Author ${e.string('', 3)} >>`,
+        e.stream(4, '/Subtype /XML', xmp(['Ohne Typ'], 'Klar'), false, false),
+      ],
+      '/Size 6 /Root 1 0 R /Info 3 0 R',
+    );
+    expect(readPdfMetadata(file)).toMatchObject({ authors: ['Ohne Typ'], authorSource: 'xmp:dc:creator' });
+  });
+
   it('reads strings in an encrypted object stream (not encrypted one by one) and a referenced string object', () => {
     const e = new PdfEncryptor('R6');
     const header = '10 0 ';

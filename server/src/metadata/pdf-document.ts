@@ -277,13 +277,13 @@ export class PdfDocument implements XrefSource {
     return stream;
   }
 
-  /** The data of stream object `num` (its dictionary, then {@link readStream}), for the XMP metadata. */
-  readStreamObject(num: number, maxBytes: number): StreamData {
+  /** The data of the document's XMP metadata stream, object `num` (clear under `/EncryptMetadata false`). */
+  readMetadataStream(num: number, maxBytes: number): StreamData {
     const location = this.locateDirect(num);
     if (location === undefined) return { error: 'unreadable' };
     const { value, end } = this.parseAt(location.offset);
     if (!(value instanceof Map)) return { error: 'unreadable' };
-    return this.readStream(value, end, { num, gen: location.gen }, maxBytes);
+    return this.readStream(value, end, { num, gen: location.gen }, maxBytes, true);
   }
 
   /** A cross-reference stream's data: never encrypted; its PNG predictor undone. */
@@ -298,7 +298,13 @@ export class PdfDocument implements XrefSource {
    * A stream's decoded bytes, given its dictionary and where the dictionary ended: its extent from `/Length`
    * (else the next `endstream`), then {@link StreamDecoder.decode} (decrypted, inflated within `maxBytes`).
    */
-  readStream(dict: PdfDict, dictEnd: number, owner: PdfOwner, maxBytes = MAX_STREAM_BYTES): StreamData {
+  readStream(
+    dict: PdfDict,
+    dictEnd: number,
+    owner: PdfOwner,
+    maxBytes = MAX_STREAM_BYTES,
+    documentMetadata = false,
+  ): StreamData {
     const keyword = /^\s*stream\r?\n/.exec(this.text.slice(dictEnd, dictEnd + 32));
     if (!keyword) return { error: 'unreadable' };
     const start = dictEnd + keyword[0].length;
@@ -309,7 +315,8 @@ export class PdfDocument implements XrefSource {
       if (end === -1) return { error: 'unreadable' };
     }
     const raw = this.bytes.subarray(start, end);
-    return this.decoder.decode(raw, dict, owner, maxBytes, (value) => this.resolve(value).value);
+    const resolve = (value: PdfValue | undefined) => this.resolve(value).value;
+    return this.decoder.decode(raw, dict, { owner, maxBytes, documentMetadata }, resolve);
   }
 }
 

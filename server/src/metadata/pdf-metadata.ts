@@ -87,7 +87,7 @@ function readXmpPacket(document: PdfDocument, trailer: PdfDict, required: boolea
   const root = document.resolve(trailer.get('Root')).value;
   const ref = root instanceof Map ? root.get('Metadata') : undefined;
   if (isRef(ref)) {
-    const read = document.readStreamObject(ref.num, MAX_XMP_BYTES);
+    const read = document.readMetadataStream(ref.num, MAX_XMP_BYTES);
     if ('data' in read) return readXmp(read.data);
     if (read.error === 'too-large' && required) {
       throw pastLimit(

@@ -27,16 +27,16 @@ export class StreamDecoder {
 
   /**
    * The data of a stream (`raw`, its bytes in the file) of object `owner`, within `maxBytes` (else
-   * `too-large`). Cross-reference streams are never encrypted, and the XMP stream is not under
-   * `/EncryptMetadata false`.
+   * `too-large`). Cross-reference streams are never encrypted, and the document's XMP metadata stream (the
+   * catalog's, or any of `/Type /Metadata`) is not under `/EncryptMetadata false`.
    */
   decode(
     raw: Uint8Array,
     dict: PdfDict,
-    owner: PdfOwner,
-    maxBytes: number,
+    where: { owner: PdfOwner; maxBytes: number; documentMetadata: boolean },
     resolve: (value: PdfValue | undefined) => PdfValue | undefined,
   ): StreamData {
+    const { owner, maxBytes } = where;
     const filter = resolve(dict.get('Filter'));
     let filters = Array.isArray(filter) ? filter : filter === undefined ? [] : [filter];
     let data: Uint8Array | undefined = raw;
@@ -49,7 +49,8 @@ export class StreamDecoder {
         cryptFilter = (first instanceof Map ? nameOf(first.get('Name')) : undefined) ?? 'Identity';
         filters = filters.slice(1);
       }
-      const plainMetadata = !this.decryptor.encryptMetadata && isName(dict.get('Type'), 'Metadata');
+      const metadata = where.documentMetadata || isName(dict.get('Type'), 'Metadata');
+      const plainMetadata = metadata && !this.decryptor.encryptMetadata;
       if (!plainMetadata) data = this.decryptor.decryptStream(raw, owner.num, owner.gen, cryptFilter);
       if (data === undefined) return { error: 'unreadable' };
     }
