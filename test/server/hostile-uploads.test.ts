@@ -138,6 +138,8 @@ describe('hostile uploads against the real server (issue 10)', () => {
       hostile.pdfTrailerChainOverString(),
       hostile.pdfPrevLoop(),
       hostile.pdfManyObjects(ANALYSIS_LIMITS.pdf_objects + 1),
+      hostile.pdfEncryptedXmpBomb(),
+      hostile.pdfEncryptedObjectStreamBombs(5),
       hostile.gifManyBlocks(ANALYSIS_LIMITS.image_blocks),
       hostile.pngManyChunks(ANALYSIS_LIMITS.image_blocks),
       hostile.webpManyChunks(ANALYSIS_LIMITS.image_blocks),
