@@ -188,6 +188,30 @@ describe('PDF cross-reference forms: the newest definition of Info and XMP wins'
     expect(readPdfMetadata(Buffer.from(text, 'latin1')).authors).toEqual(['Dora Defekt']);
   });
 
+  it('a cross-reference-stream file whose `startxref` is wrong is read from its last `/Type /XRef` stream', () => {
+    const head = Buffer.from('%PDF-1.7\n', 'latin1');
+    const objects = [CATALOG, PAGES, objectStream([[4, '<< /Author (Stella Strom) >>']])];
+    const parts: Buffer[] = [head];
+    const entries: Entry[] = [];
+    let length = head.length;
+    objects.forEach((body, i) => {
+      const part = Buffer.concat([
+        Buffer.from(`${i + 1} 0 obj\n`),
+        Buffer.from(body),
+        Buffer.from('\nendobj\n'),
+      ]);
+      entries.push({ num: i + 1, offset: length });
+      parts.push(part);
+      length += part.length;
+    });
+    entries.push({ num: 4, stream: 3, index: 0 }, { num: 5, offset: length });
+    parts.push(xrefStream(5, entries, '/Size 6 /Root 1 0 R /Info 4 0 R'));
+    const good = Buffer.concat([...parts, Buffer.from(`startxref\n${length}\n%%EOF\n`)]);
+    expect(readPdfMetadata(good).authors).toEqual(['Stella Strom']);
+    const wrong = Buffer.concat([...parts, Buffer.from(`startxref\n${length + 7}\n%%EOF\n`)]);
+    expect(readPdfMetadata(wrong).authors).toEqual(['Stella Strom']);
+  });
+
   it('undoes the PNG predictors (Sub, Up, Average, Paeth) and refuses TIFF and unknown row filters', () => {
     const parms = new Map([
       ['Predictor', 12],

@@ -57,13 +57,7 @@ export class PdfDocument implements XrefSource {
   open(): PdfDict {
     const xref = readCrossReference(this);
     this.entries = xref.entries;
-    let trailer = xref.trailer;
-    if (trailer === undefined || !(trailer.has('Root') || trailer.has('Info'))) {
-      // Damaged cross-reference data: fall back to the last `trailer` keyword in the file.
-      const keyword = this.text.lastIndexOf('trailer');
-      const { value } = keyword === -1 ? { value: undefined } : this.parseAt(keyword + 'trailer'.length);
-      if (value instanceof Map) trailer = value;
-    }
+    const { trailer } = xref;
     if (trailer === undefined) throw invalidFormat('This PDF is damaged: no trailer found');
     if (trailer.has('Encrypt')) {
       const encrypt = this.resolve(trailer.get('Encrypt')).value;

@@ -32,7 +32,8 @@ const INHERITED_KEYS = ['Root', 'Info', 'Encrypt', 'ID'] as const;
  * Read the cross-reference data from `startxref` back through `/Prev` (at most `pdf_prev_chain` sections,
  * each once): classic tables, cross-reference streams (PDF 1.5) and hybrid files (a table whose trailer's
  * `/XRefStm` names a stream with the objects in object streams). A section that cannot be read ends the
- * chain; the caller falls back to scanning the file for objects.
+ * chain (the caller falls back to scanning the file for objects); without a trailer naming `/Root` or
+ * `/Info`, the last one in the file is taken.
  */
 export function readCrossReference(source: XrefSource): CrossReference {
   const entries = new Map<number, XrefEntry>();
@@ -63,7 +64,34 @@ export function readCrossReference(source: XrefSource): CrossReference {
     const prev = section.get('Prev');
     offset = typeof prev === 'number' ? prev : undefined;
   }
+  if (trailer === undefined || !(trailer.has('Root') || trailer.has('Info'))) {
+    trailer = findLastTrailer(source, add) ?? trailer;
+  }
   return { trailer, entries };
+}
+
+/**
+ * For damaged cross-reference data (a wrong `startxref`, shifted offsets): the dictionary after the last
+ * `trailer` keyword, else the last cross-reference stream in the file (its entries read too).
+ */
+function findLastTrailer(source: XrefSource, add: Add): PdfDict | undefined {
+  const { text } = source;
+  const keyword = text.lastIndexOf('trailer');
+  if (keyword !== -1) {
+    const { value } = source.parseAt(keyword + 'trailer'.length);
+    if (value instanceof Map) return value;
+  }
+  let at = text.length;
+  for (let tries = 0; tries < 8; tries++) {
+    at = text.lastIndexOf('/XRef', at - 1);
+    if (at <= 0) return undefined;
+    const before = text.slice(Math.max(0, at - 1024), at);
+    const header = [...before.matchAll(/(?<![0-9])\d+\s+\d+\s+obj\b/g)].at(-1);
+    if (header === undefined) continue;
+    const dict = readXrefStream(source, at - before.length + (header.index ?? 0), add);
+    if (dict !== undefined) return dict;
+  }
+  return undefined;
 }
 
 type Add = (num: number, entry: XrefEntry) => void;
