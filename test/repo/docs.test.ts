@@ -341,3 +341,43 @@ describe('the checkers find what they look for', () => {
     expect(missingRows('`key_locked` is mentioned in prose', [['`key_locked`']])).toEqual(['`key_locked`']);
   });
 });
+
+// Issue 25, acceptance 3: the server README's author table names every field a reader can give as
+// `metadata.author_source` (the string literals of the readers' source types and the text syntaxes), and the
+// limits table every bound the readers keep.
+describe('the server README names every author source and every reader limit', () => {
+  const metadataDir = join(ROOT, 'server/src/metadata');
+
+  /** The quoted members of `export type <name> = 'a' | 'b'` in `source`. */
+  function unionMembers(source: string, name: string): string[] {
+    const declaration = new RegExp(`export type ${name} =([^;]+);`).exec(source)?.[1] ?? '';
+    return [...declaration.matchAll(/'([^']+)'/g)].map((match) => match[1] as string);
+  }
+
+  it('every author source', async () => {
+    const readme = await readFile(join(ROOT, 'server/README.md'), 'utf8');
+    const image = unionMembers(
+      await readFile(join(metadataDir, 'image-metadata.ts'), 'utf8'),
+      'ImageAuthorSource',
+    );
+    const pdf = unionMembers(await readFile(join(metadataDir, 'pdf-metadata.ts'), 'utf8'), 'PdfAuthorSource');
+    const syntaxes = unionMembers(await readFile(join(metadataDir, 'text-blocks.ts'), 'utf8'), 'BlockSyntax');
+    expect(image).toHaveLength(4);
+    expect(pdf).toHaveLength(2);
+    expect(syntaxes.length).toBeGreaterThanOrEqual(4);
+    const missing = [...image, ...pdf].filter((source) => !readme.includes(`\`${source}\``));
+    // Text sources are `<syntax>:<key>`: each syntax appears as one in the README (the title block as itself).
+    for (const syntax of syntaxes) {
+      if (!new RegExp(`\`${syntax}:[^\`]+\``).test(readme)) missing.push(`${syntax}:…`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every limit', async () => {
+    const readme = await readFile(join(ROOT, 'server/README.md'), 'utf8');
+    const limits = await readFile(join(metadataDir, 'limits.ts'), 'utf8');
+    const names = [...limits.matchAll(/^ {2}([a-z_]+): /gm)].map((match) => match[1] as string);
+    expect(names.length).toBeGreaterThan(15);
+    expect(names.filter((name) => !new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(readme))).toEqual([]);
+  });
+});
