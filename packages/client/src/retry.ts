@@ -58,8 +58,10 @@ export function retryDelay(
 }
 
 /**
- * Resolve after `ms`, or reject with the signal's reason (an `AbortError` `DOMException` unless the caller
- * gave another) as soon as it aborts — the timer is cleared then, so an aborted wait holds nothing.
+ * Resolve after `ms` — never sooner by the clock: a timer that fires early (JavaScript runtimes count from a
+ * cached loop time) waits out the rest — or reject with the signal's reason (an `AbortError` `DOMException`
+ * unless the caller gave another) as soon as it aborts; the timer is cleared then, so an aborted wait holds
+ * nothing.
  */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -67,14 +69,22 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
       reject(signal.reason);
       return;
     }
+    const until = Date.now() + ms;
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
+    const wake = () => {
+      const left = until - Date.now();
+      if (left > 0) {
+        timer = setTimeout(wake, left);
+        return;
+      }
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    };
+    timer = setTimeout(wake, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
