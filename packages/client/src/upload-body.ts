@@ -111,9 +111,11 @@ export function countingStream(
 let requestStreamsSupported: boolean | undefined;
 
 /**
- * Whether this runtime's fetch can send a `ReadableStream` body (`duplex: 'half'`): Node ≥ 18, Deno and
- * Chromium ≥ 105 can (Chromium over HTTP/2 or HTTP/3 only); Firefox and Safari cannot. The check is the one
- * the Chrome team documents: a runtime that knows `duplex` reads it, and does not turn the stream into text.
+ * Whether this runtime's fetch can send a `ReadableStream` body: Node ≥ 18 and Chromium ≥ 105 (over HTTP/2
+ * or HTTP/3 only) read `duplex: 'half'`; Deno and workerd stream request bodies without reading `duplex`;
+ * Firefox turns the stream into the text `[object ReadableStream]` (so the Request gets a `text/plain` type);
+ * Safari takes a stream in a Request but not in fetch, and does not read `duplex` either. The check is the one
+ * the Chrome team documents, with Deno and workerd named, since they cannot be told from Safari by it.
  */
 export function supportsRequestStreams(): boolean {
   if (requestStreamsSupported !== undefined) return requestStreamsSupported;
@@ -127,9 +129,19 @@ export function supportsRequestStreams(): boolean {
         return 'half';
       },
     } as RequestInit).headers.has('Content-Type');
-    requestStreamsSupported = duplexRead && !hasContentType;
+    requestStreamsSupported = !hasContentType && (duplexRead || streamsWithoutDuplex());
   } catch {
     requestStreamsSupported = false;
   }
   return requestStreamsSupported;
+}
+
+function streamsWithoutDuplex(): boolean {
+  const global = globalThis as {
+    Deno?: { version?: { deno?: unknown } };
+    navigator?: { userAgent?: unknown };
+  };
+  return (
+    typeof global.Deno?.version?.deno === 'string' || global.navigator?.userAgent === 'Cloudflare-Workers'
+  );
 }

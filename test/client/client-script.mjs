@@ -1,9 +1,11 @@
-// Run by node20.test.ts with the system's Node 20 (/usr/bin/node): the built @siegel/client, as a user on
-// Node 20 would import it, signs, inspects and verifies against the real server. Prints one JSON line.
-// Arguments: server URL, sign token, then files to embed an author into and sign (PNG, PDF, Markdown).
+// Run by runtimes.test.ts with the system's Node 20 (/usr/bin/node) and with Deno: the built @siegel/client,
+// as a user of that runtime imports it, embeds authors, signs, inspects and verifies against the real server.
+// Prints one JSON line. Arguments: server URL, sign token, then the files to embed an author into and sign.
+// (The script reads its files with node:fs, which Deno provides too; the package itself uses no Node API.)
 import { readFile } from 'node:fs/promises';
 
 const [url, token, ...files] = process.argv.slice(2);
+const runtime = globalThis.Deno ? `Deno ${globalThis.Deno.version.deno}` : `Node ${process.versions.node}`;
 const { createClient, embedAuthor, AuthorRequiredError } = await import(
   new URL('../../packages/client/dist/index.js', import.meta.url).href
 );
@@ -12,7 +14,7 @@ const results = [];
 for (const file of files) {
   const bytes = await embedAuthor(await readFile(file), {
     author: ['Ana Lima', '李小龙'],
-    title: `Node ${process.versions.node}`,
+    title: `Runtime ${runtime}`,
   });
   const progress = [];
   let total = 0;
@@ -44,7 +46,7 @@ const unsigned = await client
   .catch((error) => error);
 console.log(
   JSON.stringify({
-    node: process.versions.node,
+    runtime,
     results,
     authorRequired: unsigned instanceof AuthorRequiredError ? unsigned.code : String(unsigned),
   }),
