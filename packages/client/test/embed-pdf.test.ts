@@ -103,6 +103,40 @@ describe('embedAuthor on PDF', () => {
     expect(readings.get(before)?.creators).not.toEqual(['Ana Lima']);
   });
 
+  it('takes /Root and /Info from an older trailer when the newest update leaves them out', async () => {
+    const classic = Buffer.from(inputs.get('pdf-lib-classic') as Uint8Array);
+    const text = classic.toString('latin1');
+    const startxref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1]);
+    const size = Number(/\/Size (\d+)/.exec(text.slice(startxref))?.[1]);
+    // An update adding one object, whose trailer names only /Size and /Prev.
+    const object = `${size} 0 obj\n(extra)\nendobj\n`;
+    const xref = `xref\n${size} 1\n${String(classic.length).padStart(10, '0')} 00000 n \ntrailer\n<< /Size ${size + 1} /Prev ${startxref} >>\n`;
+    const updated = Buffer.concat([
+      classic,
+      Buffer.from(`${object}${xref}startxref\n${classic.length + object.length}\n%%EOF\n`, 'latin1'),
+    ]);
+    const before = join(dir, 'sparse-trailer.pdf');
+    const path = join(dir, 'sparse-trailer.out.pdf');
+    await writeFile(before, updated);
+    // qpdf reads /Root from the newest trailer only, and refuses this file (the server walks back to it).
+    const refused = await checkWithQpdf(before);
+    expect(refused.code, refused.output).toBe(2);
+    expect(refused.output).toMatch(/Root/);
+    await writeFile(path, await embedAuthor(updated, { author: 'Ana Lima', title: 'Sparse' }));
+    // The update's trailer names /Root again: qpdf now finds nothing wrong.
+    const check = await checkWithQpdf(path);
+    expect(check.code, check.output).toBe(0);
+    const reading = (await readWithExiftool([path])).get(path);
+    expect(reading).toMatchObject({
+      creators: ['Ana Lima'],
+      pdfAuthor: 'Ana Lima',
+      pdfTitle: 'Sparse',
+      title: 'Sparse',
+    });
+    // The old information dictionary's other entries are still there.
+    expect(Buffer.from(await readFile(path)).toString('latin1')).toMatch(/\/Producer <FEFF/);
+  });
+
   it('refuses an encrypted PDF with ENCRYPTED_PDF, a truncated one with DAMAGED_FILE, and `;` in a name', async () => {
     const plain = join(dir, 'plain.pdf');
     const encrypted = join(dir, 'encrypted.pdf');

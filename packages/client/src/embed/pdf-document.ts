@@ -27,8 +27,8 @@ export interface PdfDocument {
   startxref: number;
   /** Whether the newest section is a cross-reference stream (then the update writes one too). */
   usesXrefStream: boolean;
-  /** The newest trailer (a cross-reference stream's dictionary is its trailer). */
-  trailer: PdfDict;
+  /** The trailers, newest first (a cross-reference stream's dictionary is its trailer). */
+  trailers: PdfDict[];
   /** Each object's newest entry. */
   entries: Map<number, XrefEntry>;
   /** Whether any trailer of the chain names `/Encrypt`. */
@@ -51,7 +51,8 @@ export async function readPdfDocument(bytes: Uint8Array): Promise<PdfDocument> {
   const entries = new Map<number, XrefEntry>();
   const pending = [startxref];
   const seen = new Set<number>();
-  let newest: { trailer: PdfDict; stream: boolean } | undefined;
+  let newestIsStream: boolean | undefined;
+  const trailers: PdfDict[] = [];
   let encrypted = false;
   while (pending.length > 0) {
     const offset = pending.shift() as number;
@@ -59,7 +60,8 @@ export async function readPdfDocument(bytes: Uint8Array): Promise<PdfDocument> {
     if (seen.add(offset).size > MAX_SECTIONS)
       throw new PdfStructureError(`it has more than ${MAX_SECTIONS} cross-reference sections`);
     const section = await readSection(bytes, offset);
-    newest ??= { trailer: section.trailer, stream: section.stream };
+    newestIsStream ??= section.stream;
+    trailers.push(section.trailer);
     for (const [num, entry] of section.entries) if (!entries.has(num)) entries.set(num, entry);
     if (section.trailer.entries.has('Encrypt')) encrypted = true;
     // A hybrid file's table is completed by its `/XRefStm` before `/Prev` is read (ISO 32000-1, 7.5.8.4).
@@ -68,8 +70,23 @@ export async function readPdfDocument(bytes: Uint8Array): Promise<PdfDocument> {
     if (hybrid !== undefined) pending.unshift(hybrid);
     if (prev !== undefined) pending.push(prev);
   }
-  if (newest === undefined) throw new PdfStructureError('it has no cross-reference section');
-  return { bytes, startxref, usesXrefStream: newest.stream, trailer: newest.trailer, entries, encrypted };
+  if (newestIsStream === undefined) throw new PdfStructureError('it has no cross-reference section');
+  return { bytes, startxref, usesXrefStream: newestIsStream, trailers, entries, encrypted };
+}
+
+/**
+ * A trailer entry as readers take it: from the newest trailer that has it (an update's trailer should repeat
+ * every entry, but some writers leave out what did not change).
+ */
+export function trailerEntry(
+  document: PdfDocument,
+  key: string,
+): { value: PdfValue; raw: Uint8Array } | undefined {
+  for (const trailer of document.trailers) {
+    const entry = trailer.entries.get(key);
+    if (entry !== undefined) return entry;
+  }
+  return undefined;
 }
 
 async function readSection(

@@ -1,7 +1,7 @@
 import { EmbedError } from '../errors.js';
 import type { AuthorFields } from './author-fields.js';
 import { concat, latin1Bytes, utf8 } from './bytes.js';
-import { PdfStructureError, readObject, readPdfDocument } from './pdf-document.js';
+import { PdfStructureError, readObject, readPdfDocument, trailerEntry } from './pdf-document.js';
 import { asDict, asNumber, asRef, type PdfDict, PdfSyntaxError } from './pdf-syntax.js';
 
 /**
@@ -55,19 +55,17 @@ async function writeUpdate(
         'This PDF is encrypted: its metadata cannot be changed without its password. Decrypt it first (e.g. `qpdf --decrypt --password=… in.pdf out.pdf`)',
     });
   }
-  const { trailer } = document;
-  const root = asRef(trailer.entries.get('Root')?.value);
-  const size = asNumber(trailer.entries.get('Size')?.value);
+  const root = asRef(trailerEntry(document, 'Root')?.value);
+  const size = asNumber(trailerEntry(document, 'Size')?.value);
   if (root === undefined || size === undefined)
     throw new PdfStructureError('its trailer lacks `/Root` or `/Size`');
   const catalog = asDict(await readObject(document, root.num));
   if (catalog === undefined)
     throw new PdfStructureError(`its catalog (object ${root.num}) is not a dictionary`);
-  const infoRef = asRef(trailer.entries.get('Info')?.value);
+  const infoEntry = trailerEntry(document, 'Info');
+  const infoRef = asRef(infoEntry?.value);
   const oldInfo =
-    infoRef === undefined
-      ? asDict(trailer.entries.get('Info')?.value)
-      : asDict(await readObject(document, infoRef.num));
+    infoRef === undefined ? asDict(infoEntry?.value) : asDict(await readObject(document, infoRef.num));
 
   // The old information dictionary's own object is defined anew (as exiftool does): readers that walk the
   // older trailers then find one dictionary, not two (exiftool warns "Ignored duplicate Info dictionary").
@@ -116,7 +114,7 @@ async function writeUpdate(
     ['Info', `${infoNum} ${infoGen} R`],
     ['Prev', String(document.startxref)],
   ];
-  const id = trailer.entries.get('ID')?.raw;
+  const id = trailerEntry(document, 'ID')?.raw;
   if (id !== undefined) trailerEntries.push(['ID', latin1Text(id)]);
   if (document.usesXrefStream) {
     parts.push(xrefStream(offsets, metadataNum + 1, offset, trailerEntries));
