@@ -75,7 +75,7 @@ async function startFront(target: string, plan: Plan): Promise<FrontServer> {
     const answer = await fetch(`${target}${request.url}`, {
       method: request.method,
       headers,
-      ...(request.method === 'GET' ? {} : { body }),
+      ...(request.method === 'GET' ? {} : { body: new Uint8Array(body) }),
     });
     response.writeHead(answer.status, {
       'Content-Type': answer.headers.get('Content-Type') ?? 'application/json',
