@@ -7,9 +7,9 @@
 // projects under the OS temp directory, each with its own node_modules and an `.npmrc` naming that
 // registry, install them: the bunker and the CLI with `npm install` and run them with `npx`, Astro with
 // `npx astro add @siegel/astro`, Eleventy, Vite and VitePress with `npm install`, the file server with
-// `npm install` and `npx siegel-server`. Each project builds, signs against the bunker installed from the
-// registry, and is verified page by page with its own `npx siegel verify` and the checks of the integration
-// tests, and one verify page of each in Chromium.
+// `npm install` and `npx siegel-server`, and its client with `npm install @siegel/client`. Each project
+// builds, signs against the bunker installed from the registry, and is verified page by page with its own
+// `npx siegel verify` and the checks of the integration tests, and one verify page of each in Chromium.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +30,7 @@ const PACKAGES: Record<string, string> = {
   'packages/astro': '@siegel/astro',
   'packages/vite': '@siegel/vite',
   'packages/eleventy': '@siegel/eleventy',
+  'packages/client': '@siegel/client',
   server: '@siegel/server',
 };
 
@@ -350,6 +351,24 @@ export default defineConfig({
       expect(verified.verified).toBe(true);
       const page = await (await fetch(`${base}/verify?hash=${body.hash}`)).text();
       expect(page).toContain('Jane Writer');
+
+      // @siegel/client from the registry, in a project of its own: its exports map (the root and `/embed`)
+      // and its build, against the server installed from the registry.
+      const clientProject = await freshProject('fresh-client');
+      await shell.ok(clientProject, 'npm', ['install', '@siegel/client']);
+      await writeFiles(clientProject, {
+        'sign.mjs': [
+          "import { createClient } from '@siegel/client';",
+          "import { embedAuthor } from '@siegel/client/embed';",
+          "const bytes = await embedAuthor(new TextEncoder().encode('# Client notes\\n'), { author: 'Ana Lima' });",
+          `const client = createClient({ baseUrl: '${base}', token: 'a-sign-token-for-the-test' });`,
+          "const result = await client.sign(bytes, { fileName: 'client-notes.md' });",
+          'const verdict = await client.verify(result.hash);',
+          'console.log(JSON.stringify({ authors: result.metadata.authors, verified: verdict.found && verdict.verified }));',
+        ].join('\n'),
+      });
+      const report = JSON.parse(lastLine(await shell.ok(clientProject, 'node', ['sign.mjs'])) ?? '{}');
+      expect(report).toEqual({ authors: ['Ana Lima'], verified: true });
     } finally {
       await server.stop();
     }
