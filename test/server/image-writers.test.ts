@@ -2,21 +2,18 @@
 // ImageMagick, pngcrush; see image-writers.ts) are signed through the real server over HTTP, against a real
 // bunker, with the author exiftool reads from the same file and the field it came from; a compressed-XMP bomb
 // is refused with 422 and the limit it hit.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import {
   readDescriptionWithExiftool,
   readWithExiftool,
   requireTools,
-  type WrittenImage,
   writeExtendedXmpJpeg,
   writeImages,
 } from './image-writers.js';
-import { type RunningServer, signOverHttp, startServer } from './server-process.js';
+import { type RunningServer, signOverHttp } from './server-process.js';
+import { useWriterRun } from './writer-run.js';
 
 /** The PNG chunk types in `bytes`, in order, with the keyword of each text chunk. */
 function pngChunks(bytes: Buffer): string[] {
@@ -30,32 +27,18 @@ function pngChunks(bytes: Buffer): string[] {
 }
 
 describe('images written by real tools sign with the author exiftool reads (issue 25)', () => {
-  let bunker: RunningBunker;
-  let server: RunningServer;
-  let dir: string;
-  let images: WrittenImage[];
-
-  beforeAll(async () => {
-    const { magick } = await requireTools();
-    dir = await mkdtemp(join(tmpdir(), 'siegel-image-writers-'));
-    [bunker, images] = await Promise.all([startBunker(), writeImages(dir, magick)]);
-    server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '10000' } });
-  }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-    await bunker?.stop();
-    if (server) await rm(server.dataDir, { recursive: true, force: true });
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const run = useWriterRun('siegel-image-writers-', async (dir) =>
+    writeImages(dir, (await requireTools()).magick),
+  );
 
   it('acceptance 1: a PNG written by sharp withXmp (a zTXt chunk) signs with its author', async () => {
-    const sharpPng = images.find((image) => image.id === 'sharp png xmp several');
+    const sharpPng = run.files.find((image) => image.id === 'sharp png xmp several');
     expect(sharpPng).toBeDefined();
     const bytes = await readFile(sharpPng?.path ?? '');
     // What sharp 0.35 writes: the packet compressed in zTXt, which the server refused before (AUTHOR_REQUIRED).
     expect(pngChunks(bytes)).toContain('zTXt XML:com.adobe.xmp');
     expect(pngChunks(bytes).some((chunk) => chunk.startsWith('iTXt'))).toBe(false);
-    const inspected = await fetchInspect(server, 'sharp.png', bytes);
+    const inspected = await fetchInspect(run.server, 'sharp.png', bytes);
     expect(inspected.metadata).toMatchObject({
       authors: ['Ana Lima', 'Björn Ødegård', '李小龙'],
       author_source: 'xmp:dc:creator',
@@ -63,18 +46,18 @@ describe('images written by real tools sign with the author exiftool reads (issu
   });
 
   it('signs every writer’s file (ASCII, accented, CJK, several creators) with exiftool’s author and its source', async () => {
-    const readings = await readWithExiftool(images.map((image) => image.path));
+    const readings = await readWithExiftool(run.files.map((image) => image.path));
     const failures: string[] = [];
     const sources = new Map<string, number>();
-    for (const image of images) {
+    for (const image of run.files) {
       const reading = readings.get(image.path);
       expect(reading, image.id).toBeDefined();
       if (reading === undefined) continue;
       // The writer really wrote it: exiftool finds the authors (the very names, where the tool keeps them).
       expect(reading.authors.length, `${image.id}: exiftool reads no author`).toBeGreaterThan(0);
       if (image.faithful) expect(reading.authors, image.id).toEqual(image.authors);
-      const name = image.path.slice(dir.length + 1);
-      const { status, body } = await signOverHttp(server, name, await readFile(image.path));
+      const name = image.path.slice(run.dir.length + 1);
+      const { status, body } = await signOverHttp(run.server, name, await readFile(image.path));
       const got = {
         status,
         authors: body.metadata?.authors,
@@ -89,7 +72,7 @@ describe('images written by real tools sign with the author exiftool reads (issu
       };
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         failures.push(
-          `${image.id}: server ${JSON.stringify(got)} ${JSON.stringify(body.message ?? '')}, exiftool ${JSON.stringify(want)}`,
+          `${image.id}: run.server ${JSON.stringify(got)} ${JSON.stringify(body.message ?? '')}, exiftool ${JSON.stringify(want)}`,
         );
       }
       sources.set(want.source ?? '', (sources.get(want.source ?? '') ?? 0) + 1);
@@ -102,18 +85,18 @@ describe('images written by real tools sign with the author exiftool reads (issu
       'png:Author',
       'xmp:dc:creator',
     ]);
-    expect(images.length).toBeGreaterThanOrEqual(60);
+    expect(run.files.length).toBeGreaterThanOrEqual(60);
   }, 180_000);
 
   it('reads the Extended XMP exiftool writes past 64 KB of XMP in a JPEG, as exiftool does', async () => {
     const authors = ['Zoë Ørsted', '山田太郎'];
-    const path = await writeExtendedXmpJpeg(dir, authors);
+    const path = await writeExtendedXmpJpeg(run.dir, authors);
     const bytes = await readFile(path);
     // exiftool really split it: the extension's APP1 signature is in the file, its GUID named in the packet.
     expect(bytes.includes('http://ns.adobe.com/xmp/extension/\0')).toBe(true);
     const reference = await readDescriptionWithExiftool(path);
     expect(reference.guid).toMatch(/^[0-9A-F]{32}$/);
-    const inspected = await fetchInspect(server, 'extended.jpeg', bytes);
+    const inspected = await fetchInspect(run.server, 'extended.jpeg', bytes);
     expect(inspected.metadata).toMatchObject({ authors, author_source: 'xmp:dc:creator', title: 'Extended' });
     // The description lives in the extension only; the API keeps its first 1 000 characters.
     expect(inspected.metadata.description).toBe(`${reference.description.slice(0, 1000)}…`);
@@ -122,20 +105,20 @@ describe('images written by real tools sign with the author exiftool reads (issu
   it('acceptance 2: a compressed-XMP bomb is refused with 422 and the limit it hit, through the worker', async () => {
     const bomb = hostile.pngCompressedXmpBomb(64 * 1024 * 1024);
     expect(bomb.bytes.length).toBeLessThan(128 * 1024); // 64 MiB of XMP in under 128 KB
-    const { status, body } = await signOverHttp(server, bomb.name, bomb.bytes);
+    const { status, body } = await signOverHttp(run.server, bomb.name, bomb.bytes);
     expect(status).toBe(422);
     expect(body).toMatchObject({ success: false, error: 'INVALID_FORMAT', limit: 'xmp_bytes' });
     expect(body.message).toMatch(/XML:com\.adobe\.xmp.*inflates to more than 1048576 bytes/);
     // Many chunks each within their bound, past the bound of all together.
     const many = hostile.pngCompressedTextBombs(5, 4 * 1024 * 1024);
-    const refused = await signOverHttp(server, many.name, many.bytes);
+    const refused = await signOverHttp(run.server, many.name, many.bytes);
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ error: 'INVALID_FORMAT', limit: 'image_inflated_bytes' });
   });
 
   it('an image that names nobody anywhere is still refused, the message naming every place read', async () => {
     const { status, body } = await signOverHttp(
-      server,
+      run.server,
       'nobody.png',
       hostile.pngAround('nobody.png', []).bytes,
     );

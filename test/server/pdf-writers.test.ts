@@ -3,60 +3,45 @@
 // encryption; see pdf-writers.ts) are signed through the real server over HTTP, against a real bunker, with
 // the author exiftool reads from the same file and the field it came from; hostile encrypted PDFs are refused
 // with 422 and the bound they hit, through the worker.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import {
   impliedReading,
   readPdfsWithExiftool,
   requirePdfTools,
-  type WrittenPdf,
   writePasswordPdf,
   writePdfkit,
   writePdfs,
 } from './pdf-writers.js';
-import { type RunningServer, signOverHttp, startServer } from './server-process.js';
+import { signOverHttp } from './server-process.js';
+import { useWriterRun } from './writer-run.js';
 
 describe('PDFs written by real tools sign with the author exiftool reads (issue 25)', () => {
-  let bunker: RunningBunker;
-  let server: RunningServer;
-  let dir: string;
-  let pdfs: WrittenPdf[];
-
-  beforeAll(async () => {
+  const run = useWriterRun('siegel-pdf-writers-', async (dir) => {
     await requirePdfTools();
-    dir = await mkdtemp(join(tmpdir(), 'siegel-pdf-writers-'));
-    [bunker, pdfs] = await Promise.all([startBunker(), writePdfs(dir)]);
-    server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '10000' } });
-  }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-    await bunker?.stop();
-    if (server) await rm(server.dataDir, { recursive: true, force: true });
-    if (dir) await rm(dir, { recursive: true, force: true });
+    return writePdfs(dir);
   });
 
   it('Chromium prints <title> as /Title and writes no author (exiftool reads none)', async () => {
-    const readings = await readPdfsWithExiftool([join(dir, 'chromium-several.pdf')]);
+    const readings = await readPdfsWithExiftool([join(run.dir, 'chromium-several.pdf')]);
     expect([...readings.values()][0]).toMatchObject({
       pdfAuthor: undefined,
       xmpCreators: [],
       pdfTitle: 'Fjørd several 李',
     });
     const { status, body } = await signOverHttp(
-      server,
+      run.server,
       'chromium.pdf',
-      await readFile(join(dir, 'chromium-several.pdf')),
+      await readFile(join(run.dir, 'chromium-several.pdf')),
     );
     expect(status).toBe(422);
     expect(body.error).toBe('AUTHOR_REQUIRED');
   });
 
   it('signs every writer’s file (ASCII, accented, CJK, several creators; every form) with exiftool’s author and its source', async () => {
-    const readings = await readPdfsWithExiftool(pdfs.map((pdf) => pdf.path));
+    const readings = await readPdfsWithExiftool(run.files.map((pdf) => pdf.path));
     const failures: string[] = [];
     const seen = {
       sources: new Set<string>(),
@@ -64,7 +49,7 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       linearized: 0,
       objectStreams: 0,
     };
-    for (const pdf of pdfs) {
+    for (const pdf of run.files) {
       const reading = readings.get(pdf.path);
       expect(reading, pdf.id).toBeDefined();
       if (reading === undefined) continue;
@@ -76,7 +61,7 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       expect(reading.linearized, pdf.id).toBe(pdf.linearized ?? false);
       const bytes = await readFile(pdf.path);
       expect(bytes.includes('/ObjStm'), pdf.id).toBe(pdf.objectStreams ?? false);
-      const { status, body } = await signOverHttp(server, pdf.path.slice(dir.length + 1), bytes);
+      const { status, body } = await signOverHttp(run.server, pdf.path.slice(run.dir.length + 1), bytes);
       const got = {
         status,
         authors: body.metadata?.authors,
@@ -86,7 +71,7 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       const expected = { status: 200, authors: want.authors, source: want.source, title: want.title ?? null };
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
         failures.push(
-          `${pdf.id}: server ${JSON.stringify(got)} ${JSON.stringify(body.message ?? '')}, exiftool ${JSON.stringify(expected)}`,
+          `${pdf.id}: run.server ${JSON.stringify(got)} ${JSON.stringify(body.message ?? '')}, exiftool ${JSON.stringify(expected)}`,
         );
       }
       seen.sources.add(want.source ?? '');
@@ -106,11 +91,11 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
     ]);
     expect(seen.linearized).toBeGreaterThanOrEqual(8);
     expect(seen.objectStreams).toBeGreaterThanOrEqual(16);
-    expect(pdfs.length).toBeGreaterThanOrEqual(120);
+    expect(run.files.length).toBeGreaterThanOrEqual(120);
   }, 180_000);
 
   it('an empty /Author (LaTeX’s default) does not hide the XMP creators (pdfkit, AES-256)', async () => {
-    const path = join(dir, 'latex-like.pdf');
+    const path = join(run.dir, 'latex-like.pdf');
     const authors = ['Zoë Ørsted', '山田太郎'];
     await writePdfkit(path, {
       version: '1.7ext3',
@@ -126,7 +111,7 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       xmpCreators: authors,
       encryption: 'Standard V5.5 (256-bit)',
     });
-    const { status, body } = await signOverHttp(server, 'latex-like.pdf', bytes);
+    const { status, body } = await signOverHttp(run.server, 'latex-like.pdf', bytes);
     expect(status).toBe(200);
     expect(body.metadata).toMatchObject({
       authors,
@@ -135,8 +120,8 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
   });
 
   it('a PDF that needs a real user password is refused with 422 and says so', async () => {
-    const path = await writePasswordPdf(dir, join(dir, 'chromium-ascii.pdf'));
-    const { status, body } = await signOverHttp(server, 'password.pdf', await readFile(path));
+    const path = await writePasswordPdf(run.dir, join(run.dir, 'chromium-ascii.pdf'));
+    const { status, body } = await signOverHttp(run.server, 'password.pdf', await readFile(path));
     expect(status).toBe(422);
     expect(body).toMatchObject({ success: false, error: 'INVALID_FORMAT' });
     expect(body.message).toMatch(/^This PDF is protected by a password/);
@@ -149,7 +134,7 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       [hostile.pdfEncryptedStreamsPastDecryptBudget(17), 'pdf_decrypted_bytes'],
     ];
     for (const [file, limit] of cases) {
-      const { status, body } = await signOverHttp(server, file.name, file.bytes);
+      const { status, body } = await signOverHttp(run.server, file.name, file.bytes);
       expect(status, file.name).toBe(422);
       expect(body, file.name).toMatchObject({ success: false, error: 'INVALID_FORMAT', limit });
       expect(body.message, file.name).toMatch(/^This PDF/);

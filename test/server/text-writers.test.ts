@@ -3,47 +3,26 @@
 // with the authors, title and `author_source` each writer put there (Pandoc's own reading of its files
 // agreeing); UTF-16 files are kept and served byte for byte; hostile blocks are refused with 422 and the
 // limit they hit.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { type RunningServer, signOverHttp, startServer } from './server-process.js';
-import {
-  readWithPandoc,
-  requireTextTools,
-  type WrittenText,
-  withoutByteOrderMark,
-  writeTexts,
-} from './text-writers.js';
+import { signOverHttp } from './server-process.js';
+import { readWithPandoc, requireTextTools, withoutByteOrderMark, writeTexts } from './text-writers.js';
+import { useWriterRun } from './writer-run.js';
 
 describe('Markdown and text written by real tools sign with the author each put there (issue 25)', () => {
-  let bunker: RunningBunker;
-  let server: RunningServer;
-  let dir: string;
-  let texts: WrittenText[];
-
-  beforeAll(async () => {
+  const run = useWriterRun('siegel-text-writers-', async (dir) => {
     await requireTextTools();
-    dir = await mkdtemp(join(tmpdir(), 'siegel-text-writers-'));
-    [bunker, texts] = await Promise.all([startBunker(), writeTexts(dir)]);
-    server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '10000' } });
-  }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-    await bunker?.stop();
-    if (server) await rm(server.dataDir, { recursive: true, force: true });
-    if (dir) await rm(dir, { recursive: true, force: true });
+    return writeTexts(dir);
   });
 
   it('signs every writer’s file (ASCII, accented, CJK, several authors) with its authors, title and source', async () => {
     const failures: string[] = [];
     const sources = new Set<string>();
-    for (const text of texts) {
+    for (const text of run.files) {
       const bytes = await readFile(text.path);
       const name = `${text.id.replaceAll(/[^a-z0-9]+/gi, '-')}.${text.id.includes('pelican') ? 'txt' : 'md'}`;
-      const { status, body } = await signOverHttp(server, name, bytes);
+      const { status, body } = await signOverHttp(run.server, name, bytes);
       const got = {
         status,
         authors: body.metadata?.authors,
@@ -53,22 +32,22 @@ describe('Markdown and text written by real tools sign with the author each put 
       const want = { status: 200, authors: text.authors, title: text.title, source: text.source };
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         failures.push(
-          `${text.id}: server ${JSON.stringify(got)} ${body.message ?? ''}, written ${JSON.stringify(want)}`,
+          `${text.id}: run.server ${JSON.stringify(got)} ${body.message ?? ''}, written ${JSON.stringify(want)}`,
         );
       }
       sources.add(text.source.replace(/:.*/, ''));
     }
     expect(failures).toEqual([]);
     expect([...sources].sort()).toEqual(['json', 'mmd', 'pandoc', 'toml', 'yaml']);
-    expect(texts.length).toBeGreaterThanOrEqual(100);
+    expect(run.files.length).toBeGreaterThanOrEqual(100);
     // iconv wrote UTF-16 with its byte order mark, as the server reads it.
-    const iconv = texts.filter((text) => text.id.endsWith('in iconv-utf-16'));
+    const iconv = run.files.filter((text) => text.id.endsWith('in iconv-utf-16'));
     expect(iconv.length).toBe(20);
     for (const text of iconv) expect([0xfe, 0xff]).toContain((await readFile(text.path))[0]);
   }, 180_000);
 
   it('Pandoc reads the authors and title of the files it wrote as the server does', async () => {
-    const written = texts.filter((text) => text.pandocReader !== undefined);
+    const written = run.files.filter((text) => text.pandocReader !== undefined);
     expect(written.length).toBe(16);
     for (const text of written) {
       const reading = await readWithPandoc(text.path, text.pandocReader ?? '');
@@ -83,12 +62,12 @@ describe('Markdown and text written by real tools sign with the author each put 
   }, 60_000);
 
   it('keeps a UTF-16 file as uploaded: served byte for byte as `charset=utf-16`, shown decoded on its page', async () => {
-    const text = texts.find((candidate) => candidate.id === 'gray-matter toml several in utf-16be');
+    const text = run.files.find((candidate) => candidate.id === 'gray-matter toml several in utf-16be');
     expect(text).toBeDefined();
     const bytes = await readFile(text?.path ?? '');
     expect([...bytes.subarray(0, 2)]).toEqual([0xfe, 0xff]);
     const { status, body } = await signOverHttp(
-      server,
+      run.server,
       'copy-of-utf16.txt',
       Buffer.concat([bytes, Buffer.from([0, 0x0a])]),
     );
@@ -109,9 +88,9 @@ describe('Markdown and text written by real tools sign with the author each put 
 
   it('refuses UTF-16 without a byte order mark (iconv -t UTF-16BE) with 415, saying what to do', async () => {
     const { status, body } = await signOverHttp(
-      server,
+      run.server,
       'no-bom.md',
-      await withoutByteOrderMark(texts[0]?.path ?? ''),
+      await withoutByteOrderMark(run.files[0]?.path ?? ''),
     );
     expect(status).toBe(415);
     expect(body).toMatchObject({ error: 'INVALID_FORMAT' });
@@ -131,17 +110,17 @@ describe('Markdown and text written by real tools sign with the author each put 
       [hostile.utf16OddLength(), undefined, /odd number of bytes/],
     ];
     for (const [file, limit, message] of cases) {
-      const { status, body } = await signOverHttp(server, file.name, file.bytes);
+      const { status, body } = await signOverHttp(run.server, file.name, file.bytes);
       expect(status, file.symptom).toBe(422);
       expect(body, file.symptom).toMatchObject({ success: false, error: 'INVALID_FORMAT' });
       expect(body.limit, file.symptom).toBe(limit);
       expect(body.message, file.symptom).toMatch(message);
     }
-    expect(server.child.exitCode).toBeNull();
+    expect(run.server.child.exitCode).toBeNull();
   });
 
   it('a text that names nobody is still refused, the message naming every place read', async () => {
-    const { status, body } = await signOverHttp(server, 'nobody.md', Buffer.from('# Nobody\n\nText.\n'));
+    const { status, body } = await signOverHttp(run.server, 'nobody.md', Buffer.from('# Nobody\n\nText.\n'));
     expect(status).toBe(422);
     expect(body.error).toBe('AUTHOR_REQUIRED');
     expect(body.message).toMatch(
