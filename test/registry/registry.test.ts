@@ -136,7 +136,9 @@ async function expectSigned(
   return signed.length;
 }
 
-describe('the packages from a registry, installed into fresh projects', () => {
+// Each test installs from the registry and builds a site: 25–50 s on a quiet machine, past the suite's 120 s
+// on a loaded one (a VitePress install once took longer in a run beside other builds), so they get more room.
+describe('the packages from a registry, installed into fresh projects', { timeout: 300_000 }, () => {
   it('npm pack of every package, after `npm ci` only, ships exactly the expected files', async () => {
     const expected = JSON.parse(
       await readFile(new URL('./expected-files.json', import.meta.url), 'utf8'),
