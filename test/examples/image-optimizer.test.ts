@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../packages/client/src/index.js';
 import { readWithExiftool } from '../../packages/client/test/support/inputs.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
@@ -99,10 +100,15 @@ describe('examples/image-optimizer (issue 26, acceptance 3)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('the input photo has no author: exiftool reads no creator from it', async () => {
+  it('the input photo has no author: exiftool reads no creator, and the server would not sign it', async () => {
     const reading = (await readWithExiftool([photo])).get(photo);
     expect(reading?.creators).toEqual([]);
     expect(reading?.title).toBeUndefined();
+    const client = createClient({ baseUrl: server.url, token: server.token });
+    const inspected = await client.inspect(new Uint8Array(await readFile(photo)), {
+      fileName: 'harbour.jpg',
+    });
+    expect([inspected.signable, inspected.error]).toEqual([false, 'AUTHOR_REQUIRED']);
   });
 
   describe('the CLI', () => {
