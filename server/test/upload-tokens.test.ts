@@ -11,6 +11,15 @@ import { hashUploadToken, mintUploadToken, readCorsOrigins, serializedOrigin } f
 import { makeTestApp, readFixture, TOKEN, uploadForm } from './test-app.js';
 
 const ORIGIN = 'https://app.example';
+
+/** The names of the CORS headers (`access-control-…`) among `headers`. */
+function corsHeaders(headers: Headers): string[] {
+  const names: string[] = [];
+  headers.forEach((_value, name) => {
+    if (name.startsWith('access-control-')) names.push(name);
+  });
+  return names;
+}
 const HASH = 'a'.repeat(64);
 
 let dir: string;
@@ -305,8 +314,7 @@ describe('CORS', () => {
         expect(allowed.headers.get('Access-Control-Allow-Methods')).toBe('POST,OPTIONS');
         const other = await preflight(t.app, path, 'https://other.example');
         expect(other.status, path).toBe(404);
-        for (const [name] of other.headers)
-          expect(name.startsWith('access-control-'), `${path} ${name}`).toBe(false);
+        expect(corsHeaders(other.headers), path).toEqual([]);
       }
       // An error answer to a listed origin carries the CORS headers, so the page can read it.
       const refused = await t.app.request('/api/sign-image-v2', {
@@ -332,8 +340,7 @@ describe('CORS', () => {
             headers: { Origin: ORIGIN, Authorization: `Bearer ${TOKEN}` },
           }),
         ]) {
-          for (const [name] of response.headers)
-            expect(name.startsWith('access-control-'), `${path} ${name}`).toBe(false);
+          expect(corsHeaders(response.headers), path).toEqual([]);
         }
       }
     } finally {
