@@ -20,7 +20,13 @@ export type ApiErrorCode =
   | 'BUNKER_UNAVAILABLE'
   | 'EVENT_REFUSED'
   | 'SERVER_BUSY'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Upload tokens for browsers (upload-tokens.ts).
+  | 'UPLOAD_TOKEN_EXPIRED'
+  | 'UPLOAD_TOKEN_USED_UP'
+  | 'UPLOAD_TOKEN_ORIGIN'
+  | 'INVALID_TOKEN_REQUEST'
+  | 'ORIGIN_NOT_ALLOWED';
 
 /**
  * An error the API answers as `{ success: false, error: code, message, ...extra }` with `status`.

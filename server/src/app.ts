@@ -7,6 +7,7 @@ import { RecordChecker } from './checked-records.js';
 import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from './config.js';
 import { FileSigner } from './file-signer.js';
 import { UploadAdmission } from './middleware/admission.js';
+import { signCors } from './middleware/cors.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { uploadGuard } from './middleware/upload-guard.js';
 import type { RelayPublishing } from './publishing/relay-publishing.js';
@@ -14,6 +15,7 @@ import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
 import { createSignRoutes } from './routes/sign-routes.js';
+import { createUploadTokenRoutes } from './routes/upload-token-routes.js';
 import { createVerifyRoutes } from './routes/verify-routes.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { RecordStore } from './storage/record-store.js';
@@ -30,6 +32,8 @@ export interface AppDeps {
   cdnUrl?: string;
   /** Tokens allowed to sign (`SIGN_API_TOKENS`); none → signing is refused. */
   signTokens: readonly string[];
+  /** Origins whose pages may call the sign, inspect and upload token routes (`SIGN_CORS_ORIGINS`; default none). */
+  corsOrigins?: readonly string[];
   /** Upload limit in bytes (default 25 MiB). */
   maxUploadBytes?: number;
   /** Uploads (sign + inspect together) per client per minute (default 60). */
@@ -92,6 +96,7 @@ export function createApp(deps: AppDeps): SiegelApp {
       maxBufferedBytes: deps.maxBufferedBytes ?? defaultMaxBufferedBytes(maxUploadBytes),
       maxWaitMs: deps.uploadWaitMs ?? SERVER_DEFAULTS.uploadWaitMs,
     }),
+    uploadTokens: deps.records,
   });
   const fileSigner = new FileSigner({
     signer: deps.signer,
@@ -126,6 +131,15 @@ export function createApp(deps: AppDeps): SiegelApp {
   // Everything but the open verify API: security headers on every response, then one router per resource.
   const site = new Hono();
   site.use('*', securityHeaders({ https }));
+  // CORS for browser pages of SIGN_CORS_ORIGINS (upload tokens); none listed: no CORS header anywhere.
+  const corsOrigins = deps.corsOrigins ?? [];
+  const cors = signCors(corsOrigins);
+  if (cors)
+    for (const path of ['/api/sign-image-v2', '/api/inspect', '/api/upload-tokens']) site.use(path, cors);
+  site.route(
+    '/api',
+    createUploadTokenRoutes({ signTokens: deps.signTokens, store: deps.records, corsOrigins }),
+  );
   site.route(
     '/api',
     createSignRoutes({

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readRelaysFromEnv } from '@siegel/core';
 import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
+import { readCorsOrigins } from './upload-tokens.js';
 
 /** The service's settings, as {@link readServerConfig} reads them from the environment. */
 export interface ServerConfig {
@@ -17,6 +18,8 @@ export interface ServerConfig {
   dataDir: string;
   /** `SIGN_API_TOKENS`, comma-separated; default none (signing is refused until one is set). */
   signTokens: string[];
+  /** `SIGN_CORS_ORIGINS`, comma-separated serialized origins whose pages may sign with upload tokens; default none. */
+  corsOrigins: string[];
   /** `MAX_UPLOAD_BYTES`, default 25 MiB. */
   maxUploadBytes: number;
   /** `SIGN_RATE_LIMIT`: uploads (sign + inspect together) per client per minute, default 60. */
@@ -87,6 +90,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       .split(',')
       .map((token) => token.trim())
       .filter((token) => token !== ''),
+    corsOrigins: readCorsOrigins(env.SIGN_CORS_ORIGINS),
     maxUploadBytes,
     rateLimitPerMinute: readInteger(env, 'SIGN_RATE_LIMIT', SERVER_DEFAULTS.rateLimitPerMinute),
     maxUploadsInFlight: readInteger(env, 'MAX_UPLOADS_IN_FLIGHT', SERVER_DEFAULTS.maxUploadsInFlight),

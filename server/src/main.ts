@@ -30,7 +30,7 @@ Starts the file-signing service in the working directory (settings from the envi
   --help, -h     print this help
 
 Settings: HOST, PORT (8787), BASE_URL, CDN_URL, SIEGEL_DATA_DIR (./data), SIGN_API_TOKENS,
-BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README of @siegel/server.
+SIGN_CORS_ORIGINS (none), BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README of @siegel/server.
 `;
 
 const args = process.argv.slice(2);
@@ -99,6 +99,7 @@ const { app, fileSigner, analyzer } = createApp({
   baseUrl: config.baseUrl,
   cdnUrl: config.cdnUrl,
   signTokens,
+  corsOrigins: config.corsOrigins,
   maxUploadBytes: config.maxUploadBytes,
   rateLimitPerMinute: config.rateLimitPerMinute,
   maxUploadsInFlight: config.maxUploadsInFlight,

@@ -40,6 +40,7 @@ describe('@siegel/server', () => {
       cdnUrl: 'http://localhost:8787',
       dataDir: '/srv/data',
       signTokens: [],
+      corsOrigins: [],
       maxUploadBytes: SERVER_DEFAULTS.maxUploadBytes,
       rateLimitPerMinute: 60,
       maxUploadsInFlight: 8,
@@ -62,6 +63,12 @@ describe('@siegel/server', () => {
       cdnUrl: 'https://cdn.example',
       signTokens: ['a', 'b'],
     });
+    expect(
+      readServerConfig({ SIGN_CORS_ORIGINS: 'https://a.example, http://127.0.0.1:5173' }).corsOrigins,
+    ).toEqual(['https://a.example', 'http://127.0.0.1:5173']);
+    expect(() => readServerConfig({ SIGN_CORS_ORIGINS: 'https://a.example/path' })).toThrow(
+      '`https://a.example/path`',
+    );
     expect(() => readServerConfig({ PORT: 'eighty' })).toThrow('`eighty`');
     expect(() => readServerConfig({ BASE_URL: 'ftp://x' })).toThrow('`ftp://x`');
   });

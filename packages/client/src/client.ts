@@ -16,7 +16,10 @@ import { type FileInput, toBlob, type UploadProgress } from './upload-body.js';
 export interface ClientOptions extends RetryOptions {
   /** The Siegel server, e.g. `https://siegel.example` (a path prefix is kept; no default). */
   baseUrl: string | URL;
-  /** A sign token (one of the server's `SIGN_API_TOKENS`), sent to the upload routes only (default none). */
+  /**
+   * A sign token (one of the server's `SIGN_API_TOKENS`) — or, in a browser, an upload token a backend
+   * minted with `mintUploadToken` — sent to the upload routes only (default none).
+   */
   token?: string;
   /** The fetch to use (default the runtime's `fetch`): a Workers service binding's, a test's, a proxy's. */
   fetch?: typeof fetch;
@@ -142,7 +145,12 @@ function invalidOptions(message: string): SiegelError {
   return new SiegelError({ code: 'INVALID_OPTIONS', message });
 }
 
-function readOptions(options: ClientOptions): HttpOptions {
+/**
+ * The checked, normalized options every request of a client shares (also `mintUploadToken`'s).
+ *
+ * @throws {SiegelError} `INVALID_OPTIONS`, as {@link createClient}.
+ */
+export function readOptions(options: ClientOptions): HttpOptions {
   if (options === null || typeof options !== 'object')
     throw invalidOptions('createClient needs `{ baseUrl }`');
   for (const name of Object.keys(options)) {

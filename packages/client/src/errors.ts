@@ -19,7 +19,12 @@ export type ServerErrorCode =
   | 'EVENT_REFUSED'
   | 'SERVER_BUSY'
   | 'INTERNAL_ERROR'
-  | 'BAD_REQUEST';
+  | 'BAD_REQUEST'
+  | 'UPLOAD_TOKEN_EXPIRED'
+  | 'UPLOAD_TOKEN_USED_UP'
+  | 'UPLOAD_TOKEN_ORIGIN'
+  | 'INVALID_TOKEN_REQUEST'
+  | 'ORIGIN_NOT_ALLOWED';
 
 /**
  * Codes of errors the client raises itself, with no server code to carry: the server could not be reached
@@ -95,6 +100,16 @@ export class BadRequestError extends SiegelError {}
 export class InvalidHashError extends SiegelError {}
 /** 401 `UNAUTHORIZED`: no token, a wrong token, or the server has no `SIGN_API_TOKENS`. */
 export class UnauthorizedError extends SiegelError {}
+/** 401 `UPLOAD_TOKEN_EXPIRED`: the upload token's time is up (`details.expired_at`); mint a new one. */
+export class UploadTokenExpiredError extends SiegelError {}
+/** 401 `UPLOAD_TOKEN_USED_UP`: the upload token made all its uploads (`details.uses`); mint a new one. */
+export class UploadTokenUsedUpError extends SiegelError {}
+/** 403 `UPLOAD_TOKEN_ORIGIN`: the upload token was minted for another origin (`details.origin`). */
+export class UploadTokenOriginError extends SiegelError {}
+/** 400 `INVALID_TOKEN_REQUEST`: `mintUploadToken` asked for a malformed origin, `uses` or `ttlSeconds`. */
+export class InvalidTokenRequestError extends SiegelError {}
+/** 422 `ORIGIN_NOT_ALLOWED`: the origin is not in the server's `SIGN_CORS_ORIGINS` (`details.origin`). */
+export class OriginNotAllowedError extends SiegelError {}
 /** 404 `NOT_FOUND`: nothing signed on this server has this hash. */
 export class NotFoundError extends SiegelError {}
 /** 410 `FILE_ALTERED`: the stored file no longer hashes to its hash. */
@@ -168,6 +183,11 @@ export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>
   INTERNAL_ERROR: InternalServerError,
   BUNKER_UNAVAILABLE: BunkerUnavailableError,
   SERVER_BUSY: ServerBusyError,
+  UPLOAD_TOKEN_EXPIRED: UploadTokenExpiredError,
+  UPLOAD_TOKEN_USED_UP: UploadTokenUsedUpError,
+  UPLOAD_TOKEN_ORIGIN: UploadTokenOriginError,
+  INVALID_TOKEN_REQUEST: InvalidTokenRequestError,
+  ORIGIN_NOT_ALLOWED: OriginNotAllowedError,
 };
 
 /**

@@ -33,9 +33,11 @@ export {
   InternalServerError,
   InvalidFormatError,
   InvalidHashError,
+  InvalidTokenRequestError,
   NetworkError,
   NoFileError,
   NotFoundError,
+  OriginNotAllowedError,
   RateLimitedError,
   RecordAlteredError,
   ServerBusyError,
@@ -44,6 +46,10 @@ export {
   type SiegelErrorInit,
   UnauthorizedError,
   UnexpectedResponseError,
+  UploadTokenExpiredError,
+  UploadTokenOriginError,
+  UploadTokenUsedUpError,
 } from './errors.js';
 export { parseRetryAfter, RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 export type { FileInput, UploadProgress } from './upload-body.js';
+export { type MintUploadTokenOptions, mintUploadToken, type UploadToken } from './upload-tokens.js';

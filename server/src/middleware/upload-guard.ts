@@ -1,9 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
+import type { UploadTokenStore } from '../storage/upload-token-store.js';
 import { admitUploads, type UploadAdmission } from './admission.js';
 import { rateLimit } from './rate-limit.js';
 import { MULTIPART_OVERHEAD, readUpload, type Upload } from './read-upload.js';
-import { signAuth } from './sign-auth.js';
+import { takeUploadTokenUse, uploadAuth } from './upload-auth.js';
 
 /** Options of {@link uploadGuard}. */
 export interface UploadGuardOptions {
@@ -15,17 +16,20 @@ export interface UploadGuardOptions {
   rateLimitPerMinute: number;
   /** The admission control every upload route shares. */
   admission: UploadAdmission;
+  /** Where minted upload tokens are kept (the record store). */
+  uploadTokens: UploadTokenStore;
 }
 
 /**
  * The one gate in front of every upload route (`POST /api/sign-image-v2`, `POST /api/inspect`), built once
  * and shared by them, so they share its budgets: the rate limit per address (counted before the token is
- * checked, which throttles token guessing too), the sign token (checked before a byte of the body is read),
- * the admission control (uploads in flight, bytes buffered), then the body read (`readUpload`).
+ * checked, which throttles token guessing too), the token — a sign token, or a minted upload token from its
+ * origin — (checked before a byte of the body is read), the admission control (uploads in flight, bytes
+ * buffered), one use of an upload token taken, then the body read (`readUpload`).
  *
  * @example
  * ```ts
- * const guard = uploadGuard({ signTokens, maxUploadBytes, rateLimitPerMinute: 60, admission });
+ * const guard = uploadGuard({ signTokens, maxUploadBytes, rateLimitPerMinute: 60, admission, uploadTokens });
  * app.post('/sign-image-v2', guard, handler);
  * app.post('/inspect', guard, otherHandler);
  * ```
@@ -35,8 +39,9 @@ export function uploadGuard(
 ): MiddlewareHandler<{ Variables: { upload: Upload } }> {
   return every(
     rateLimit({ limit: options.rateLimitPerMinute }),
-    signAuth(options.signTokens),
+    uploadAuth(options.signTokens, options.uploadTokens),
     admitUploads(options.admission, options.maxUploadBytes + MULTIPART_OVERHEAD),
+    takeUploadTokenUse(options.uploadTokens),
     readUpload(options.maxUploadBytes) as MiddlewareHandler,
   );
 }

@@ -1,5 +1,6 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import type { FileKind } from '../metadata/file-metadata.js';
+import type { UploadTokenStore } from './upload-token-store.js';
 
 /** One signed file as the database keeps it. */
 export interface SignedFileRecord {
@@ -42,10 +43,10 @@ export interface RecordOutbox {
 }
 
 /**
- * The records of signed files. The default is SQLite through `node:sqlite`; a deployment can implement this
- * on PostgreSQL.
+ * The records of signed files, and the upload tokens ({@link UploadTokenStore}). The default is SQLite
+ * through `node:sqlite`; a deployment can implement this on PostgreSQL.
  */
-export interface RecordStore {
+export interface RecordStore extends UploadTokenStore {
   findByHash(hash: string): Promise<SignedFileRecord | undefined>;
   findByEventId(eventId: string): Promise<SignedFileRecord | undefined>;
   /**

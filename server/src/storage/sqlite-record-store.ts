@@ -9,6 +9,8 @@ import {
   type RecordStore,
   type SignedFileRecord,
 } from './record-store.js';
+import { SqliteUploadTokens, UPLOAD_TOKENS_MIGRATIONS } from './sqlite-upload-tokens.js';
+import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
 export const MIGRATIONS: readonly string[] = [
@@ -41,6 +43,8 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (event_id, relay)
    ) STRICT`,
   'CREATE INDEX relay_deliveries_due ON relay_deliveries (next_try_at) WHERE delivered_at IS NULL',
+  // Upload tokens for browsers (sqlite-upload-tokens.ts): only their SHA-256 is kept.
+  ...UPLOAD_TOKENS_MIGRATIONS,
 ];
 
 interface Row {
@@ -77,12 +81,14 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertRow;
   private readonly insertDelivery;
   private readonly changeStamp;
+  private readonly uploadTokens;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new DatabaseSync(path);
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     migrate(this.db);
+    this.uploadTokens = new SqliteUploadTokens(this.db);
     this.byHash = this.db.prepare('SELECT * FROM signed_files WHERE hash = ?');
     this.byEventId = this.db.prepare('SELECT * FROM signed_files WHERE event_id = ?');
     // `data_version` changes when another connection (or process) commits; `total_changes()` counts this
@@ -141,6 +147,22 @@ export class SqliteRecordStore implements RecordStore {
       }
       throw error;
     }
+  }
+
+  insertUploadToken(token: Omit<UploadTokenRecord, 'used'>): Promise<void> {
+    return this.uploadTokens.insertUploadToken(token);
+  }
+
+  findUploadToken(hash: string): Promise<UploadTokenRecord | undefined> {
+    return this.uploadTokens.findUploadToken(hash);
+  }
+
+  useUploadToken(hash: string, now: number): Promise<UploadTokenRecord | undefined> {
+    return this.uploadTokens.useUploadToken(hash, now);
+  }
+
+  removeExpiredUploadTokens(before: number): Promise<number> {
+    return this.uploadTokens.removeExpiredUploadTokens(before);
   }
 
   /** `{data_version}:{total_changes()}`: see {@link RecordStore.readChangeStamp}. */
