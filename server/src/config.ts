@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readRelaysFromEnv } from '@siegel/core';
+import { readPubkeys } from './middleware/blossom-auth.js';
 import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 
 /** The service's settings, as {@link readServerConfig} reads them from the environment. */
@@ -17,6 +18,8 @@ export interface ServerConfig {
   dataDir: string;
   /** `SIGN_API_TOKENS`, comma-separated; default none (signing is refused until one is set). */
   signTokens: string[];
+  /** `SIGN_PUBKEYS`: Nostr keys (npub or hex, comma-separated) allowed to upload through Blossom (`PUT /upload`), as hex; default none. */
+  signPubkeys: string[];
   /** `MAX_UPLOAD_BYTES`, default 25 MiB. */
   maxUploadBytes: number;
   /** `SIGN_RATE_LIMIT`: uploads (sign + inspect together) per client per minute, default 60. */
@@ -65,7 +68,7 @@ export function defaultMaxBufferedBytes(maxUploadBytes: number): number {
 /**
  * Read the service's settings from `env` (only `main.ts` passes `process.env`).
  *
- * @throws {Error} for a malformed number or URL, quoting the value.
+ * @throws {Error} for a malformed number, URL or pubkey, quoting the value.
  */
 export function readServerConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ServerConfig {
   const port = readInteger(env, 'PORT', SERVER_DEFAULTS.port);
@@ -87,6 +90,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       .split(',')
       .map((token) => token.trim())
       .filter((token) => token !== ''),
+    signPubkeys: readPubkeys('SIGN_PUBKEYS', env.SIGN_PUBKEYS ?? ''),
     maxUploadBytes,
     rateLimitPerMinute: readInteger(env, 'SIGN_RATE_LIMIT', SERVER_DEFAULTS.rateLimitPerMinute),
     maxUploadsInFlight: readInteger(env, 'MAX_UPLOADS_IN_FLIGHT', SERVER_DEFAULTS.maxUploadsInFlight),

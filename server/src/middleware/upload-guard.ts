@@ -15,6 +15,8 @@ export interface UploadGuardOptions {
   rateLimitPerMinute: number;
   /** The admission control every upload route shares. */
   admission: UploadAdmission;
+  /** The rate limit, when other upload routes share it too (Blossom); default one of `rateLimitPerMinute`. */
+  rateLimiter?: MiddlewareHandler;
 }
 
 /**
@@ -34,7 +36,7 @@ export function uploadGuard(
   options: UploadGuardOptions,
 ): MiddlewareHandler<{ Variables: { upload: Upload } }> {
   return every(
-    rateLimit({ limit: options.rateLimitPerMinute }),
+    options.rateLimiter ?? rateLimit({ limit: options.rateLimitPerMinute }),
     signAuth(options.signTokens),
     admitUploads(options.admission, options.maxUploadBytes + MULTIPART_OVERHEAD),
     readUpload(options.maxUploadBytes) as MiddlewareHandler,
