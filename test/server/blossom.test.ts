@@ -12,7 +12,7 @@ import { createUploadAuth, uploadBlob } from 'nostr-tools/nipb7';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { type RunningServer, SERVER_FIXTURES, startServer } from './server-process.js';
+import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const fixture = (name: string) => readFile(join(SERVER_FIXTURES, name));
@@ -452,6 +452,36 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
 
     const wrongToken = await put(bytes, 'Bearer not-a-token');
     expect(wrongToken).toMatchObject({ status: 401, reason: 'The sign token is not valid' });
+  });
+
+  it('shares one rate limit with the sign API: past SIGN_RATE_LIMIT an upload gets 429 with X-Reason', async () => {
+    const limited = await startServer({
+      bunker,
+      env: { SIGN_RATE_LIMIT: '2', SIGN_PUBKEYS: getPublicKey(allowedKey) },
+    });
+    try {
+      const bytes = await fixture('gif-author.gif');
+      const signed = await signOverHttp(limited, 'gif-author.gif', bytes);
+      expect(signed.status).toBe(200);
+      const auth = nostrHeader(authEvent(allowedKey, { x: [sha256(bytes)] }));
+      const second = await realFetch(`${limited.url}/upload`, {
+        method: 'PUT',
+        body: bytes,
+        headers: { Authorization: auth },
+      });
+      expect(second.status).toBe(200); // signed a moment ago through the sign API
+      const third = await realFetch(`${limited.url}/upload`, {
+        method: 'PUT',
+        body: bytes,
+        headers: { Authorization: auth },
+      });
+      expect(third.status).toBe(429);
+      expect(third.headers.get('Retry-After')).toMatch(/^\d+$/);
+      expect(third.headers.get('X-Reason')).toMatch(/^Too many uploads from this client; retry in \d+ s$/);
+    } finally {
+      await limited.stop();
+      await rm(limited.dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses to start with an entry in SIGN_PUBKEYS that is no public key', async () => {
