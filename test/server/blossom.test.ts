@@ -171,6 +171,10 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
       npub: npubEncode(getPublicKey(allowedKey)),
     });
     expect(body.event.tags).toContainEqual(['p', getPublicKey(allowedKey)]);
+    // The event page names the uploader apart from the signer.
+    const page = await (await realFetch(`${server.url}/events/${hash}/`)).text();
+    expect(page).toContain('Uploaded by (Nostr public key, Blossom)');
+    expect(page).toContain(`<dd class="uploader"><code>${npubEncode(getPublicKey(allowedKey))}</code>`);
   });
 
   it('blossom-client-sdk (HEAD preflight, URL-safe base64 auth): 201, 200 again, 401 for a key not listed', async () => {
@@ -449,6 +453,9 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
     const { body } = await verify(sha256(bytes));
     expect(body.verified).toBe(true);
     expect(body.uploader).toBeUndefined();
+    expect(await (await realFetch(`${server.url}/events/${sha256(bytes)}/`)).text()).not.toContain(
+      'Uploaded by',
+    );
 
     const wrongToken = await put(bytes, 'Bearer not-a-token');
     expect(wrongToken).toMatchObject({ status: 401, reason: 'The sign token is not valid' });
