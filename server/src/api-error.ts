@@ -3,7 +3,8 @@ import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
 /**
  * Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged, and
- * `SERVER_BUSY`, the admission control's 503, and `EVENT_REFUSED`, the signer's refusal of this one event).
+ * `SERVER_BUSY`, the admission control's 503, `EVENT_REFUSED`, the signer's refusal of this one event, and
+ * `BAD_HEADER`, a Blossom preflight's missing or malformed `X-Content-Length`).
  */
 export type ApiErrorCode =
   | 'NO_FILE'
@@ -14,6 +15,7 @@ export type ApiErrorCode =
   | 'UNAUTHORIZED'
   | 'RATE_LIMITED'
   | 'INVALID_HASH'
+  | 'BAD_HEADER'
   | 'NOT_FOUND'
   | 'FILE_ALTERED'
   | 'RECORD_ALTERED'

@@ -8,9 +8,11 @@ import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from './config.js';
 import { FileSigner } from './file-signer.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { uploadGuard } from './middleware/upload-guard.js';
 import type { RelayPublishing } from './publishing/relay-publishing.js';
+import { createBlossomRoutes } from './routes/blossom-routes.js';
 import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
@@ -34,6 +36,8 @@ export interface AppDeps {
   signTokens: readonly string[];
   /** Origins whose pages may call the sign, inspect and upload token routes (`SIGN_CORS_ORIGINS`; default none). */
   corsOrigins?: readonly string[];
+  /** Nostr keys (hex) allowed to upload through Blossom (`SIGN_PUBKEYS`); default none. */
+  signPubkeys?: readonly string[];
   /** Upload limit in bytes (default 25 MiB). */
   maxUploadBytes?: number;
   /** Uploads (sign + inspect together) per client per minute (default 60). */
@@ -86,16 +90,19 @@ export function createApp(deps: AppDeps): SiegelApp {
     workers: deps.analysisWorkers ?? SERVER_DEFAULTS.analysisWorkers,
     timeoutMs: deps.analysisTimeoutMs ?? SERVER_DEFAULTS.analysisTimeoutMs,
   });
-  // One gate, so sign and inspect share one rate limit and one admission budget.
+  // One gate, so sign and inspect share one rate limit and one admission budget (Blossom uploads too).
+  const rateLimiter = rateLimit({ limit: rateLimitPerMinute });
+  const admission = new UploadAdmission({
+    maxInFlight: deps.maxUploadsInFlight ?? SERVER_DEFAULTS.maxUploadsInFlight,
+    maxBufferedBytes: deps.maxBufferedBytes ?? defaultMaxBufferedBytes(maxUploadBytes),
+    maxWaitMs: deps.uploadWaitMs ?? SERVER_DEFAULTS.uploadWaitMs,
+  });
   const guard = uploadGuard({
     signTokens: deps.signTokens,
     maxUploadBytes,
     rateLimitPerMinute,
-    admission: new UploadAdmission({
-      maxInFlight: deps.maxUploadsInFlight ?? SERVER_DEFAULTS.maxUploadsInFlight,
-      maxBufferedBytes: deps.maxBufferedBytes ?? defaultMaxBufferedBytes(maxUploadBytes),
-      maxWaitMs: deps.uploadWaitMs ?? SERVER_DEFAULTS.uploadWaitMs,
-    }),
+    admission,
+    rateLimiter,
     uploadTokens: deps.records,
   });
   const fileSigner = new FileSigner({
@@ -155,6 +162,22 @@ export function createApp(deps: AppDeps): SiegelApp {
   site.route(
     '/api',
     createInspectRoutes({ records: deps.records, uploadGuard: guard, analyzer, baseUrl, cdnUrl }),
+  );
+  site.route(
+    '/',
+    createBlossomRoutes({
+      fileSigner,
+      records: deps.records,
+      analyzer,
+      rateLimiter,
+      admission,
+      maxUploadBytes,
+      pubkeys: deps.signPubkeys ?? [],
+      signTokens: deps.signTokens,
+      baseUrl,
+      cdnUrl,
+      ...(deps.publishing && { publishing: deps.publishing }),
+    }),
   );
   site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes, publishedTo }));
   site.route('/', createFileRoutes({ storage: deps.storage, checker, baseUrl, cdnUrl }));

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readRelaysFromEnv } from '@siegel/core';
+import { readPubkeys } from './middleware/blossom-auth.js';
 import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 import { readCorsOrigins } from './upload-tokens.js';
 
@@ -20,6 +21,8 @@ export interface ServerConfig {
   signTokens: string[];
   /** `SIGN_CORS_ORIGINS`, comma-separated serialized origins whose pages may sign with upload tokens; default none. */
   corsOrigins: string[];
+  /** `SIGN_PUBKEYS`: Nostr keys (npub or hex, comma-separated) allowed to upload through Blossom (`PUT /upload`), as hex; default none. */
+  signPubkeys: string[];
   /** `MAX_UPLOAD_BYTES`, default 25 MiB. */
   maxUploadBytes: number;
   /** `SIGN_RATE_LIMIT`: uploads (sign + inspect together) per client per minute, default 60. */
@@ -68,7 +71,7 @@ export function defaultMaxBufferedBytes(maxUploadBytes: number): number {
 /**
  * Read the service's settings from `env` (only `main.ts` passes `process.env`).
  *
- * @throws {Error} for a malformed number or URL, quoting the value.
+ * @throws {Error} for a malformed number, URL or pubkey, quoting the value.
  */
 export function readServerConfig(env: Record<string, string | undefined>, cwd = process.cwd()): ServerConfig {
   const port = readInteger(env, 'PORT', SERVER_DEFAULTS.port);
@@ -91,6 +94,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       .map((token) => token.trim())
       .filter((token) => token !== ''),
     corsOrigins: readCorsOrigins(env.SIGN_CORS_ORIGINS),
+    signPubkeys: readPubkeys('SIGN_PUBKEYS', env.SIGN_PUBKEYS ?? ''),
     maxUploadBytes,
     rateLimitPerMinute: readInteger(env, 'SIGN_RATE_LIMIT', SERVER_DEFAULTS.rateLimitPerMinute),
     maxUploadsInFlight: readInteger(env, 'MAX_UPLOADS_IN_FLIGHT', SERVER_DEFAULTS.maxUploadsInFlight),

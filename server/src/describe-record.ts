@@ -1,4 +1,5 @@
 import { npubEncode } from 'nostr-tools/nip19';
+import { readFileEvent } from './file-event.js';
 import type { FileUrls } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 
@@ -11,6 +12,11 @@ export interface RecordDescription {
   dimensions?: { width: number; height: number };
   metadata: { author: string; authors: string[]; title: string | null; description?: string };
   signer: { pubkey: string; npub: string };
+  /**
+   * Who uploaded the file with a Nostr key (Blossom), as the event's `p` tag names them; absent for uploads
+   * with a sign token. The signer (the service's key) vouches for it; the uploader signed nothing.
+   */
+  uploader?: { pubkey: string; npub: string };
   signed_at: string;
   urls: FileUrls;
   event: SignedFileRecord['event'];
@@ -36,10 +42,11 @@ export function isoTime(seconds: number): string {
 
 /**
  * Describe a record for the API. `metadata.author` joins several authors with `, ` (the existing API's
- * single string); `metadata.authors` lists them one by one. Reading answers describe the record as its
+ * single string); `metadata.authors` lists them one by one; `uploader` is the event's `p` tag. Reading answers describe the record as its
  * signed event states it (`bindRecord`), never the stored fields as such.
  */
 export function describeRecord(record: SignedFileRecord, urls: FileUrls): RecordDescription {
+  const { uploader } = readFileEvent(record.event);
   return {
     hash: record.hash,
     file_type: record.fileType,
@@ -55,6 +62,7 @@ export function describeRecord(record: SignedFileRecord, urls: FileUrls): Record
       ...(record.description === undefined ? {} : { description: record.description }),
     },
     signer: { pubkey: record.pubkey, npub: npubOf(record.pubkey) },
+    ...(uploader === undefined ? {} : { uploader: { pubkey: uploader, npub: npubOf(uploader) } }),
     signed_at: isoTime(record.event.created_at),
     urls,
     event: record.event,

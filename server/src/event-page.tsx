@@ -1,5 +1,6 @@
 import { raw } from 'hono/html';
 import { isoTime, npubOf } from './describe-record.js';
+import { readFileEvent } from './file-event.js';
 import { textEncodingOf } from './metadata/text-encoding.js';
 import type { FileUrls } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
@@ -69,6 +70,7 @@ export async function renderEventPage(
 ): Promise<string> {
   const statement = describeSigning(record);
   const title = record.title ?? record.fileName;
+  const { uploader } = readFileEvent(record.event);
   const page = (
     <html lang="en">
       <head>
@@ -102,6 +104,14 @@ export async function renderEventPage(
             <dd>
               <code>{npubOf(record.pubkey)}</code> (hex <code>{record.pubkey}</code>)
             </dd>
+            {uploader === undefined
+              ? ''
+              : [
+                  <dt>Uploaded by (Nostr public key, Blossom)</dt>,
+                  <dd class="uploader">
+                    <code>{npubOf(uploader)}</code> (hex <code>{uploader}</code>)
+                  </dd>,
+                ]}
           </dl>
           <h2>SHA-256 hash of the file</h2>
           <p>

@@ -7,8 +7,10 @@ export const FILE_EVENT_KIND = 1063;
 /**
  * The NIP-94 (kind 1063) event template for a signed file. Tags: `url`, `m`, `x` and `ox` (the file's
  * SHA-256; nothing transformed it), `size`, `dim` (images), `alt` (a one-line description), `summary` (the
- * file's own description, when it has one), and one `["author", name]` tag per author. The content states
- * the same in words: `“{title}” by {authors}`, so a reader without tag knowledge sees who signed what.
+ * file's own description, when it has one), one `["author", name]` tag per author, and `["p", uploader]`
+ * when the upload came with a Nostr key (Blossom `Authorization: Nostr`): the pubkey that sent the file, named
+ * by the service's key, which signs. The content states the same in words: `“{title}” by {authors}`, so a
+ * reader without tag knowledge sees who signed what.
  *
  * @example
  * ```ts
@@ -20,6 +22,7 @@ export function createFileEvent(
   fileUrl: string,
   fileName: string,
   createdAt = Math.floor(Date.now() / 1000),
+  uploader?: string,
 ): EventTemplate {
   const name = analysis.title ?? fileName;
   const by = analysis.authors.join(', ');
@@ -36,6 +39,7 @@ export function createFileEvent(
   tags.push(['alt', `${describeKind(analysis.type.mimeType)} “${name}” by ${by}`]);
   if (analysis.description !== undefined) tags.push(['summary', analysis.description]);
   for (const author of analysis.authors) tags.push(['author', author]);
+  if (uploader !== undefined) tags.push(['p', uploader]);
   return { kind: FILE_EVENT_KIND, created_at: createdAt, tags, content: `“${name}” by ${by}` };
 }
 
@@ -61,6 +65,8 @@ export interface FileEventStatement {
   authors: string[];
   /** `summary`: the file's own description. */
   description: string | undefined;
+  /** `p`: the pubkey (hex) that uploaded the file with Nostr auth (Blossom); none for a token upload. */
+  uploader: string | undefined;
   /**
    * The name in the content, `“{name}” by {authors}`: the file's title, or the upload's name when the file
    * has no title. `undefined` when the content is not of that form for the `author` tags.
@@ -69,7 +75,7 @@ export interface FileEventStatement {
 }
 
 /**
- * Read what a kind-1063 file event states: the first `x`, `url`, `m`, `size`, `dim` and `summary` tag, every
+ * Read what a kind-1063 file event states: the first `x`, `url`, `m`, `size`, `dim`, `summary` and `p` tag, every
  * `author` tag, and the name in the content. Says nothing about whether the event is signed: check that
  * first (`checkStoredEvent`).
  *
@@ -105,6 +111,7 @@ export function readFileEvent(event: Pick<EventTemplate, 'tags' | 'content'>): F
     dim: first('dim'),
     authors,
     description: first('summary'),
+    uploader: first('p'),
     name,
   };
 }

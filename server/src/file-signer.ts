@@ -49,7 +49,8 @@ export class FileSigner {
 
   /**
    * Sign and publish `bytes`. `analysis` is what the service's analyzer (`createFileAnalyzer`, off the event
-   * loop) read from these very bytes; without it they are analyzed here, on the calling thread.
+   * loop) read from these very bytes; without it they are analyzed here, on the calling thread. `uploader`
+   * (hex pubkey, Blossom uploads with Nostr auth) is named in the event's `p` tag.
    *
    * @throws {ApiError} `INVALID_FORMAT`, `AUTHOR_REQUIRED`, `ALREADY_SIGNED` (409, with `existing_event`),
    *   `BUNKER_UNAVAILABLE` (503, with the bunker's German message).
@@ -58,9 +59,10 @@ export class FileSigner {
     bytes: Uint8Array,
     fileName: string,
     analysis = analyzeFile(bytes, fileName),
+    uploader?: string,
   ): Promise<SignedFileRecord> {
     requireAuthor(analysis, fileName);
-    return this.serialize(analysis.hash, () => this.signAnalyzed(bytes, fileName, analysis));
+    return this.serialize(analysis.hash, () => this.signAnalyzed(bytes, fileName, analysis, uploader));
   }
 
   private async serialize<T>(hash: string, run: () => Promise<T>): Promise<T> {
@@ -79,11 +81,12 @@ export class FileSigner {
     bytes: Uint8Array,
     fileName: string,
     analysis: FileAnalysis,
+    uploader: string | undefined,
   ): Promise<SignedFileRecord> {
     const { signer, storage, records, baseUrl, cdnUrl } = this.options;
     await this.rejectIfSigned(analysis.hash);
     const fileKey = documentKey(analysis.hash, analysis.type.extension);
-    const template = createFileEvent(analysis, `${cdnUrl}/${fileKey}`, fileName);
+    const template = createFileEvent(analysis, `${cdnUrl}/${fileKey}`, fileName, undefined, uploader);
     const [event, pubkey] = await signWithBunker(async () =>
       Promise.all([signer.signEvents([template]).then((events) => events[0]), signer.getPublicKey()]),
     );

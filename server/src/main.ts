@@ -30,7 +30,8 @@ Starts the file-signing service in the working directory (settings from the envi
   --help, -h     print this help
 
 Settings: HOST, PORT (8787), BASE_URL, CDN_URL, SIEGEL_DATA_DIR (./data), SIGN_API_TOKENS,
-SIGN_CORS_ORIGINS (none), BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README of @siegel/server.
+SIGN_CORS_ORIGINS (none), SIGN_PUBKEYS (none), BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README
+of @siegel/server.
 `;
 
 const args = process.argv.slice(2);
@@ -100,6 +101,7 @@ const { app, fileSigner, analyzer } = createApp({
   cdnUrl: config.cdnUrl,
   signTokens,
   corsOrigins: config.corsOrigins,
+  signPubkeys: config.signPubkeys,
   maxUploadBytes: config.maxUploadBytes,
   rateLimitPerMinute: config.rateLimitPerMinute,
   maxUploadsInFlight: config.maxUploadsInFlight,
@@ -134,6 +136,10 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
     // What waits in the outbox from before (relays down, a restart) goes out now, then as it falls due.
     publishing.start();
   }
+  if (config.signPubkeys.length > 0)
+    console.log(
+      `Blossom uploads (PUT /upload) from ${config.signPubkeys.length} Nostr key(s) in SIGN_PUBKEYS`,
+    );
   if (devToken !== undefined) console.log(`Dev sign token: ${devToken}`);
   else if (signTokens.length === 0)
     console.warn('SIGN_API_TOKENS is empty: signing is refused until a token is set.');

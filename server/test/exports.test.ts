@@ -41,6 +41,7 @@ describe('@siegel/server', () => {
       dataDir: '/srv/data',
       signTokens: [],
       corsOrigins: [],
+      signPubkeys: [],
       maxUploadBytes: SERVER_DEFAULTS.maxUploadBytes,
       rateLimitPerMinute: 60,
       maxUploadsInFlight: 8,
@@ -68,6 +69,16 @@ describe('@siegel/server', () => {
     ).toEqual(['https://a.example', 'http://127.0.0.1:5173']);
     expect(() => readServerConfig({ SIGN_CORS_ORIGINS: 'https://a.example/path' })).toThrow(
       '`https://a.example/path`',
+    );
+    // SIGN_PUBKEYS: npub or hex (any case), as lowercase hex, duplicates dropped; anything else stops the start.
+    const hex = '3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d';
+    expect(
+      readServerConfig({
+        SIGN_PUBKEYS: ` npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6w6, ${hex.toUpperCase()} ,`,
+      }).signPubkeys,
+    ).toEqual([hex]);
+    expect(() => readServerConfig({ SIGN_PUBKEYS: `${hex},nsec1abc` })).toThrow(
+      'SIGN_PUBKEYS must list Nostr public keys (npub1… or 64 hex characters), comma-separated; `nsec1abc` is none',
     );
     expect(() => readServerConfig({ PORT: 'eighty' })).toThrow('`eighty`');
     expect(() => readServerConfig({ BASE_URL: 'ftp://x' })).toThrow('`ftp://x`');

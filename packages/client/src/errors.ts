@@ -24,7 +24,8 @@ export type ServerErrorCode =
   | 'UPLOAD_TOKEN_USED_UP'
   | 'UPLOAD_TOKEN_ORIGIN'
   | 'INVALID_TOKEN_REQUEST'
-  | 'ORIGIN_NOT_ALLOWED';
+  | 'ORIGIN_NOT_ALLOWED'
+  | 'BAD_HEADER';
 
 /**
  * Codes of errors the client raises itself, with no server code to carry: the server could not be reached
@@ -96,6 +97,8 @@ export class SiegelError extends Error {
 export class NoFileError extends SiegelError {}
 /** 400 `BAD_REQUEST`: a request the server's framework rejected. */
 export class BadRequestError extends SiegelError {}
+/** 400 `BAD_HEADER`: Blossom's `HEAD /upload` got a malformed `X-Content-Length` (the client never sends it). */
+export class BadHeaderError extends SiegelError {}
 /** 400 `INVALID_HASH`: the hash is not 64 hexadecimal characters. */
 export class InvalidHashError extends SiegelError {}
 /** 401 `UNAUTHORIZED`: no token, a wrong token, or the server has no `SIGN_API_TOKENS`. */
@@ -169,6 +172,7 @@ export class EmbedError extends SiegelError {}
 export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>> = {
   NO_FILE: NoFileError,
   BAD_REQUEST: BadRequestError,
+  BAD_HEADER: BadHeaderError,
   INVALID_HASH: InvalidHashError,
   UNAUTHORIZED: UnauthorizedError,
   NOT_FOUND: NotFoundError,

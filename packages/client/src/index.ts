@@ -22,6 +22,7 @@ export {
 export { type EmbedAuthorOptions, type EmbedFormat, embedAuthor, formatOf } from './embed/index.js';
 export {
   AuthorRequiredError,
+  BadHeaderError,
   BadRequestError,
   BunkerUnavailableError,
   type ClientErrorCode,

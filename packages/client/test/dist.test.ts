@@ -82,6 +82,7 @@ describe('the built @siegel/client', () => {
     const root = await import(join(DIST, 'index.js'));
     expect(Object.keys(root).sort()).toEqual([
       'AuthorRequiredError',
+      'BadHeaderError',
       'BadRequestError',
       'BunkerUnavailableError',
       'ERROR_CLASSES',

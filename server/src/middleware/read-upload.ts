@@ -198,6 +198,44 @@ export function readUpload(
   };
 }
 
+/**
+ * Read a raw upload (Blossom `PUT /upload`: the body is the file, kept exactly as received): a body over
+ * `maxBytes` is refused with 413 `FILE_TOO_LARGE` as soon as that is known, an empty one with 400 `NO_FILE`.
+ * Like {@link readUpload} it puts the file in the context as `upload` (named `blob`; the route names it once
+ * it knows the hash), whose buffer is freed once the upload is answered.
+ */
+export function readRawUpload(
+  maxBytes: number,
+): MiddlewareHandler<{ Variables: { upload: Upload; releaseAdmission?: ReleaseAdmission } }> {
+  return async function readRawUploadMiddleware(c, next) {
+    const body = await readBody(c.req.raw, nodeIncoming(c), maxBytes, maxBytes);
+    if (body.byteLength === 0) {
+      detach(body.buffer);
+      throw new ApiError(
+        400,
+        'NO_FILE',
+        'The request body is empty: send the file as the body of `PUT /upload`',
+      );
+    }
+    const admitted: ReleaseAdmission | undefined = c.get('releaseAdmission');
+    const upload: Upload = {
+      bytes: body,
+      name: 'blob',
+      release() {
+        detach(body.buffer);
+        detach(this.bytes.buffer);
+        admitted?.();
+      },
+    };
+    c.set('upload', upload);
+    try {
+      await next();
+    } finally {
+      upload.release();
+    }
+  };
+}
+
 /** The upload {@link readUpload} stored. */
 export function getUpload(c: Context<{ Variables: { upload: Upload } }>): Upload {
   return c.get('upload');

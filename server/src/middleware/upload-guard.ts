@@ -18,6 +18,8 @@ export interface UploadGuardOptions {
   admission: UploadAdmission;
   /** Where minted upload tokens are kept (the record store). */
   uploadTokens: UploadTokenStore;
+  /** The rate limit, when other upload routes share it too (Blossom); default one of `rateLimitPerMinute`. */
+  rateLimiter?: MiddlewareHandler;
 }
 
 /**
@@ -38,7 +40,7 @@ export function uploadGuard(
   options: UploadGuardOptions,
 ): MiddlewareHandler<{ Variables: { upload: Upload } }> {
   return every(
-    rateLimit({ limit: options.rateLimitPerMinute }),
+    options.rateLimiter ?? rateLimit({ limit: options.rateLimitPerMinute }),
     uploadAuth(options.signTokens, options.uploadTokens),
     admitUploads(options.admission, options.maxUploadBytes + MULTIPART_OVERHEAD),
     takeUploadTokenUse(options.uploadTokens),
