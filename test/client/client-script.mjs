@@ -6,48 +6,11 @@ import { readFile } from 'node:fs/promises';
 
 const [url, token, ...files] = process.argv.slice(2);
 const runtime = globalThis.Deno ? `Deno ${globalThis.Deno.version.deno}` : `Node ${process.versions.node}`;
-const { createClient, embedAuthor, AuthorRequiredError } = await import(
-  new URL('../../packages/client/dist/index.js', import.meta.url).href
-);
+const { createClient } = await import(new URL('../../packages/client/dist/index.js', import.meta.url).href);
+const { roundTrip, signWithoutAuthor } = await import(new URL('./round-trip.mjs', import.meta.url).href);
 const client = createClient({ baseUrl: url, token });
 const results = [];
 for (const file of files) {
-  const bytes = await embedAuthor(await readFile(file), {
-    author: ['Ana Lima', '李小龙'],
-    title: `Runtime ${runtime}`,
-  });
-  const progress = [];
-  let total = 0;
-  const name = file.split('/').at(-1);
-  const signed = await client.sign(bytes, {
-    fileName: name,
-    onProgress: (step) => {
-      progress.push(step.loaded);
-      total = step.total;
-    },
-  });
-  const again = await client.sign(bytes, { fileName: name });
-  const inspected = await client.inspect(bytes, { fileName: name });
-  const verdict = await client.verify(signed.hash);
-  results.push({
-    name,
-    alreadySigned: [signed.alreadySigned, again.alreadySigned],
-    authors: signed.metadata.authors,
-    title: signed.metadata.title,
-    inspected: { hash: inspected.hash === signed.hash, already_signed: inspected.already_signed },
-    verified: verdict.found && verdict.verified,
-    progressSteps: progress.length,
-    progressTotal: total,
-    progressLast: progress.at(-1),
-  });
+  results.push(await roundTrip(client, await readFile(file), file.split('/').at(-1), `Runtime ${runtime}`));
 }
-const unsigned = await client
-  .sign(new TextEncoder().encode('# No author\n'), { fileName: 'none.md' })
-  .catch((error) => error);
-console.log(
-  JSON.stringify({
-    runtime,
-    results,
-    authorRequired: unsigned instanceof AuthorRequiredError ? unsigned.code : String(unsigned),
-  }),
-);
+console.log(JSON.stringify({ runtime, results, authorRequired: await signWithoutAuthor(client) }));

@@ -19,6 +19,8 @@ const run = promisify(execFile);
 const SYSTEM_NODE = '/usr/bin/node';
 const DENO = fileURLToPath(new URL('../../node_modules/.bin/deno', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('./client-script.mjs', import.meta.url));
+/** The round trip the scripts share (Deno reads it as it reads the package). */
+const ROUND_TRIP = fileURLToPath(new URL('./round-trip.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('./worker-client.mjs', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENT = join(REPO, 'packages/client/');
@@ -114,13 +116,13 @@ describe('@siegel/client outside Node 24', () => {
     expectSigned(report.results, `Runtime ${report.runtime}`);
   });
 
-  it('on Deno, with network access to the server only and read access to the package and the inputs', async () => {
+  it('on Deno, with network access to the server only and read access to the package, the round trip and the inputs', async () => {
     const report = await runScript(
       DENO,
       [
         'run',
         '--no-prompt',
-        `--allow-read=${CLIENT},${dir}`,
+        `--allow-read=${CLIENT},${ROUND_TRIP},${dir}`,
         `--allow-net=127.0.0.1`,
         '--allow-env',
         '--no-config',
