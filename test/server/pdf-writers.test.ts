@@ -5,8 +5,10 @@
 // with 422 and the bound they hit, through the worker.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
+import { xmpPacket } from './image-writers.js';
 import {
   impliedReading,
   readPdfsWithExiftool,
@@ -117,6 +119,22 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
       authors,
       author_source: 'xmp:dc:creator',
     });
+  });
+
+  it('the XMP of an embedded photo is not the document’s: no catalog /Metadata, no author (as exiftool reads it)', async () => {
+    const path = join(run.dir, 'photo-inside.pdf');
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } })
+      .jpeg()
+      .withXmp(xmpPacket(['Photo Grapher'], 'Harbour'))
+      .toBuffer();
+    await writePdfkit(path, { version: '1.3', author: '', title: 'Report', image: photo });
+    const bytes = await readFile(path);
+    // The photographer's packet is in the file, unencoded in the JPEG stream; exiftool reads no creator.
+    expect(bytes.includes('Photo Grapher')).toBe(true);
+    const [reading] = (await readPdfsWithExiftool([path])).values();
+    expect(reading).toMatchObject({ pdfAuthor: '', xmpCreators: [] });
+    const { status, body } = await signOverHttp(run.server, 'photo-inside.pdf', bytes);
+    expect({ status, error: body.error }).toEqual({ status: 422, error: 'AUTHOR_REQUIRED' });
   });
 
   it('a PDF that needs a real user password is refused with 422 and says so', async () => {

@@ -116,6 +116,8 @@ export async function writePdfkit(
     title: string;
     creators?: string[];
     encrypt?: boolean;
+    /** An image to place on the page (pdfkit keeps a JPEG's bytes, its own XMP included, as they are). */
+    image?: Buffer;
   },
 ): Promise<void> {
   const doc = new PDFDocument({
@@ -132,6 +134,7 @@ export async function writePdfkit(
     doc.pipe(out);
   });
   doc.text(`Siegel ${options.title}`);
+  if (options.image !== undefined) doc.image(options.image, 50, 100);
   doc.end();
   await done;
 }

@@ -80,8 +80,10 @@ function readText(document: PdfDocument, value: PdfValue | undefined, owner: Pdf
 }
 
 /**
- * The catalog's `/Metadata` stream, read as XMP; else the last raw `<x:xmpmeta>` packet in the file. A stream
+ * The catalog's `/Metadata` stream, read as XMP, as exiftool and PDF readers take the document's XMP. A stream
  * that decodes past `xmp_bytes` is skipped, or, when the author has to come from it (`required`), refused.
+ * No other packet in the file counts: an embedded photo's JPEG keeps its own XMP unencoded in its stream,
+ * and its photographer is not the document's author.
  */
 function readXmpPacket(document: PdfDocument, trailer: PdfDict, required: boolean): XmpMetadata | undefined {
   const root = document.resolve(trailer.get('Root')).value;
@@ -96,9 +98,5 @@ function readXmpPacket(document: PdfDocument, trailer: PdfDict, required: boolea
       );
     }
   }
-  const { text } = document;
-  const start = text.lastIndexOf('<x:xmpmeta');
-  const end = start === -1 ? -1 : text.indexOf('</x:xmpmeta>', start);
-  if (end === -1) return undefined;
-  return readXmp(document.bytes.subarray(start, end + '</x:xmpmeta>'.length));
+  return undefined;
 }
