@@ -1,4 +1,5 @@
 import type { FileType } from './file-metadata.js';
+import { textEncodingOf } from './text-encoding.js';
 
 /** A format the service signs: what it is, how uploads of it may be named, how its bytes begin. */
 export interface FileFormat extends FileType {
@@ -75,8 +76,7 @@ export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.fromEntrie
 export function contentTypeOf(extension: string, bytes: Uint8Array): string | undefined {
   const type = CONTENT_TYPES[extension];
   if (type === undefined || !type.endsWith('; charset=utf-8')) return type;
-  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-  return utf16 ? type.replace(/utf-8$/, 'utf-16') : type;
+  return textEncodingOf(bytes) === 'utf-8' ? type : type.replace(/utf-8$/, 'utf-16');
 }
 
 function startsWith(bytes: Uint8Array, prefix: number[]): boolean {

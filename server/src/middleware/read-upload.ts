@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { ApiError } from '../api-error.js';
 import { parseMultipart, readBoundary } from './multipart.js';
 
@@ -158,7 +158,7 @@ export function readUpload(
       );
     }
     const body = await readBody(c.req.raw, nodeIncoming(c), maxBytes + MULTIPART_OVERHEAD, maxBytes);
-    let upload: Upload | undefined;
+    let file: ReturnType<typeof parseMultipart>[number] | undefined;
     try {
       let parts: ReturnType<typeof parseMultipart>;
       try {
@@ -170,31 +170,17 @@ export function readUpload(
           `The body is not valid multipart/form-data: ${(error as Error).message}`,
         );
       }
-      const file = parts.find((part) => part.name === 'file') ?? parts.find((part) => part.name === 'image');
+      file = parts.find((part) => part.name === 'file') ?? parts.find((part) => part.name === 'image');
       if (file === undefined || file.fileName === undefined) {
         throw new ApiError(400, 'NO_FILE', 'No file in the field `file` (or `image`)');
       }
       if (file.data.byteLength > maxBytes) throw tooLarge(maxBytes);
-      const name = (file.fileName || 'upload').replace(/[\\/]/g, '_').slice(-255);
-      const admitted: ReleaseAdmission | undefined = c.get('releaseAdmission');
-      upload = {
-        bytes: file.data,
-        name,
-        release() {
-          // Its buffer (this middleware's own, or the one it came back in from the analysis worker) is
-          // freed now, not at the next collection; then the slot goes to the next upload.
-          detach(body.buffer);
-          detach(this.bytes.buffer);
-          admitted?.();
-        },
-      };
-      c.set('upload', upload);
-      await next();
-    } finally {
-      // The upload is stored or refused, and answered.
-      if (upload !== undefined) upload.release();
-      else detach(body.buffer);
+    } catch (error) {
+      detach(body.buffer);
+      throw error;
     }
+    const name = (file.fileName || 'upload').replace(/[\\/]/g, '_').slice(-255);
+    await holdUpload(c, body, file.data, name, next);
   };
 }
 
@@ -217,23 +203,39 @@ export function readRawUpload(
         'The request body is empty: send the file as the body of `PUT /upload`',
       );
     }
-    const admitted: ReleaseAdmission | undefined = c.get('releaseAdmission');
-    const upload: Upload = {
-      bytes: body,
-      name: 'blob',
-      release() {
-        detach(body.buffer);
-        detach(this.bytes.buffer);
-        admitted?.();
-      },
-    };
-    c.set('upload', upload);
-    try {
-      await next();
-    } finally {
-      upload.release();
-    }
+    await holdUpload(c, body, body, 'blob', next);
   };
+}
+
+/**
+ * Put the file `bytes` (read into `body`) in the context as `upload` for the rest of the request. Its
+ * `release` frees the buffers — `body`, and the one the bytes came back in from the analysis worker — now, not
+ * at the next collection, then gives the admission slot to the next upload; it runs at the latest once the
+ * upload is stored or refused, and answered.
+ */
+async function holdUpload(
+  c: Context<{ Variables: { upload: Upload; releaseAdmission?: ReleaseAdmission } }>,
+  body: Uint8Array<ArrayBuffer>,
+  bytes: Uint8Array<ArrayBuffer>,
+  name: string,
+  next: Next,
+): Promise<void> {
+  const admitted: ReleaseAdmission | undefined = c.get('releaseAdmission');
+  const upload: Upload = {
+    bytes,
+    name,
+    release() {
+      detach(body.buffer);
+      detach(this.bytes.buffer);
+      admitted?.();
+    },
+  };
+  c.set('upload', upload);
+  try {
+    await next();
+  } finally {
+    upload.release();
+  }
 }
 
 /** The upload {@link readUpload} stored. */
