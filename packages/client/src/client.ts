@@ -141,7 +141,8 @@ function normalizeHash(hash: string): string {
   return normalized;
 }
 
-function invalidOptions(message: string): SiegelError {
+/** `INVALID_OPTIONS`: a call's options are wrong (`message` says which). */
+export function invalidOptions(message: string): SiegelError {
   return new SiegelError({ code: 'INVALID_OPTIONS', message });
 }
 

@@ -1,5 +1,5 @@
-import { readOptions } from './client.js';
-import { errorFromAnswer, SiegelError } from './errors.js';
+import { invalidOptions, readOptions } from './client.js';
+import { errorFromAnswer } from './errors.js';
 import { requestWithRetries } from './http.js';
 
 /** Options of {@link mintUploadToken}. */
@@ -50,24 +50,15 @@ export interface UploadToken {
  */
 export async function mintUploadToken(options: MintUploadTokenOptions): Promise<UploadToken> {
   if (options === null || typeof options !== 'object') {
-    throw new SiegelError({
-      code: 'INVALID_OPTIONS',
-      message: 'mintUploadToken needs `{ baseUrl, token, origin }`',
-    });
+    throw invalidOptions('mintUploadToken needs `{ baseUrl, token, origin }`');
   }
   const { baseUrl, token, origin, uses, ttlSeconds, signal, fetch, ...unknown } = options;
   const extra = Object.keys(unknown)[0];
   if (extra !== undefined) {
-    throw new SiegelError({
-      code: 'INVALID_OPTIONS',
-      message: `Unknown option \`${extra}\` of mintUploadToken`,
-    });
+    throw invalidOptions(`Unknown option \`${extra}\` of mintUploadToken`);
   }
   if (typeof token !== 'string' || token === '') {
-    throw new SiegelError({
-      code: 'INVALID_OPTIONS',
-      message: 'mintUploadToken needs `token`, a sign token',
-    });
+    throw invalidOptions('mintUploadToken needs `token`, a sign token');
   }
   const http = readOptions({ baseUrl, token, ...(fetch ? { fetch } : {}) });
   const body = JSON.stringify({
