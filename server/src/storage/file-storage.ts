@@ -1,6 +1,7 @@
 /**
- * Where signed files and event pages are kept. Keys are relative paths such as `documents/{hash}.png`;
- * a deployment can swap the filesystem for an S3-compatible store by implementing this interface.
+ * Where signed files and event pages are kept. Keys are relative paths such as `documents/{hash}.png`.
+ * Implementations: the local filesystem (`FilesystemStorage`, the default) and S3-compatible object storage
+ * (`S3Storage`).
  */
 export interface FileStorage {
   /** Store `data` under `key`, atomically: afterwards the key holds all of `data` or nothing new. */
@@ -26,6 +27,16 @@ export interface FileStorage {
    * Optional: a store that cannot tell leaves it out, and every check reads the bytes.
    */
   readVersion?(key: string): string | undefined;
+  /**
+   * The stamp of the bytes under `key`, asking the store now (S3: a `HEAD`, its ETag): used when
+   * {@link readVersion} cannot tell, before the bytes are read. Optional; `undefined` when missing.
+   */
+  statVersion?(key: string): Promise<string | undefined>;
+  /**
+   * A URL the bytes under `key` can be fetched from directly for `seconds` (S3: a presigned `GET`), for
+   * `FILE_REDIRECT=presigned`. Optional: a store without it is always proxied.
+   */
+  presignGet?(key: string, seconds: number): Promise<string>;
 }
 
 /** Whether `key` is a safe storage key: lowercase path segments, no `..`, no leading slash. */

@@ -1,5 +1,6 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import type { FileKind } from '../metadata/file-metadata.js';
+import type { DeliveryStore } from './delivery-store.js';
 import type { UploadTokenStore } from './upload-token-store.js';
 
 /** One signed file as the database keeps it. */
@@ -34,19 +35,46 @@ export class DuplicateRecordError extends Error {
   }
 }
 
-/** The relays a new record's event is owed to (see {@link RecordStore.insert}). */
+/** What {@link RecordStore.insert} writes with a record. */
 export interface RecordOutbox {
-  /** Relays the event goes to (`SIEGEL_RELAYS`). */
-  deliverTo: readonly string[];
+  /** Relays the event goes to (`SIEGEL_RELAYS`): one outbox row each, in the record's transaction. */
+  deliverTo?: readonly string[];
   /** When the deliveries are due, Unix ms (default now). */
   now?: number;
+  /**
+   * The claim on the record's hash ({@link HashClaims.claimHash}) this write finishes: it is released in the
+   * same transaction, and the write fails with `ClaimLostError` (nothing written) when it is no longer held.
+   */
+  claim?: string;
 }
 
 /**
- * The records of signed files, and the upload tokens ({@link UploadTokenStore}). The default is SQLite
- * through `node:sqlite`; a deployment can implement this on PostgreSQL.
+ * Who may write a hash's files and record right now: the database decides, for every process and instance
+ * on it. A signer claims the hash before it stores anything and releases the claim with the record's
+ * transaction (or after cleaning up); the orphan sweep claims a hash before it deletes its files, so it never
+ * deletes what an upload in flight has just written. A claim whose holder died ends with its lease.
  */
-export interface RecordStore extends UploadTokenStore {
+export interface HashClaims {
+  /**
+   * Take `hash` for `leaseMs`: resolves with a claim token, or `undefined` while another live claim holds it.
+   * An expired claim is taken over. The lease is counted on the store's clock (PostgreSQL: `now()`).
+   */
+  claimHash(hash: string, leaseMs: number): Promise<string | undefined>;
+  /** Extend a held claim to `leaseMs` from now; `false` when it is no longer held (expired and taken). */
+  renewClaim(hash: string, claim: string, leaseMs: number): Promise<boolean>;
+  /** Give the claim up (nothing happens when it is no longer held). */
+  releaseClaim(hash: string, claim: string): Promise<void>;
+}
+
+/**
+ * The records of signed files, the hash claims ({@link HashClaims}), the upload tokens
+ * ({@link UploadTokenStore}) and the relay outbox ({@link DeliveryStore}), in one database so that a record
+ * and its outbox rows commit together. The default is SQLite through `node:sqlite`
+ * (`SqliteRecordStore`); `PostgresRecordStore` serves several instances on one PostgreSQL.
+ */
+export interface RecordStore extends UploadTokenStore, HashClaims {
+  /** The relay outbox in the same database. */
+  readonly deliveries: DeliveryStore;
   findByHash(hash: string): Promise<SignedFileRecord | undefined>;
   findByEventId(eventId: string): Promise<SignedFileRecord | undefined>;
   /**
@@ -54,14 +82,17 @@ export interface RecordStore extends UploadTokenStore {
    * `now`, default the clock): a committed record is never without the deliveries it is owed.
    *
    * @throws {DuplicateRecordError} when `record.hash` is already recorded (nothing is written).
+   * @throws {ClaimLostError} when `outbox.claim` is given and no longer held (nothing is written).
    */
   insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void>;
+  /** Up to `limit` records in hash order, those after `after` (paging through the whole store). */
+  listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]>;
   /**
    * A cheap, synchronous stamp of the whole store: it differs whenever any record may have changed since the
-   * last read, through this store or from anywhere else (another connection or process). The verify API
-   * reuses an answer only while the stamp is the one it was built under. Optional: a store that cannot tell
-   * leaves it out, and every verify call then reads and checks the record.
+   * last read, through this store or from anywhere else (another connection, process or instance). The
+   * verify API reuses an answer only while the stamp is the one it was built under. `undefined` (or no
+   * method): the store cannot tell now, and every verify call reads and checks the record.
    */
-  readChangeStamp?(): string;
-  close(): void;
+  readChangeStamp?(): string | undefined;
+  close(): Promise<void>;
 }
