@@ -3,7 +3,7 @@ import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
 /**
  * Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged, and
- * `SERVER_BUSY`, the admission control's 503, `EVENT_REFUSED`, the signer's refusal of this one event, and
+ * `SERVER_BUSY`, the admission control's 503, `STORE_UNAVAILABLE`, a store's 503, `EVENT_REFUSED`, the signer's refusal of this one event, and
  * `BAD_HEADER`, a Blossom preflight's missing or malformed `X-Content-Length`).
  */
 export type ApiErrorCode =
@@ -22,6 +22,8 @@ export type ApiErrorCode =
   | 'BUNKER_UNAVAILABLE'
   | 'EVENT_REFUSED'
   | 'SERVER_BUSY'
+  // The database or the object storage cannot be reached (storage/store-errors.ts): 503 with Retry-After.
+  | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
   // Upload tokens for browsers (upload-tokens.ts).
   | 'UPLOAD_TOKEN_EXPIRED'

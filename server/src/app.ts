@@ -21,6 +21,7 @@ import { createUploadTokenRoutes } from './routes/upload-token-routes.js';
 import { createVerifyRoutes } from './routes/verify-routes.js';
 import type { FileStorage } from './storage/file-storage.js';
 import type { RecordStore } from './storage/record-store.js';
+import { StoreUnavailableError } from './storage/store-errors.js';
 import { StoredFileHashes } from './storage/stored-file-hashes.js';
 
 /** What {@link createApp} is built from: the signer, the storage, the records, and the settings. */
@@ -58,6 +59,10 @@ export interface AppDeps {
   publishing?: RelayPublishing;
   /** How long a sign answer waits for relays to confirm its event, in ms at most (default 2 000). */
   relayWaitMs?: number;
+  /** How long a claim on a hash outlives its last renewal, in ms (`CLAIM_LEASE_MS`, default 60 000). */
+  claimLeaseMs?: number;
+  /** `presigned`: `/{hash}` redirects to the storage's presigned URL after the record check (S3 only); default `proxy`. */
+  fileRedirect?: 'proxy' | 'presigned';
 }
 
 /** The built app, the file signer inside it (for `removeOrphans()` at start) and its analyzer (workers). */
@@ -113,17 +118,33 @@ export function createApp(deps: AppDeps): SiegelApp {
     cdnUrl,
     // The record and its outbox rows are written in one transaction; the publisher loop sends them.
     deliverTo: deps.publishing?.relays ?? [],
+    ...(deps.claimLeaseMs !== undefined && { claimLeaseMs: deps.claimLeaseMs }),
   });
   // What the relays have taken so far, for the verify API and the live event page.
-  const publishedTo = (eventId: string) => deps.publishing?.deliveredTo(eventId) ?? [];
+  const publishedTo = async (eventId: string) => (await deps.publishing?.deliveredTo(eventId)) ?? [];
 
   // Every reading route reads records through one checker: event, stored fields and stored file checked.
   const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage));
 
   const https = baseUrl.startsWith('https:');
   const errorHeaders = createSecurityHeaders({ https });
+  let lastStoreError = 0;
   const handleError: ErrorHandler = (error, c) => {
     if (error instanceof ApiError) return c.json(error.toJSON(), error.status, errorHeaders);
+    if (error instanceof StoreUnavailableError) {
+      // The database or the object storage is away: a retry later will do. The cause is for the log, once
+      // per 10 s (an outage under load would otherwise write a stack per request).
+      const now = Date.now();
+      if (now - lastStoreError >= 10_000) {
+        lastStoreError = now;
+        logError(error.cause ?? error);
+      }
+      return c.json(
+        { success: false, error: 'STORE_UNAVAILABLE', message: `${error.message}; try again shortly` },
+        503,
+        { ...errorHeaders, 'Retry-After': String(error.retryAfterSeconds) },
+      );
+    }
     if (error instanceof HTTPException && error.status < 500) {
       return c.json(
         { success: false, error: 'BAD_REQUEST', message: error.message || 'Bad request' },

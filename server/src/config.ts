@@ -43,6 +43,30 @@ export interface ServerConfig {
   relayRetryMs: number;
   /** `RELAY_WAIT_MS`: how long a sign answer waits for the relays to confirm its event (`published_to`); at most, default 2 000 (0: not at all); see `RelayPublishing.waitForDelivery`. */
   relayWaitMs: number;
+  /** `DATABASE_URL`: `postgres://…` keeps records, the outbox and upload tokens in PostgreSQL; none: SQLite in the data directory. */
+  databaseUrl: string | undefined;
+  /** `S3_BUCKET` and the other `S3_*` settings: files in S3-compatible object storage; none: the data directory. */
+  s3: S3Config | undefined;
+  /** `FILE_REDIRECT`: `proxy` (default) serves files through the server; `presigned` redirects `/{hash}` to a presigned S3 URL (after the record check). */
+  fileRedirect: 'proxy' | 'presigned';
+  /** `CLAIM_LEASE_MS`: how long a claim on a hash outlives its last renewal (a dead instance's upload), default 60 000. */
+  claimLeaseMs: number;
+  /** `ORPHAN_SWEEP_MS`: how often each instance deletes stored files without a record, besides at start; default 1 h (0: only at start). */
+  orphanSweepMs: number;
+}
+
+/** The `S3_*` settings (credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`, or the AWS SDK's usual chain). */
+export interface S3Config {
+  /** `S3_BUCKET`. */
+  bucket: string;
+  /** `S3_ENDPOINT`: the service's address (MinIO, R2, Garage); none: AWS S3. */
+  endpoint: string | undefined;
+  /** `S3_REGION`, default `us-east-1` (R2: `auto`; Garage: its `s3_region`, often `garage`). */
+  region: string;
+  /** `S3_FORCE_PATH_STYLE`: `true` for `{endpoint}/{bucket}/{key}` (MinIO, Garage); default `false`. */
+  forcePathStyle: boolean;
+  /** `S3_PREFIX`: a folder for this service's keys inside the bucket, default none. */
+  prefix: string;
 }
 
 /** Defaults of every setting. */
@@ -61,6 +85,9 @@ export const SERVER_DEFAULTS = {
   analysisTimeoutMs: 5000,
   relayRetryMs: 30_000,
   relayWaitMs: 2000,
+  s3Region: 'us-east-1',
+  claimLeaseMs: 60_000,
+  orphanSweepMs: 60 * 60_000,
 } as const;
 
 /** The default `MAX_BUFFERED_BYTES` for an upload limit: 128 MiB, or one largest upload with its framing. */
@@ -83,6 +110,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       `MAX_BUFFERED_BYTES must hold at least one upload (MAX_UPLOAD_BYTES + ${MULTIPART_OVERHEAD} = ${maxUploadBytes + MULTIPART_OVERHEAD}), got \`${maxBufferedBytes}\``,
     );
   }
+  const s3 = readS3(env);
   return {
     host: env.HOST?.trim() || SERVER_DEFAULTS.host,
     port,
@@ -105,7 +133,69 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     relays: readRelaysFromEnv(env.SIEGEL_RELAYS),
     relayRetryMs: readInteger(env, 'RELAY_RETRY_MS', SERVER_DEFAULTS.relayRetryMs),
     relayWaitMs: readInteger(env, 'RELAY_WAIT_MS', SERVER_DEFAULTS.relayWaitMs, 0),
+    databaseUrl: readDatabaseUrl(env.DATABASE_URL),
+    s3,
+    fileRedirect: readFileRedirect(env.FILE_REDIRECT, s3),
+    claimLeaseMs: readInteger(env, 'CLAIM_LEASE_MS', SERVER_DEFAULTS.claimLeaseMs),
+    orphanSweepMs: readInteger(env, 'ORPHAN_SWEEP_MS', SERVER_DEFAULTS.orphanSweepMs, 0),
   };
+}
+
+/** `DATABASE_URL`: a `postgres://` or `postgresql://` URL, or none (SQLite). Never quoted back: it may hold a password. */
+function readDatabaseUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (url === undefined || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new Error(
+      'DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); leave it unset for SQLite in SIEGEL_DATA_DIR',
+    );
+  }
+  return value;
+}
+
+/** The `S3_*` settings: none without `S3_BUCKET`; an `S3_*` setting without `S3_BUCKET` is an error. */
+function readS3(env: Record<string, string | undefined>): S3Config | undefined {
+  const bucket = env.S3_BUCKET?.trim() ?? '';
+  if (bucket === '') {
+    const stray = ['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'].find(
+      (name) => (env[name]?.trim() ?? '') !== '',
+    );
+    if (stray !== undefined)
+      throw new Error(`${stray} is set but S3_BUCKET is not: set S3_BUCKET to keep files in S3`);
+    return undefined;
+  }
+  const endpoint = env.S3_ENDPOINT?.trim() || undefined;
+  if (endpoint !== undefined) readUrl(env, 'S3_ENDPOINT', endpoint);
+  const pathStyle = (env.S3_FORCE_PATH_STYLE?.trim() || 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(pathStyle)) {
+    throw new Error(`S3_FORCE_PATH_STYLE must be \`true\` or \`false\`, got \`${env.S3_FORCE_PATH_STYLE}\``);
+  }
+  const prefix = (env.S3_PREFIX?.trim() ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix !== '' && !/^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/.test(prefix)) {
+    throw new Error(`S3_PREFIX must be lowercase path segments (a-z, 0-9, . _ -), got \`${env.S3_PREFIX}\``);
+  }
+  return {
+    bucket,
+    endpoint,
+    region: env.S3_REGION?.trim() || SERVER_DEFAULTS.s3Region,
+    forcePathStyle: pathStyle === 'true' || pathStyle === '1',
+    prefix,
+  };
+}
+
+function readFileRedirect(raw: string | undefined, s3: S3Config | undefined): 'proxy' | 'presigned' {
+  const value = raw?.trim().toLowerCase() || 'proxy';
+  if (value !== 'proxy' && value !== 'presigned') {
+    throw new Error(`FILE_REDIRECT must be \`proxy\` or \`presigned\`, got \`${raw}\``);
+  }
+  if (value === 'presigned' && s3 === undefined) {
+    throw new Error('FILE_REDIRECT=presigned needs files in S3 (S3_BUCKET)');
+  }
+  return value;
 }
 
 /** Path of the SQLite database inside the data directory. */

@@ -9,6 +9,7 @@ import { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 import { documentKey, eventPageKey, fileUrls } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+import { ClaimLostError, StoreUnavailableError } from './storage/store-errors.js';
 import { bindRecord } from './verify-record.js';
 
 /** What {@link FileSigner} needs. */
@@ -25,7 +26,19 @@ export interface FileSignerOptions {
    * one transaction; the publisher loop sends them. Default none.
    */
   deliverTo?: readonly string[];
+  /**
+   * How long a claim on a hash lasts without renewal, in ms (`CLAIM_LEASE_MS`, default 60 000): the signer
+   * renews it every third of that while it works; a claim whose holder died ends this long after its last
+   * renewal, and then another upload of the file, or the orphan sweep, may take the hash over.
+   */
+  claimLeaseMs?: number;
 }
+
+/** Default of {@link FileSignerOptions.claimLeaseMs}. */
+export const CLAIM_LEASE_MS = 60_000;
+
+/** How often an upload waiting for another's claim on the same hash asks again, in ms. */
+const CLAIM_POLL_MS = 100;
 
 const SIGNER_ERROR_CODES = new Set([
   'token_missing',
@@ -37,10 +50,16 @@ const SIGNER_ERROR_CODES = new Set([
 ]);
 
 /**
- * Signs uploads: analyzes the file, has the bunker sign its NIP-94 event, stores file and event page, then
- * writes the record (with the relay outbox rows of its event; nothing here waits for a relay). Order and clean-up keep the invariant: never a record without its file, never a file
- * left without its record (a crash between the two leaves files that {@link FileSigner.removeOrphans} deletes
- * at the next start). Uploads of the same bytes are serialized, so the second one gets `ALREADY_SIGNED`.
+ * Signs uploads: analyzes the file, claims its hash in the record store, has the bunker sign its NIP-94
+ * event, stores file and event pages, then writes the record (with the relay outbox rows of its event, and
+ * the claim's release, in one transaction; nothing here waits for a relay). Order and clean-up keep the
+ * invariant: never a record without its file, never a file left without its record (a crash between the two
+ * leaves files that {@link FileSigner.removeOrphans} deletes once the claim has ended).
+ *
+ * Uniqueness is the database's: the claim ({@link RecordStore.claimHash}) admits one writer of a hash at a
+ * time across every process and instance sharing the store, so parallel uploads of the same bytes anywhere
+ * give one record and `ALREADY_SIGNED` for the rest. Uploads of the same bytes in this process also queue
+ * behind each other, so only one of them at a time asks the store.
  */
 export class FileSigner {
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -77,14 +96,81 @@ export class FileSigner {
     }
   }
 
+  private get leaseMs(): number {
+    return this.options.claimLeaseMs ?? CLAIM_LEASE_MS;
+  }
+
+  /**
+   * Claim `hash` for writing: waits while another writer (on any instance) holds it — until it commits (then
+   * `ALREADY_SIGNED`), gives up, or its claim ends — and rejects when the file is signed meanwhile.
+   */
+  private async claim(hash: string): Promise<string> {
+    const { records } = this.options;
+    const deadline = Date.now() + this.leaseMs + CLAIM_POLL_MS * 10;
+    for (;;) {
+      await this.rejectIfSigned(hash);
+      const claim = await records.claimHash(hash, this.leaseMs);
+      if (claim !== undefined) {
+        // A writer that held the hash before may have committed just now: its record and the claim's end
+        // are one transaction, so the record is visible once the claim could be taken.
+        try {
+          await this.rejectIfSigned(hash);
+        } catch (error) {
+          await records.releaseClaim(hash, claim);
+          throw error;
+        }
+        return claim;
+      }
+      if (Date.now() > deadline) {
+        throw new StoreUnavailableError(`Another upload of this file has held it for too long`, 1);
+      }
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+    }
+  }
+
   private async signAnalyzed(
     bytes: Uint8Array,
     fileName: string,
     analysis: FileAnalysis,
     uploader: string | undefined,
   ): Promise<SignedFileRecord> {
+    const { records } = this.options;
+    const claim = await this.claim(analysis.hash);
+    // Renewed while this upload works (the bunker may be slow); a dead process's claim ends with its lease.
+    const renewal = setInterval(
+      () => void records.renewClaim(analysis.hash, claim, this.leaseMs).catch(() => undefined),
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    renewal.unref();
+    let lost = false;
+    try {
+      return await this.signClaimed(bytes, fileName, analysis, uploader, claim);
+    } catch (error) {
+      lost = error instanceof ClaimLostError;
+      if (lost) {
+        throw new StoreUnavailableError(
+          'The claim on this file ended while it was being signed (the database was unreachable too long)',
+          1,
+          { cause: error },
+        );
+      }
+      throw error;
+    } finally {
+      clearInterval(renewal);
+      // Released with the record's transaction on success; after a failure (files cleaned up) here. A lost
+      // claim is another writer's now.
+      if (!lost) await records.releaseClaim(analysis.hash, claim).catch(() => undefined);
+    }
+  }
+
+  private async signClaimed(
+    bytes: Uint8Array,
+    fileName: string,
+    analysis: FileAnalysis,
+    uploader: string | undefined,
+    claim: string,
+  ): Promise<SignedFileRecord> {
     const { signer, storage, records, baseUrl, cdnUrl } = this.options;
-    await this.rejectIfSigned(analysis.hash);
     const fileKey = documentKey(analysis.hash, analysis.type.extension);
     const template = createFileEvent(analysis, `${cdnUrl}/${fileKey}`, fileName, undefined, uploader);
     const [event, pubkey] = await signWithBunker(async () =>
@@ -122,9 +208,11 @@ export class FileSigner {
         written.push(key);
         await storage.put(key, data);
       }
-      await records.insert(record, { deliverTo: this.options.deliverTo ?? [] });
+      await records.insert(record, { deliverTo: this.options.deliverTo ?? [], claim });
     } catch (error) {
-      await Promise.allSettled(written.map((key) => storage.delete(key)));
+      // A lost claim's files are its new holder's; a duplicate's are the existing record's (same bytes).
+      if (!(error instanceof ClaimLostError || error instanceof DuplicateRecordError))
+        await Promise.allSettled(written.map((key) => storage.delete(key)));
       if (error instanceof DuplicateRecordError) await this.rejectIfSigned(analysis.hash);
       throw error;
     }
@@ -148,19 +236,45 @@ export class FileSigner {
   }
 
   /**
-   * Delete stored files and event pages that have no record (left by a crash between storing and recording).
-   * Returns the keys removed. Run at start, before serving.
+   * Delete stored files and event pages that have no record (left by a crash between storing and
+   * recording), and what the store left mid-write. Returns the keys removed. Safe while uploads run, here or
+   * on other instances: a hash's files are deleted only under a claim on the hash, taken after its record was
+   * found missing and checked again once held — an upload in flight holds its hash's claim (renewed while it
+   * works), so its files are never taken; a dead upload's claim ends with its lease. Run at start and then
+   * every `ORPHAN_SWEEP_MS` by every instance; whichever runs next cleans up after any instance that died.
    */
   async removeOrphans(): Promise<string[]> {
     const { storage, records } = this.options;
     const removed: string[] = (await storage.removeLeftovers?.()) ?? [];
+    // Keys per hash that has no record (or keys that name no hash: never an upload's, deleted as they are).
+    const orphans = new Map<string, string[]>();
+    const recorded = new Set<string>();
     for (const prefix of ['documents/', 'events/']) {
       for await (const key of storage.list(prefix)) {
         const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];
-        if (hash !== undefined && !key.includes('.tmp-') && (await records.findByHash(hash)) !== undefined)
+        if (hash === undefined || key.includes('.tmp-')) {
+          await storage.delete(key);
+          removed.push(key);
           continue;
-        await storage.delete(key);
-        removed.push(key);
+        }
+        if (recorded.has(hash)) continue;
+        const keys = orphans.get(hash);
+        if (keys !== undefined) keys.push(key);
+        else if ((await records.findByHash(hash)) === undefined) orphans.set(hash, [key]);
+        else recorded.add(hash);
+      }
+    }
+    for (const [hash, keys] of orphans) {
+      const claim = await records.claimHash(hash, this.leaseMs);
+      if (claim === undefined) continue; // an upload in flight holds it
+      try {
+        if ((await records.findByHash(hash)) !== undefined) continue; // signed since it was listed
+        for (const key of keys) {
+          await storage.delete(key);
+          removed.push(key);
+        }
+      } finally {
+        await records.releaseClaim(hash, claim);
       }
     }
     return removed;

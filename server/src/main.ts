@@ -7,13 +7,11 @@ import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
 import { createApp } from './app.js';
-import { databasePath, filesPath, readServerConfig, type ServerConfig } from './config.js';
+import { readServerConfig, type ServerConfig } from './config.js';
 import { prepareDataDir } from './data-dir.js';
-import { RelayDeliveries } from './publishing/relay-deliveries.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
-import { FilesystemStorage } from './storage/filesystem-storage.js';
-import { SqliteRecordStore } from './storage/sqlite-record-store.js';
+import { openStores, type Stores } from './storage/open-stores.js';
 import { prepareEventChecks } from './verify-record.js';
 
 // WebAssembly (core's Schnorr engine, undici's HTTP parser behind the bunker client) is compiled to
@@ -30,8 +28,11 @@ Starts the file-signing service in the working directory (settings from the envi
   --help, -h     print this help
 
 Settings: HOST, PORT (8787), BASE_URL, CDN_URL, SIEGEL_DATA_DIR (./data), SIGN_API_TOKENS,
-SIGN_CORS_ORIGINS (none), SIGN_PUBKEYS (none), BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME; all in the README
-of @siegel/server.
+SIGN_CORS_ORIGINS (none), SIGN_PUBKEYS (none), BUNKER_URL, BUNKER_API_TOKEN, BUNKER_KEY_NAME, DATABASE_URL
+(PostgreSQL; none: SQLite), S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE (files in S3; none: the data
+directory); all in the README of @siegel/server.
+
+  siegel-server migrate --from sqlite:./data --to postgres://…   copy a SQLite store to PostgreSQL (and S3)
 `;
 
 const args = process.argv.slice(2);
@@ -57,8 +58,9 @@ const env = loadEnv(process.cwd());
 let config: ServerConfig;
 try {
   config = readServerConfig(env);
-  // Created 0700 when missing; refused when group or others may write to it.
-  await prepareDataDir(config.dataDir);
+  // Created 0700 when missing; refused when group or others may write to it. Not needed when both the
+  // records (PostgreSQL) and the files (S3) live elsewhere: such an instance keeps nothing on its disk.
+  if (config.databaseUrl === undefined || config.s3 === undefined) await prepareDataDir(config.dataDir);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(1);
@@ -82,14 +84,22 @@ try {
   };
 }
 
-const records = new SqliteRecordStore(databasePath(config.dataDir));
-const storage = new FilesystemStorage(filesPath(config.dataDir));
+let stores: Stores;
+try {
+  stores = await openStores(config);
+} catch (error) {
+  // One line: which store, where (host and port, or endpoint and bucket), why.
+  console.error((error as Error).message);
+  process.exit(1);
+}
+const { records, storage } = stores;
 // The one publisher loop of this process: it sends what the outbox holds as due; no request waits on it.
 const relaySender = createRelaySender();
 const publishing = new RelayPublishing({
   relays: config.relays,
-  deliveries: new RelayDeliveries(records.db, { firstRetryMs: config.relayRetryMs }),
+  deliveries: records.deliveries,
   send: relaySender.send,
+  firstRetryMs: config.relayRetryMs,
   // Look for due deliveries as often as the shortest wait, at most every 15 s.
   retryEveryMs: Math.min(15_000, config.relayRetryMs),
 });
@@ -111,6 +121,8 @@ const { app, fileSigner, analyzer } = createApp({
   analysisTimeoutMs: config.analysisTimeoutMs,
   publishing,
   relayWaitMs: config.relayWaitMs,
+  claimLeaseMs: config.claimLeaseMs,
+  fileRedirect: config.fileRedirect,
 });
 // The analysis workers load their modules now, not while the first upload waits.
 await analyzer.start();
@@ -122,15 +134,26 @@ await prepareEventChecks({
     console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);
   },
 });
-const orphans = await fileSigner.removeOrphans();
-if (orphans.length > 0)
-  console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
+/** Delete stored files without a record (a crash, here or on another instance, between file and record). */
+async function sweepOrphans(): Promise<void> {
+  try {
+    const orphans = await fileSigner.removeOrphans();
+    if (orphans.length > 0)
+      console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
+  } catch (error) {
+    console.warn(`Orphan sweep failed, tried again later: ${(error as Error).message}`);
+  }
+}
+await sweepOrphans();
+const sweeper =
+  config.orphanSweepMs > 0 ? setInterval(() => void sweepOrphans(), config.orphanSweepMs).unref() : undefined;
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   console.log(
     `Siegel server listening on http://${info.address}:${info.port} (public address ${config.baseUrl})`,
   );
   console.log(`Sign page: ${config.baseUrl}/tools/sign · verify page: ${config.baseUrl}/verify`);
+  console.log(`Records: ${stores.description.records} · files: ${stores.description.storage}`);
   if (publishing.enabled) {
     console.log(`Publishing signed events to ${config.relays.join(', ')}`);
     // What waits in the outbox from before (relays down, a restart) goes out now, then as it falls due.
@@ -161,8 +184,9 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 function shutdown(): void {
   server.close(async () => {
     relaySender.close(); // what is on the wire fails now and stays in the outbox
+    clearInterval(sweeper);
     await publishing.stop();
-    records.close();
+    await records.close();
     void analyzer.close().finally(() => process.exit(0));
   });
   setTimeout(() => process.exit(0), 3000).unref();

@@ -52,6 +52,11 @@ describe('@siegel/server', () => {
       relays: [],
       relayRetryMs: 30_000,
       relayWaitMs: 2000,
+      databaseUrl: undefined,
+      s3: undefined,
+      fileRedirect: 'proxy',
+      claimLeaseMs: 60_000,
+      orphanSweepMs: 3_600_000,
     });
     expect(readServerConfig({ RELAY_WAIT_MS: '0' }).relayWaitMs).toBe(0);
     expect(
@@ -82,6 +87,62 @@ describe('@siegel/server', () => {
     );
     expect(() => readServerConfig({ PORT: 'eighty' })).toThrow('`eighty`');
     expect(() => readServerConfig({ BASE_URL: 'ftp://x' })).toThrow('`ftp://x`');
+  });
+
+  it('reads the PostgreSQL and S3 settings, and refuses what cannot work without quoting a password', () => {
+    expect(
+      readServerConfig({
+        DATABASE_URL: 'postgres://siegel:secret@db.example:5433/siegel',
+        S3_BUCKET: 'files',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PREFIX: '/siegel/',
+        FILE_REDIRECT: 'presigned',
+        CLAIM_LEASE_MS: '5000',
+        ORPHAN_SWEEP_MS: '0',
+      }),
+    ).toMatchObject({
+      databaseUrl: 'postgres://siegel:secret@db.example:5433/siegel',
+      s3: {
+        bucket: 'files',
+        endpoint: 'http://127.0.0.1:9000',
+        region: 'us-east-1',
+        forcePathStyle: true,
+        prefix: 'siegel',
+      },
+      fileRedirect: 'presigned',
+      claimLeaseMs: 5000,
+      orphanSweepMs: 0,
+    });
+    expect(readServerConfig({ S3_BUCKET: 'b', S3_REGION: 'auto' }).s3).toEqual({
+      bucket: 'b',
+      endpoint: undefined,
+      region: 'auto',
+      forcePathStyle: false,
+      prefix: '',
+    });
+    const refusal = (env: Record<string, string>) => {
+      try {
+        readServerConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refusal({ DATABASE_URL: 'mysql://root:hunter2@db/x' })).toMatch(
+      /^DATABASE_URL must be a PostgreSQL URL/,
+    );
+    expect(refusal({ DATABASE_URL: 'mysql://root:hunter2@db/x' })).not.toContain('hunter2');
+    expect(refusal({ S3_ENDPOINT: 'http://127.0.0.1:9000' })).toBe(
+      'S3_ENDPOINT is set but S3_BUCKET is not: set S3_BUCKET to keep files in S3',
+    );
+    expect(refusal({ S3_BUCKET: 'b', S3_FORCE_PATH_STYLE: 'yes' })).toBe(
+      'S3_FORCE_PATH_STYLE must be `true` or `false`, got `yes`',
+    );
+    expect(refusal({ FILE_REDIRECT: 'presigned' })).toBe(
+      'FILE_REDIRECT=presigned needs files in S3 (S3_BUCKET)',
+    );
+    expect(refusal({ FILE_REDIRECT: 'cdn' })).toBe('FILE_REDIRECT must be `proxy` or `presigned`, got `cdn`');
   });
 
   it('reads the admission and analysis settings; the buffer budget always holds one largest upload', () => {

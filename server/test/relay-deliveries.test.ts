@@ -3,8 +3,9 @@
 // answers per relay.
 import type { NostrEvent } from 'nostr-tools/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RelayDeliveries, retryDelayMs } from '../src/publishing/relay-deliveries.js';
 import { type RelayOutcome, RelayPublishing } from '../src/publishing/relay-publishing.js';
+import type { DeliveryStore } from '../src/storage/delivery-store.js';
+import { retryDelayMs } from '../src/storage/delivery-store.js';
 import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
@@ -17,7 +18,7 @@ afterEach(async () => {
 async function signedEvent(
   relays: readonly string[] = [],
   now = 10_000,
-): Promise<{ deliveries: RelayDeliveries; event: NostrEvent }> {
+): Promise<{ deliveries: DeliveryStore; event: NostrEvent }> {
   const t = await makeTestApp();
   apps.push(t);
   const body = await (
@@ -31,7 +32,7 @@ async function signedEvent(
     { ...record, hash: 'e'.repeat(64), eventId: event.id, event },
     { deliverTo: relays, now },
   );
-  return { deliveries: new RelayDeliveries(t.records.db, { firstRetryMs: 1000 }), event };
+  return { deliveries: t.records.deliveries, event };
 }
 
 describe('relay outbox', () => {
@@ -43,28 +44,43 @@ describe('relay outbox', () => {
 
   it('owes an event to each relay until it is delivered; a failure waits for its backoff', async () => {
     const { deliveries, event } = await signedEvent(['wss://a.example', 'wss://b.example'], 10_000);
-    expect(deliveries.due(10_000).map((d) => d.relay)).toEqual(['wss://a.example', 'wss://b.example']);
-    expect(deliveries.due(10_000)[0]?.event).toEqual(event);
-    deliveries.markDelivered(event.id, 'wss://a.example', 10_500);
-    deliveries.markFailed(event.id, 'wss://b.example', 'cannot connect', 0, 10_500);
-    expect(deliveries.deliveredTo(event.id)).toEqual(['wss://a.example']);
-    expect(deliveries.due(11_000)).toEqual([]);
-    expect(deliveries.due(11_500).map((d) => [d.relay, d.attempts])).toEqual([['wss://b.example', 1]]);
-    deliveries.markFailed(event.id, 'wss://b.example', 'cannot connect', 1, 11_500);
-    expect(deliveries.due(13_000)).toEqual([]);
-    expect(deliveries.due(13_500).map((d) => d.attempts)).toEqual([2]);
-    expect(deliveries.count()).toEqual({ pending: 1, delivered: 1 });
+    expect((await deliveries.claimDue(10_000, 0)).map((d) => d.relay)).toEqual([
+      'wss://a.example',
+      'wss://b.example',
+    ]);
+    expect((await deliveries.claimDue(10_000, 0))[0]?.event).toEqual(event);
+    await deliveries.markDelivered(event.id, 'wss://a.example', 10_500);
+    await deliveries.markFailed(
+      event.id,
+      'wss://b.example',
+      'cannot connect',
+      10_500 + retryDelayMs(1, 1000),
+    );
+    expect(await deliveries.deliveredTo(event.id)).toEqual(['wss://a.example']);
+    expect(await deliveries.claimDue(11_000, 0)).toEqual([]);
+    expect((await deliveries.claimDue(11_500, 0)).map((d) => [d.relay, d.attempts])).toEqual([
+      ['wss://b.example', 1],
+    ]);
+    await deliveries.markFailed(
+      event.id,
+      'wss://b.example',
+      'cannot connect',
+      11_500 + retryDelayMs(2, 1000),
+    );
+    expect(await deliveries.claimDue(13_000, 0)).toEqual([]);
+    expect((await deliveries.claimDue(13_500, 0)).map((d) => d.attempts)).toEqual([2]);
+    expect(await deliveries.count()).toEqual({ pending: 1, delivered: 1 });
   });
 
   it('a claim leases what is due: a second claim gets nothing until the lease ends', async () => {
     const { deliveries } = await signedEvent(['wss://a.example', 'wss://b.example'], 10_000);
-    expect(deliveries.claimDue(10_000, 30_000).map((d) => d.relay)).toEqual([
+    expect((await deliveries.claimDue(10_000, 30_000)).map((d) => d.relay)).toEqual([
       'wss://a.example',
       'wss://b.example',
     ]);
-    expect(deliveries.claimDue(20_000, 30_000)).toEqual([]);
+    expect(await deliveries.claimDue(20_000, 30_000)).toEqual([]);
     // The claimer died: due again for anyone when the lease ends, attempts unchanged.
-    expect(deliveries.claimDue(40_000, 30_000).map((d) => [d.relay, d.attempts])).toEqual([
+    expect((await deliveries.claimDue(40_000, 30_000)).map((d) => [d.relay, d.attempts])).toEqual([
       ['wss://a.example', 0],
       ['wss://b.example', 0],
     ]);
@@ -79,7 +95,7 @@ describe('relay outbox', () => {
     await expect(t.records.insert(other, { deliverTo: ['wss://b.example'] })).rejects.toThrow(
       /already exists/,
     );
-    expect(deliveries.count()).toEqual({ pending: 1, delivered: 0 });
+    expect(await deliveries.count()).toEqual({ pending: 1, delivered: 0 });
   });
 
   it('the loop sends what is due, lists only the relays that said OK, and retries the rest', async () => {
@@ -92,6 +108,7 @@ describe('relay outbox', () => {
     const publishing = new RelayPublishing({
       relays,
       deliveries,
+      firstRetryMs: 1000,
       now: () => now,
       log: (line) => lines.push(line),
       send: async (events, to) => {
@@ -119,7 +136,7 @@ describe('relay outbox', () => {
     refuse = false;
     await publishing.runDue();
     expect(sent.at(-1)).toEqual(['wss://refuses.example']);
-    expect(publishing.deliveredTo(event.id)).toEqual(relays);
+    expect(await publishing.deliveredTo(event.id)).toEqual(relays);
     expect(lines.at(-1)).toBe(`Relays for event ${event.id.slice(0, 12)}…: 1 of 1 published, 0 waiting`);
   });
 
@@ -158,7 +175,7 @@ describe('relay outbox', () => {
     });
     const publishing = new RelayPublishing({
       relays: ['wss://silent.example'],
-      deliveries: new RelayDeliveries(records.db),
+      deliveries: records.deliveries,
       log: () => {},
       send: () => {
         sending();
@@ -182,6 +199,6 @@ describe('relay outbox', () => {
     const answer = await first;
     expect(answer.status).toBe(200);
     expect((await answer.json()).published_to).toEqual([]);
-    records.close(); // its passes never end: the relay never answers
+    await records.close(); // its passes never end: the relay never answers
   });
 });

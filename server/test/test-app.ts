@@ -43,7 +43,7 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}) {
     errors,
     async close() {
       await built.analyzer.close();
-      records.close();
+      await records.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -18,6 +18,7 @@ export type ServerErrorCode =
   | 'BUNKER_UNAVAILABLE'
   | 'EVENT_REFUSED'
   | 'SERVER_BUSY'
+  | 'STORE_UNAVAILABLE'
   | 'INTERNAL_ERROR'
   | 'BAD_REQUEST'
   | 'UPLOAD_TOKEN_EXPIRED'
@@ -159,6 +160,9 @@ export class BunkerUnavailableError extends SiegelError {}
 /** 503 `SERVER_BUSY`: no room for the upload in time. Retried after `Retry-After`. */
 export class ServerBusyError extends SiegelError {}
 
+/** 503 `STORE_UNAVAILABLE`: the server's database or file storage cannot be reached now. Retried after `Retry-After`. */
+export class StoreUnavailableError extends SiegelError {}
+
 /** The server could not be reached, or the connection broke before an answer (`cause` is the runtime's). */
 export class NetworkError extends SiegelError {}
 
@@ -187,6 +191,7 @@ export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>
   INTERNAL_ERROR: InternalServerError,
   BUNKER_UNAVAILABLE: BunkerUnavailableError,
   SERVER_BUSY: ServerBusyError,
+  STORE_UNAVAILABLE: StoreUnavailableError,
   UPLOAD_TOKEN_EXPIRED: UploadTokenExpiredError,
   UPLOAD_TOKEN_USED_UP: UploadTokenUsedUpError,
   UPLOAD_TOKEN_ORIGIN: UploadTokenOriginError,

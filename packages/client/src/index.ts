@@ -42,6 +42,7 @@ export {
   RateLimitedError,
   RecordAlteredError,
   ServerBusyError,
+  StoreUnavailableError,
   type ServerErrorCode,
   SiegelError,
   type SiegelErrorInit,

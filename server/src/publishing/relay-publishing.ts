@@ -1,6 +1,11 @@
 import { toTerminalSafe } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
-import type { PendingDelivery, RelayDeliveries } from './relay-deliveries.js';
+import {
+  type DeliveryStore,
+  FIRST_RETRY_MS,
+  type PendingDelivery,
+  retryDelayMs,
+} from '../storage/delivery-store.js';
 
 /** One relay's answer for one event: `ok` only when the relay said `OK` true. */
 export interface RelayOutcome {
@@ -39,8 +44,11 @@ export const STRAGGLER_SLACK_MS = 100;
 export interface RelayPublishingOptions {
   /** `SIEGEL_RELAYS`: where every signed event goes (none: publishing is off). */
   relays: readonly string[];
-  deliveries: RelayDeliveries;
+  /** The outbox (`RecordStore.deliveries`). */
+  deliveries: DeliveryStore;
   send: SendToRelays;
+  /** The wait after the first failed attempt, doubling up to 1 h (`RELAY_RETRY_MS`, default 30 000 ms). */
+  firstRetryMs?: number;
   /** How often the loop looks for due deliveries besides being woken, in ms (default 15 000). */
   retryEveryMs?: number;
   /** How long claimed deliveries stay this loop's (default 30 000 ms; see {@link PUBLISHING_DEFAULTS}). */
@@ -51,19 +59,21 @@ export interface RelayPublishingOptions {
 
 /**
  * The publisher loop of the file server: one per process. It sends what the relay outbox
- * ({@link RelayDeliveries}) holds as due — the rows the sign route committed with each record, and retries
+ * ({@link DeliveryStore}) holds as due — the rows the sign route committed with each record, and retries
  * after backoff (30 s doubling to 1 h), across restarts — and marks each relay that answered `OK` true. No
  * request waits on it: {@link wake} starts a pass at once (the sign route calls it after committing), and
  * {@link waitForDelivery} lets the route report what confirmed within a short wait.
  *
  * Passes may overlap (a relay that never answers holds its own deliveries for up to its timeout, never the
- * next event's): each pass claims its rows with a lease ({@link RelayDeliveries.claimDue}), so no row goes
- * out twice at once — the property that lets every instance run this loop once several share a database.
+ * next event's): each pass claims its rows with a lease ({@link DeliveryStore.claimDue}), so no row goes
+ * out twice at once — the property that lets every instance run this loop when several share a database:
+ * what one instance queued and could not send (it died) is sent by the others once its lease ends.
  */
 export class RelayPublishing {
   readonly relays: readonly string[];
-  private readonly deliveries: RelayDeliveries;
+  private readonly deliveries: DeliveryStore;
   private readonly send: SendToRelays;
+  private readonly firstRetryMs: number;
   private readonly retryEveryMs: number;
   private readonly leaseMs: number;
   private readonly log: (line: string) => void;
@@ -82,6 +92,7 @@ export class RelayPublishing {
     this.relays = options.relays;
     this.deliveries = options.deliveries;
     this.send = options.send;
+    this.firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
     this.retryEveryMs = options.retryEveryMs ?? PUBLISHING_DEFAULTS.retryEveryMs;
     this.leaseMs = options.leaseMs ?? PUBLISHING_DEFAULTS.leaseMs;
     // Relays' words are in these lines: nothing in them may drive the terminal or the log viewer.
@@ -141,9 +152,9 @@ export class RelayPublishing {
   }
 
   /** The configured relays that took `eventId` so far (the verify API and the event page show them). */
-  deliveredTo(eventId: string): string[] {
+  async deliveredTo(eventId: string): Promise<string[]> {
     if (!this.enabled) return [];
-    const taken = new Set(this.deliveries.deliveredTo(eventId));
+    const taken = new Set(await this.deliveries.deliveredTo(eventId));
     return this.relays.filter((relay) => taken.has(relay));
   }
 
@@ -178,7 +189,7 @@ export class RelayPublishing {
   }
 
   private async pass(): Promise<void> {
-    const due = this.deliveries.claimDue(this.now(), this.leaseMs, PUBLISHING_DEFAULTS.batch);
+    const due = await this.deliveries.claimDue(this.now(), this.leaseMs, PUBLISHING_DEFAULTS.batch);
     if (due.length === 0) return;
     const byRelay = new Map<string, PendingDelivery[]>();
     for (const delivery of due) {
@@ -202,10 +213,11 @@ export class RelayPublishing {
             message: 'no answer',
           };
           if (outcome.ok) {
-            this.deliveries.markDelivered(delivery.eventId, relay, now);
+            await this.deliveries.markDelivered(delivery.eventId, relay, now);
             made += 1;
           } else {
-            this.deliveries.markFailed(delivery.eventId, relay, outcome.message, delivery.attempts, now);
+            const nextTryAt = now + retryDelayMs(delivery.attempts + 1, this.firstRetryMs);
+            await this.deliveries.markFailed(delivery.eventId, relay, outcome.message, nextTryAt);
             if (!failures.some((line) => line.startsWith(`${relay}:`)))
               failures.push(`${relay}: ${outcome.message}`);
           }
@@ -213,7 +225,7 @@ export class RelayPublishing {
         }
       }),
     );
-    const { pending } = this.deliveries.count();
+    const { pending } = await this.deliveries.count();
     const events = new Set(due.map((delivery) => delivery.eventId));
     const which = events.size === 1 ? ` for event ${due[0]?.eventId.slice(0, 12)}…` : '';
     const why = failures.length > 0 ? ` (${failures.join('; ')})` : '';

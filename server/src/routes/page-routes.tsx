@@ -17,7 +17,7 @@ export interface PageRoutesOptions {
   cdnUrl: string;
   maxUploadBytes: number;
   /** The relays that have taken an event so far (default `[]`). */
-  publishedTo?: (eventId: string) => string[];
+  publishedTo?: (eventId: string) => Promise<string[]>;
 }
 
 /**
@@ -63,7 +63,7 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
           record={record}
           verdict={verdict}
           urls={fileUrls(record, baseUrl, cdnUrl)}
-          publishedTo={options.publishedTo?.(record.eventId) ?? []}
+          publishedTo={(await options.publishedTo?.(record.eventId)) ?? []}
         />
       </VerifyPage>,
     );
@@ -88,7 +88,7 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
           record={record}
           verdict={verdict}
           urls={fileUrls(record, baseUrl, cdnUrl)}
-          publishedTo={options.publishedTo?.(record.eventId) ?? []}
+          publishedTo={(await options.publishedTo?.(record.eventId)) ?? []}
         />
       </Layout>,
     );

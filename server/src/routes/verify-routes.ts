@@ -15,7 +15,7 @@ export interface VerifyRoutesOptions {
   /** Whether the service is served over HTTPS (adds HSTS). */
   https: boolean;
   /** The relays that have taken an event so far (default: none configured, `[]`). */
-  publishedTo?: (eventId: string) => string[];
+  publishedTo?: (eventId: string) => Promise<string[]>;
 }
 
 /** How many serialized verify answers are kept for reuse (each a few KiB). */
@@ -102,7 +102,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       verified: verdict.verified,
       ...description,
       event: { ...record.event, npub: npubOf(record.event.pubkey) },
-      published_to: options.publishedTo?.(record.eventId) ?? [],
+      published_to: (await options.publishedTo?.(record.eventId)) ?? [],
       checks: verdict.checks,
       message: verdict.verified
         ? `Signed by ${record.authors.join(', ')} with ${description.signer.npub}.`

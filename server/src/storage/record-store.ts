@@ -43,7 +43,8 @@ export interface RecordOutbox {
   now?: number;
   /**
    * The claim on the record's hash ({@link HashClaims.claimHash}) this write finishes: it is released in the
-   * same transaction, and the write fails with `ClaimLostError` (nothing written) when it is no longer held.
+   * same transaction, and the write fails with `ClaimLostError` (nothing written) when it is no longer held
+   * (it expired and another writer or the sweep took it over; expired but not taken over still counts).
    */
   claim?: string;
 }
@@ -60,7 +61,7 @@ export interface HashClaims {
    * An expired claim is taken over. The lease is counted on the store's clock (PostgreSQL: `now()`).
    */
   claimHash(hash: string, leaseMs: number): Promise<string | undefined>;
-  /** Extend a held claim to `leaseMs` from now; `false` when it is no longer held (expired and taken). */
+  /** Extend a held claim to `leaseMs` from now; `false` when it is no longer held (expired and taken over). */
   renewClaim(hash: string, claim: string, leaseMs: number): Promise<boolean>;
   /** Give the claim up (nothing happens when it is no longer held). */
   releaseClaim(hash: string, claim: string): Promise<void>;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
@@ -9,7 +10,9 @@ import {
   type RecordStore,
   type SignedFileRecord,
 } from './record-store.js';
+import { DELIVERIES_MIGRATIONS, SqliteDeliveryStore } from './sqlite-deliveries.js';
 import { SqliteUploadTokens, UPLOAD_TOKENS_MIGRATIONS } from './sqlite-upload-tokens.js';
+import { ClaimLostError } from './store-errors.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
@@ -32,19 +35,16 @@ export const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL
    ) STRICT`,
   'CREATE INDEX signed_files_pubkey ON signed_files (pubkey, created_at)',
-  // The relay outbox (publishing/relay-deliveries.ts): one row per signed event and relay.
-  `CREATE TABLE relay_deliveries (
-     event_id TEXT NOT NULL,
-     relay TEXT NOT NULL,
-     delivered_at INTEGER,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     next_try_at INTEGER NOT NULL,
-     last_error TEXT,
-     PRIMARY KEY (event_id, relay)
-   ) STRICT`,
-  'CREATE INDEX relay_deliveries_due ON relay_deliveries (next_try_at) WHERE delivered_at IS NULL',
+  // The relay outbox (sqlite-deliveries.ts): one row per signed event and relay.
+  ...DELIVERIES_MIGRATIONS,
   // Upload tokens for browsers (sqlite-upload-tokens.ts): only their SHA-256 is kept.
   ...UPLOAD_TOKENS_MIGRATIONS,
+  // Hash claims (record-store.ts HashClaims): who may write a hash's files and record right now.
+  `CREATE TABLE hash_claims (
+     hash TEXT PRIMARY KEY NOT NULL,
+     token TEXT NOT NULL,
+     expires_at INTEGER NOT NULL
+   ) STRICT`,
 ];
 
 interface Row {
@@ -76,7 +76,12 @@ interface Row {
  */
 export class SqliteRecordStore implements RecordStore {
   readonly db: DatabaseSync;
+  readonly deliveries: SqliteDeliveryStore;
   private readonly byHash;
+  private readonly page;
+  private readonly takeClaim;
+  private readonly extendClaim;
+  private readonly dropClaim;
   private readonly byEventId;
   private readonly insertRow;
   private readonly insertDelivery;
@@ -89,6 +94,15 @@ export class SqliteRecordStore implements RecordStore {
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     migrate(this.db);
     this.uploadTokens = new SqliteUploadTokens(this.db);
+    this.deliveries = new SqliteDeliveryStore(this.db);
+    this.page = this.db.prepare('SELECT * FROM signed_files WHERE hash > ? ORDER BY hash LIMIT ?');
+    this.takeClaim = this.db.prepare(
+      `INSERT INTO hash_claims (hash, token, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (hash) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+       WHERE hash_claims.expires_at <= ? RETURNING token`,
+    );
+    this.extendClaim = this.db.prepare('UPDATE hash_claims SET expires_at = ? WHERE hash = ? AND token = ?');
+    this.dropClaim = this.db.prepare('DELETE FROM hash_claims WHERE hash = ? AND token = ?');
     this.byHash = this.db.prepare('SELECT * FROM signed_files WHERE hash = ?');
     this.byEventId = this.db.prepare('SELECT * FROM signed_files WHERE event_id = ?');
     // `data_version` changes when another connection (or process) commits; `total_changes()` counts this
@@ -137,6 +151,9 @@ export class SqliteRecordStore implements RecordStore {
     const now = outbox?.now ?? Date.now();
     this.db.exec('BEGIN IMMEDIATE');
     try {
+      if (outbox?.claim !== undefined && this.dropClaim.run(record.hash, outbox.claim).changes !== 1) {
+        throw new ClaimLostError(record.hash);
+      }
       this.insertRow.run(...values);
       for (const relay of outbox?.deliverTo ?? []) this.insertDelivery.run(record.eventId, relay, now);
       this.db.exec('COMMIT');
@@ -147,6 +164,26 @@ export class SqliteRecordStore implements RecordStore {
       }
       throw error;
     }
+  }
+
+  async listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]> {
+    return (this.page.all(after ?? '', limit) as unknown as Row[]).map(toRecord);
+  }
+
+  async claimHash(hash: string, leaseMs: number): Promise<string | undefined> {
+    const now = Date.now();
+    const row = this.takeClaim.get(hash, randomBytes(16).toString('hex'), now + leaseMs, now) as
+      | { token: string }
+      | undefined;
+    return row?.token;
+  }
+
+  async renewClaim(hash: string, claim: string, leaseMs: number): Promise<boolean> {
+    return Number(this.extendClaim.run(Date.now() + leaseMs, hash, claim).changes) === 1;
+  }
+
+  async releaseClaim(hash: string, claim: string): Promise<void> {
+    this.dropClaim.run(hash, claim);
   }
 
   insertUploadToken(token: Omit<UploadTokenRecord, 'used'>): Promise<void> {
@@ -171,7 +208,7 @@ export class SqliteRecordStore implements RecordStore {
     return `${version}:${changes}`;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.isOpen) this.db.close();
   }
 }

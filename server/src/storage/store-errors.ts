@@ -16,12 +16,12 @@ export class StoreUnavailableError extends Error {
 
 /**
  * Thrown by `RecordStore.insert` when the claim it was given (`claimHash`) is no longer held: it expired and
- * another writer may have taken the hash. Nothing was written; the files stored under the claim may be that
+ * another writer (or the orphan sweep) took the hash over. Nothing was written; the files stored under the claim may be that
  * writer's now and must be left alone.
  */
 export class ClaimLostError extends Error {
   constructor(readonly hash: string) {
-    super(`The claim on \`${hash}\` expired before its record was written`);
+    super(`The claim on \`${hash}\` was taken over before its record was written`);
     this.name = 'ClaimLostError';
   }
 }
