@@ -63,10 +63,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
      expires_at timestamptz NOT NULL
    )`,
   // The change feed behind readChangeStamp: every statement that may change a verify answer (the record,
-  // or the relays that took its event) notifies every listening instance once.
+  // or the relays that took its event) notifies every listening instance. One payload for all, so that
+  // PostgreSQL folds a transaction's notifications into one.
   `CREATE FUNCTION siegel_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
-     PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME);
+     PERFORM pg_notify('${CHANGES_CHANNEL}', '');
      RETURN NULL;
    END $$`,
   `CREATE TRIGGER signed_files_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON signed_files
