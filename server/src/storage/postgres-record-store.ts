@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import type { NostrEvent } from 'nostr-tools/core';
+import postgres, { type Options, type Sql } from 'postgres';
+import type { FileKind } from '../metadata/file-metadata.js';
+import { PostgresChangeFeed } from './postgres-change-feed.js';
+import { PostgresDeliveryStore } from './postgres-deliveries.js';
+import { toStoreError } from './postgres-errors.js';
+import { migratePostgres } from './postgres-migrations.js';
+import {
+  DuplicateRecordError,
+  type RecordOutbox,
+  type RecordStore,
+  type SignedFileRecord,
+} from './record-store.js';
+import { ClaimLostError } from './store-errors.js';
+import type { UploadTokenRecord } from './upload-token-store.js';
+
+/** Options of {@link PostgresRecordStore.open}; every field is optional. */
+export interface PostgresStoreOptions {
+  /** Most connections in the pool (default 10). */
+  max?: number;
+  /** Seconds to wait for a connection before the call fails with `StoreUnavailableError` (default 5). */
+  connectTimeoutSeconds?: number;
+}
+
+const DEFAULTS = { max: 10, connectTimeoutSeconds: 5 } satisfies Required<PostgresStoreOptions>;
+
+interface RecordRow {
+  hash: string;
+  event_id: string;
+  pubkey: string;
+  file_type: string;
+  mime_type: string;
+  size_bytes: string | number;
+  width: number | null;
+  height: number | null;
+  authors: string;
+  title: string | null;
+  description: string | null;
+  file_name: string;
+  file_key: string;
+  event_json: string;
+  created_at: string | number;
+}
+
+interface TokenRow {
+  hash: string;
+  origin: string;
+  uses: number;
+  used: number;
+  expires_at: string | number;
+  created_at: string | number;
+}
+
+/**
+ * {@link RecordStore} on PostgreSQL, through the `postgres` driver: several server instances share one
+ * database — records, upload tokens, hash claims and the relay outbox ({@link PostgresDeliveryStore}).
+ * Every call that cannot reach the database rejects with `StoreUnavailableError`; the driver connects
+ * again by itself on the next call once the database is back, so the store is never re-created.
+ *
+ * @example
+ * ```ts
+ * const records = await PostgresRecordStore.open(process.env.DATABASE_URL);
+ * ```
+ */
+export class PostgresRecordStore implements RecordStore {
+  readonly deliveries: PostgresDeliveryStore;
+  private readonly guard = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch((error: unknown) => {
+      throw toStoreError(error, this.where);
+    });
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly feed: PostgresChangeFeed,
+    /** `host:port` for messages: never the URL, which holds the password. */
+    private readonly where: string,
+  ) {
+    this.deliveries = new PostgresDeliveryStore(sql, this.guard, () => feed.bump());
+  }
+
+  /**
+   * Connect to `url` (`postgres://user:password@host:port/database`), run the pending migrations
+   * (`postgres-migrations.ts`) and listen for changes.
+   *
+   * @throws {StoreUnavailableError} when the database cannot be reached (a one-line message naming host
+   *   and port).
+   * @throws {Error} when the database's schema is newer than this server's, or the login is refused.
+   */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresRecordStore> {
+    const { max, connectTimeoutSeconds } = { ...DEFAULTS, ...options };
+    const clientOptions: Options<Record<string, never>> = {
+      max,
+      connect_timeout: connectTimeoutSeconds,
+      onnotice: () => {},
+    };
+    const sql = postgres(url, clientOptions);
+    const where = `${sql.options.host[0]}:${sql.options.port[0]}`;
+    try {
+      await migratePostgres(sql);
+      const feed = await PostgresChangeFeed.start(url, clientOptions);
+      return new PostgresRecordStore(sql, feed, where);
+    } catch (error) {
+      await sql.end({ timeout: 1 });
+      throw toStoreError(error, where);
+    }
+  }
+
+  findByHash(hash: string): Promise<SignedFileRecord | undefined> {
+    return this.guard(async () => {
+      const [row] = await this.sql<RecordRow[]>`SELECT * FROM signed_files WHERE hash = ${hash}`;
+      return row === undefined ? undefined : toRecord(row);
+    });
+  }
+
+  findByEventId(eventId: string): Promise<SignedFileRecord | undefined> {
+    return this.guard(async () => {
+      const [row] = await this.sql<RecordRow[]>`SELECT * FROM signed_files WHERE event_id = ${eventId}`;
+      return row === undefined ? undefined : toRecord(row);
+    });
+  }
+
+  insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void> {
+    const row = {
+      hash: record.hash,
+      event_id: record.eventId,
+      pubkey: record.pubkey,
+      file_type: record.fileType,
+      mime_type: record.mimeType,
+      size_bytes: record.sizeBytes,
+      width: record.width ?? null,
+      height: record.height ?? null,
+      authors: JSON.stringify(record.authors),
+      title: record.title ?? null,
+      description: record.description ?? null,
+      file_name: record.fileName,
+      file_key: record.fileKey,
+      event_json: JSON.stringify(record.event),
+      created_at: record.createdAt,
+    };
+    const now = outbox?.now ?? Date.now();
+    const relays = [...new Set(outbox?.deliverTo ?? [])];
+    return this.guard(async () => {
+      try {
+        await this.sql.begin(async (tx) => {
+          if (outbox?.claim !== undefined) {
+            const released = await tx`
+              DELETE FROM hash_claims WHERE hash = ${record.hash} AND token = ${outbox.claim}`;
+            if (released.count !== 1) throw new ClaimLostError(record.hash);
+          }
+          await tx`INSERT INTO signed_files ${tx(row)}`;
+          if (relays.length > 0) {
+            const deliveries = relays.map((relay) => ({ event_id: record.eventId, relay, next_try_at: now }));
+            await tx`INSERT INTO relay_deliveries ${tx(deliveries)} ON CONFLICT DO NOTHING`;
+          }
+        });
+      } catch (error) {
+        const { code, table_name: table } = error as { code?: string; table_name?: string };
+        if (code === '23505' && table === 'signed_files') throw new DuplicateRecordError(record.hash);
+        throw error;
+      }
+      this.feed.bump();
+    });
+  }
+
+  listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]> {
+    return this.guard(async () => {
+      const rows = await this.sql<RecordRow[]>`
+        SELECT * FROM signed_files WHERE hash > ${after ?? ''} ORDER BY hash LIMIT ${limit}`;
+      return rows.map(toRecord);
+    });
+  }
+
+  claimHash(hash: string, leaseMs: number): Promise<string | undefined> {
+    return this.guard(async () => {
+      const [row] = await this.sql<{ token: string }[]>`
+        INSERT INTO hash_claims (hash, token, expires_at)
+        VALUES (${hash}, ${randomBytes(16).toString('hex')}, now() + ${lease(leaseMs)}::interval)
+        ON CONFLICT (hash) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
+        WHERE hash_claims.expires_at <= now()
+        RETURNING token`;
+      return row?.token;
+    });
+  }
+
+  renewClaim(hash: string, claim: string, leaseMs: number): Promise<boolean> {
+    return this.guard(async () => {
+      const result = await this.sql`
+        UPDATE hash_claims SET expires_at = now() + ${lease(leaseMs)}::interval
+        WHERE hash = ${hash} AND token = ${claim}`;
+      return result.count === 1;
+    });
+  }
+
+  releaseClaim(hash: string, claim: string): Promise<void> {
+    return this.guard(async () => {
+      await this.sql`DELETE FROM hash_claims WHERE hash = ${hash} AND token = ${claim}`;
+    });
+  }
+
+  insertUploadToken(token: Omit<UploadTokenRecord, 'used'>): Promise<void> {
+    return this.guard(async () => {
+      await this.sql`
+        INSERT INTO upload_tokens (hash, origin, uses, used, expires_at, created_at)
+        VALUES (${token.hash}, ${token.origin}, ${token.uses}, 0, ${token.expiresAt}, ${token.createdAt})`;
+    });
+  }
+
+  findUploadToken(hash: string): Promise<UploadTokenRecord | undefined> {
+    return this.guard(async () => {
+      const [row] = await this.sql<TokenRow[]>`SELECT * FROM upload_tokens WHERE hash = ${hash}`;
+      return row === undefined ? undefined : toToken(row);
+    });
+  }
+
+  /** One atomic `UPDATE … WHERE used < uses AND expires_at > now RETURNING`: never more than `uses`. */
+  useUploadToken(hash: string, now: number): Promise<UploadTokenRecord | undefined> {
+    return this.guard(async () => {
+      const [row] = await this.sql<TokenRow[]>`
+        UPDATE upload_tokens SET used = used + 1
+        WHERE hash = ${hash} AND used < uses AND expires_at > ${now}
+        RETURNING *`;
+      return row === undefined ? undefined : toToken(row);
+    });
+  }
+
+  removeExpiredUploadTokens(before: number): Promise<number> {
+    return this.guard(async () => {
+      const result = await this.sql`DELETE FROM upload_tokens WHERE expires_at <= ${before}`;
+      return result.count;
+    });
+  }
+
+  /** See {@link RecordStore.readChangeStamp}: `{epoch}:{counter}`, `undefined` while not listening. */
+  readChangeStamp(): string | undefined {
+    return this.feed.stamp();
+  }
+
+  /** End the pool and the change listener (waits at most a second for queries in flight). */
+  async close(): Promise<void> {
+    await Promise.all([this.feed.close(), this.sql.end({ timeout: 1 })]);
+  }
+}
+
+/** `leaseMs` as an interval parameter (`now() + …`). */
+function lease(leaseMs: number): string {
+  return `${Math.max(0, Math.round(leaseMs))} milliseconds`;
+}
+
+function toRecord(row: RecordRow): SignedFileRecord {
+  return {
+    hash: row.hash,
+    eventId: row.event_id,
+    pubkey: row.pubkey,
+    fileType: row.file_type as FileKind,
+    mimeType: row.mime_type,
+    sizeBytes: Number(row.size_bytes),
+    width: row.width ?? undefined,
+    height: row.height ?? undefined,
+    authors: readAuthors(row.authors),
+    title: row.title ?? undefined,
+    description: row.description ?? undefined,
+    fileName: row.file_name,
+    fileKey: row.file_key,
+    event: readEvent(row.event_json),
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toToken(row: TokenRow): UploadTokenRecord {
+  return {
+    hash: row.hash,
+    origin: row.origin,
+    uses: row.uses,
+    used: row.used,
+    expiresAt: Number(row.expires_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/**
+ * The `authors` column: a JSON array of strings. Anything else (the column was altered) is kept as one
+ * author, its text, so that the verdict quotes it instead of failing to read the record (as on SQLite).
+ */
+function readAuthors(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+  } catch {}
+  return [text];
+}
+
+/**
+ * The `event_json` column. Text that is not a JSON object (the column was altered) reads as an event with
+ * nothing in it, which fails every check of the verdict instead of failing to read the record (as on SQLite).
+ */
+function readEvent(text: string): NostrEvent {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as NostrEvent;
+  } catch {}
+  return {} as NostrEvent;
+}
