@@ -36,6 +36,10 @@ directory); all in the README of @siegel/server.
 `;
 
 const args = process.argv.slice(2);
+if (args[0] === 'migrate') {
+  const { runMigrate } = await import('./migrate-cli.js');
+  process.exit(await runMigrate(args.slice(1), loadEnv(process.cwd())));
+}
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(USAGE);
   process.exit(0);

@@ -1,0 +1,182 @@
+import { RecordChecker } from './checked-records.js';
+import { eventPageKey } from './public-urls.js';
+import type { FileStorage } from './storage/file-storage.js';
+import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+import type { SqliteRecordStore } from './storage/sqlite-record-store.js';
+import { StoredFileHashes } from './storage/stored-file-hashes.js';
+
+/** Where a migration reads from: the embedded SQLite store and its files. */
+export interface MigrationSource {
+  records: SqliteRecordStore;
+  storage: FileStorage;
+}
+
+/** Where it writes to (PostgreSQL, and S3 or the same files). */
+export interface MigrationTarget {
+  records: RecordStore;
+  storage: FileStorage;
+  /** The target's files are the source's (no S3 configured): nothing to copy. */
+  sameFiles: boolean;
+}
+
+/** What a migration found, copied and checked. */
+export interface MigrationReport {
+  /** Records in the source. */
+  records: number;
+  /** Records written to the target by this run. */
+  copied: number;
+  /** Records the target held already (an earlier, interrupted run). */
+  present: number;
+  /** Stored files (documents and event pages) copied, and their bytes. */
+  files: number;
+  bytes: number;
+  /** Outbox rows carried over (still owed, or delivered). */
+  deliveries: number;
+  /** Records that verify in the target (only after a real run). */
+  verified: number;
+  /** Records that do not verify in the target although they do in the source, with why. */
+  failures: { hash: string; reasons: string[] }[];
+  /** Records that did not verify in the source either (copied as they are, reported). */
+  unverifiedInSource: string[];
+}
+
+/** Options of {@link migrateStores}. */
+export interface MigrationOptions {
+  /** Count what would be copied; write nothing. */
+  dryRun?: boolean;
+  /** Records read per page (default 200). */
+  batch?: number;
+  /** Progress lines (default none). */
+  log?: (line: string) => void;
+}
+
+interface DeliveryRow {
+  relay: string;
+  delivered_at: number | null;
+}
+
+/**
+ * Copy every record of a SQLite store, with its files and its outbox rows, into another store (PostgreSQL,
+ * files in S3), then check every record in the target as the verify API does (event id, signature, `x`
+ * tag, stored fields, the stored file's hash).
+ *
+ * Resumable: each record is copied as the signer writes one — files first, then the record with its outbox
+ * rows in one transaction — and a record the target holds already is skipped (its files are copied again,
+ * which is harmless: same keys, same bytes). A run killed at any point (kill -9) is finished by running it
+ * again. Delivered marks are written after the record: a run killed between the two leaves those relays
+ * owed until the run is repeated, which marks them again. Upload tokens are not copied:
+ * they last minutes; browsers mint new ones.
+ */
+export async function migrateStores(
+  source: MigrationSource,
+  target: MigrationTarget,
+  options: MigrationOptions = {},
+): Promise<MigrationReport> {
+  const batch = options.batch ?? 200;
+  const log = options.log ?? (() => {});
+  const report: MigrationReport = {
+    records: 0,
+    copied: 0,
+    present: 0,
+    files: 0,
+    bytes: 0,
+    deliveries: 0,
+    verified: 0,
+    failures: [],
+    unverifiedInSource: [],
+  };
+  const deliveriesOf = source.records.db.prepare(
+    'SELECT relay, delivered_at FROM relay_deliveries WHERE event_id = ? ORDER BY relay',
+  );
+  const sourceChecker = new RecordChecker(source.records, new StoredFileHashes(source.storage));
+  let after: string | undefined;
+  for (;;) {
+    const page = await source.records.listRecords(after, batch);
+    if (page.length === 0) break;
+    after = page.at(-1)?.hash;
+    for (const record of page) {
+      report.records += 1;
+      const rows = deliveriesOf.all(record.eventId) as unknown as DeliveryRow[];
+      report.deliveries += rows.length;
+      if (!(await sourceChecker.check(record)).verdict.verified) report.unverifiedInSource.push(record.hash);
+      if (options.dryRun) {
+        for (const key of keysOf(record)) {
+          const bytes = await source.storage.get(key);
+          if (bytes === undefined) continue;
+          report.files += 1;
+          report.bytes += bytes.byteLength;
+        }
+        continue;
+      }
+      let present = (await target.records.findByHash(record.hash)) !== undefined;
+      if (!present) {
+        if (!target.sameFiles) await copyFiles(record, source.storage, target.storage, report);
+        try {
+          await target.records.insert(record, { deliverTo: rows.map((row) => row.relay), now: Date.now() });
+        } catch (error) {
+          if (!(error instanceof DuplicateRecordError)) throw error;
+          present = true; // written by a run beside this one
+        }
+      }
+      // Marked again for a record found present: a run killed before its marks leaves none owed twice.
+      for (const row of rows) {
+        if (row.delivered_at !== null)
+          await target.records.deliveries.markDelivered(record.eventId, row.relay, row.delivered_at);
+      }
+      if (present) report.present += 1;
+      else report.copied += 1;
+    }
+    log(`${report.records} records read, ${report.copied} copied, ${report.present} already there`);
+  }
+  if (options.dryRun) return report;
+  await verifyTarget(source, target, report, batch);
+  log(`${report.verified} of ${report.records} records verify in the target`);
+  return report;
+}
+
+/** The stored keys of a record: its file and its two event pages. */
+function keysOf(record: SignedFileRecord): string[] {
+  return [record.fileKey, eventPageKey(record.hash, 'index.html'), eventPageKey(record.hash, 'index.json')];
+}
+
+async function copyFiles(
+  record: SignedFileRecord,
+  from: FileStorage,
+  to: FileStorage,
+  report: MigrationReport,
+): Promise<void> {
+  for (const key of keysOf(record)) {
+    const bytes = await from.get(key);
+    // A missing file is copied as missing: the record then fails its check in both stores, and is reported.
+    if (bytes === undefined) continue;
+    await to.put(key, bytes);
+    report.files += 1;
+    report.bytes += bytes.byteLength;
+  }
+}
+
+/** Check every source record in the target: one that verifies in the source must verify there too. */
+async function verifyTarget(
+  source: MigrationSource,
+  target: MigrationTarget,
+  report: MigrationReport,
+  batch: number,
+): Promise<void> {
+  const checker = new RecordChecker(target.records, new StoredFileHashes(target.storage));
+  const unverified = new Set(report.unverifiedInSource);
+  let after: string | undefined;
+  for (;;) {
+    const page = await source.records.listRecords(after, batch);
+    if (page.length === 0) break;
+    after = page.at(-1)?.hash;
+    for (const record of page) {
+      const checked = await checker.findByHash(record.hash);
+      if (checked?.verdict.verified) report.verified += 1;
+      else if (!unverified.has(record.hash))
+        report.failures.push({
+          hash: record.hash,
+          reasons: checked?.verdict.reasons ?? ['missing in the target'],
+        });
+    }
+  }
+}
