@@ -8,7 +8,6 @@
 // Prints `SIEGEL_S3_READY {"endpoint":"http://127.0.0.1:PORT"}` once listening; SIGTERM closes it.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import S3rver from '@20minutes/s3rver';
 
 const { values } = parseArgs({
   options: {
@@ -23,9 +22,33 @@ for (const name of ['port', 'directory', 'bucket', 'access-key-id', 'secret-acce
   if (values[name] === undefined) throw new Error(`s3-server-process.mjs needs --${name}`);
 }
 
+const require = createRequire(import.meta.url);
+
+// s3rver signs a bucket request (`GET /BUCKET/?list-type=2`, path-style) over the path `/BUCKET`, where
+// AWS S3 and the AWS SDK v3 use the path as sent, `/BUCKET/`: every ListObjectsV2 of the SDK would be refused
+// with SignatureDoesNotMatch. Its signature check is wrapped (before s3rver loads it) to see the trailing
+// slash; the check itself is s3rver's, unchanged.
+const AUTHENTICATION = require.resolve('@20minutes/s3rver/lib/middleware/authentication.js');
+const authentication = require(AUTHENTICATION);
+require.cache[AUTHENTICATION].exports = () => {
+  const check = authentication();
+  return (ctx, next) => {
+    const { bucket, key } = ctx.params;
+    if (bucket === undefined || key || !ctx.path.endsWith(`/${bucket}/`)) return check(ctx, next);
+    ctx.params.bucket = `${bucket}/`;
+    const restore = () => {
+      ctx.params.bucket = bucket;
+    };
+    return check(ctx, () => {
+      restore();
+      return next();
+    }).finally(restore);
+  };
+};
+const S3rver = require('@20minutes/s3rver');
+
 // s3rver knows one hard-coded key pair (S3RVER/S3RVER) and no option for another: its account registry is
 // the way in. The dummy pair is revoked, so only the pair given here signs valid requests.
-const require = createRequire(import.meta.url);
 const { DUMMY_ACCOUNT } = require('@20minutes/s3rver/lib/models/account.js');
 DUMMY_ACCOUNT.revokeAccessKey('S3RVER');
 DUMMY_ACCOUNT.createKeyPair(values['access-key-id'], values['secret-access-key']);

@@ -44,7 +44,8 @@ const FIXES: Record<string, string> = {
   Forbidden:
     'access is denied: check the credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY) and their permissions on the bucket',
   InvalidAccessKeyId: 'the access key id is unknown to the store: check AWS_ACCESS_KEY_ID',
-  SignatureDoesNotMatch: 'the secret access key does not match the access key id: check AWS_SECRET_ACCESS_KEY',
+  SignatureDoesNotMatch:
+    'the secret access key does not match the access key id: check AWS_SECRET_ACCESS_KEY',
   InvalidToken: 'the session token is invalid: check AWS_SESSION_TOKEN',
   ExpiredToken: 'the session token has expired: renew the credentials',
   PermanentRedirect: 'the bucket is in another region: fix the region setting',
@@ -64,13 +65,22 @@ export function classifyS3Error(error: unknown, what: string, where: string): Er
   const status = shape.$metadata?.httpStatusCode;
   const code = shape.name ?? '';
   const fix =
-    FIXES[code] ?? (status === 403 ? FIXES.Forbidden : undefined) ?? (status === 301 ? FIXES.PermanentRedirect : undefined);
+    FIXES[code] ??
+    (status === 403 ? FIXES.Forbidden : undefined) ??
+    (status === 301 ? FIXES.PermanentRedirect : undefined);
   if (fix !== undefined) {
-    return new S3ConfigurationError(`${what} on ${where} failed: ${fix} (${code || status})`, { cause: error });
+    return new S3ConfigurationError(`${what} on ${where} failed: ${fix} (${code || status})`, {
+      cause: error,
+    });
   }
   // Node's socket and DNS errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ENOTFOUND…) carry no HTTP status.
   const networkFailure = status === undefined && /^E[A-Z_]+$/.test(shape.code ?? '');
-  if (networkFailure || (status !== undefined && status >= 500) || status === 429 || UNAVAILABLE_CODES.has(code)) {
+  if (
+    networkFailure ||
+    (status !== undefined && status >= 500) ||
+    status === 429 ||
+    UNAVAILABLE_CODES.has(code)
+  ) {
     const why = shape.code ?? (code || `HTTP ${status}`);
     return new StoreUnavailableError(`${what} on ${where} failed, the store is unavailable: ${why}`, 5, {
       cause: error,

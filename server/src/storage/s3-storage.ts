@@ -138,7 +138,8 @@ export class S3Storage implements FileStorage {
     const Key = this.objectKey(key);
     const ContentMD5 = createHash('md5').update(data).digest('base64');
     // The type the service itself serves the file with, for clients sent to the store (`presignGet`).
-    const ContentType = contentTypeOf(key.slice(key.lastIndexOf('.') + 1), data) ?? 'application/octet-stream';
+    const ContentType =
+      contentTypeOf(key.slice(key.lastIndexOf('.') + 1), data) ?? 'application/octet-stream';
     this.#versions.delete(key);
     await this.#call(`PUT \`${key}\``, () =>
       this.client.send(
