@@ -5,6 +5,9 @@
 //
 //   node s3-server-process.mjs --port PORT --directory DIR --bucket NAME --access-key-id ID --secret-access-key SECRET
 //
+// What it does not check (found by probing it, unlike AWS S3): a PUT's Content-MD5 (a wrong one is stored
+// without BadDigest) and the signed payload SHA-256 (x-amz-content-sha256 of other bytes is accepted).
+//
 // Prints `SIEGEL_S3_READY {"endpoint":"http://127.0.0.1:PORT"}` once listening; SIGTERM closes it.
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
