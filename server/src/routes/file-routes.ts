@@ -21,6 +21,12 @@ export interface FileRoutesOptions {
   baseUrl: string;
   /** Where files and event pages are served from, no trailing slash. */
   cdnUrl: string;
+  /**
+   * `FILE_REDIRECT=presigned`: `/{hash}` of a verified record answers 302 to a URL of the store itself
+   * (`storage.presignGet`) valid for `seconds`, instead of passing the bytes through the service. Left out,
+   * or with a store without `presignGet`: the bytes are proxied.
+   */
+  redirect?: { seconds: number };
 }
 
 /**
@@ -36,7 +42,7 @@ export interface FileRoutesOptions {
  * match the hash; a record whose event no longer verifies (id, signature, `x` tag) gets 410 `RECORD_ALTERED`.
  */
 export function createFileRoutes(options: FileRoutesOptions): Hono {
-  const { storage, checker, baseUrl, cdnUrl } = options;
+  const { storage, checker, baseUrl, cdnUrl, redirect } = options;
   const app = new Hono();
   const notFound = () => new ApiError(404, 'NOT_FOUND', 'No such file');
   // 410 answers are not to be kept by caches: an operator who restores the file fixes them at once.
@@ -131,6 +137,14 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
     const checked = await checker.findByHash(hash);
     if (checked === undefined) throw notFound();
     const { record } = checked;
+    // Sent to the store only when the record verifies in full (event, fields, and the stored file's hash,
+    // just read by the checker); anything else is answered here as without the redirect (410 and so on).
+    if (redirect !== undefined && storage.presignGet !== undefined && checked.verdict.verified) {
+      const url = await storage.presignGet(record.fileKey, redirect.seconds);
+      // Not cached: the URL expires, and the record may stop verifying.
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(url, 302);
+    }
     // A key the event does not determine (its `m` tag is no format of this service) is the stored one.
     const data = isStorageKey(record.fileKey) ? await storage.get(record.fileKey) : undefined;
     if (data === undefined) return fileAltered(c, hash, 'is missing');
