@@ -201,7 +201,17 @@ export function createApp(deps: AppDeps): SiegelApp {
     }),
   );
   site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes, publishedTo }));
-  site.route('/', createFileRoutes({ storage: deps.storage, checker, baseUrl, cdnUrl }));
+  site.route(
+    '/',
+    createFileRoutes({
+      storage: deps.storage,
+      checker,
+      baseUrl,
+      cdnUrl,
+      // A presigned URL lives 5 minutes: long enough for a slow client to start, short enough to go stale.
+      ...(deps.fileRedirect === 'presigned' && { redirect: { seconds: 300 } }),
+    }),
+  );
   site.notFound((c) =>
     c.json({ success: false, error: 'NOT_FOUND', message: `No route for \`${c.req.path}\`` }, 404),
   );

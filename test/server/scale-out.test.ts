@@ -16,7 +16,8 @@ import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
 import { type RunningServer, signOverHttp, startServer } from './server-process.js';
 
 const encoder = new TextEncoder();
-const markdown = (label: string) => encoder.encode(`---\nauthor: Ann Lee\ntitle: ${label}\n---\n# ${label}\n`);
+const markdown = (label: string) =>
+  encoder.encode(`---\nauthor: Ann Lee\ntitle: ${label}\n---\n# ${label}\n`);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 let cluster: PostgresCluster;
@@ -65,7 +66,11 @@ async function pairOf(databaseUrl: string, prefix: string, extra: Record<string,
 async function verify(server: RunningServer, hash: string) {
   const response = await fetch(`${server.url}/api/verify?hash=${hash}`);
   // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
-  return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, any>,
+    headers: response.headers,
+  };
 }
 
 async function allKeys(storage: FileStorage): Promise<string[]> {
@@ -113,7 +118,13 @@ describe('two instances on one PostgreSQL and one S3', () => {
     const relayUrl = `ws://127.0.0.1:${relayPort}`;
     const databaseUrl = await cluster.createDatabase('killed');
     // The relay is down while A signs: A's events wait in the shared outbox.
-    const settings = { CLAIM_LEASE_MS: '2000', ORPHAN_SWEEP_MS: '1000', SIEGEL_RELAYS: relayUrl, RELAY_RETRY_MS: '500', RELAY_WAIT_MS: '0' };
+    const settings = {
+      CLAIM_LEASE_MS: '2000',
+      ORPHAN_SWEEP_MS: '1000',
+      SIEGEL_RELAYS: relayUrl,
+      RELAY_RETRY_MS: '500',
+      RELAY_WAIT_MS: '0',
+    };
     const { a, b } = await pairOf(databaseUrl, 'killed', settings);
     const queued = await signOverHttp(a, 'queued.md', markdown('queued by A'));
     expect(queued.status).toBe(200);
@@ -167,8 +178,16 @@ describe('two instances on one PostgreSQL and one S3', () => {
     }
     // The relay comes up while A stays down: B's publisher loop delivers A's queued event.
     relays.push(await startRelay({ port: relayPort }));
-    await eventually(async () => (await queryRelay(relayUrl, { ids: [queued.body.event.id] })).length === 1, 20_000, 250);
-    await eventually(async () => (await verify(b, sha256(markdown('queued by A')))).body.published_to?.[0] === relayUrl, 10_000, 100);
+    await eventually(
+      async () => (await queryRelay(relayUrl, { ids: [queued.body.event.id] })).length === 1,
+      20_000,
+      250,
+    );
+    await eventually(
+      async () => (await verify(b, sha256(markdown('queued by A')))).body.published_to?.[0] === relayUrl,
+      10_000,
+      100,
+    );
     expect(a.child.exitCode === null && a.child.signalCode === 'SIGKILL').toBe(true);
   });
 });
@@ -183,7 +202,10 @@ describe('a database that is down', () => {
       (failure: Error) => failure,
     );
     expect(error.message).toMatch(/server exited with 1 before listening/);
-    const lines = error.message.split('\n').slice(1).filter((line) => line.trim() !== '');
+    const lines = error.message
+      .split('\n')
+      .slice(1)
+      .filter((line) => line.trim() !== '');
     expect(lines).toEqual([`Cannot reach PostgreSQL at 127.0.0.1:${port} (connect ECONNREFUSED)`]);
     expect(error.message).not.toContain('secret-pw');
   });

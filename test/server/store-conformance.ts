@@ -284,7 +284,7 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
       };
       // Nothing was written yet: the stamp stands still until another instance writes.
       const before = await movedFrom(undefined);
-      const record = await signerFor(b).sign(markdown('other'), 'other.md');
+      const record = await signerFor(b, ['wss://a.example']).sign(markdown('other'), 'other.md');
       const afterRecord = await movedFrom(before);
       // And when the outbox changes (`published_to` is part of a verify answer).
       await b.records.deliveries.markDelivered(record.eventId, 'wss://a.example', Date.now());

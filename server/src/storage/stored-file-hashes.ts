@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FileStorage } from './file-storage.js';
+import { StoreUnavailableError } from './store-errors.js';
 
 /** What a stored file's bytes are: their SHA-256 (lowercase hex) and their length. */
 export interface StoredFileDigest {
@@ -90,7 +91,20 @@ export class StoredFileHashes {
   /** The digest of the bytes under `key` now: remembered while their stamp is unchanged, else read. */
   hashOf(key: string): Promise<StoredFileHash> {
     const version = this.readVersion(key);
-    if (version === undefined) return this.#readUnversioned(key);
+    if (version !== undefined) return this.#hashVersioned(key, version);
+    // A store whose stamp takes a request (S3: HEAD, its ETag) is asked now, before any bytes are read.
+    const stat = this.#storage.statVersion;
+    if (stat === undefined) return this.#readUnversioned(key);
+    return stat.call(this.#storage, key).then(
+      (asked) => (asked === undefined ? this.#readUnversioned(key) : this.#hashVersioned(key, asked)),
+      (error: unknown) => {
+        if (error instanceof StoreUnavailableError) throw error;
+        return { version: undefined, digest: undefined, error: (error as Error).message };
+      },
+    );
+  }
+
+  #hashVersioned(key: string, version: string): Promise<StoredFileHash> {
     const known = this.#known.get(key);
     if (known?.version === version) {
       // Least recently used first in the map's order: a hit moves to the end.
@@ -139,6 +153,8 @@ export class StoredFileHashes {
     try {
       digest = await this.#digest(key);
     } catch (error) {
+      // A store that is away answers 503 (the file's state is unknown, not altered).
+      if (error instanceof StoreUnavailableError) throw error;
       // Not remembered: the next check tries again.
       return { version: undefined, digest: undefined, error: (error as Error).message };
     } finally {
