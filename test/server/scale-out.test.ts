@@ -144,6 +144,8 @@ describe('two instances on one PostgreSQL and one S3', () => {
     a.child.kill('SIGKILL');
     const outcomes = await Promise.all(uploads);
     const signedByA = outcomes.filter((outcome) => outcome?.status === 200).length;
+    // Some uploads were cut off by the kill (their connections died with A).
+    expect(outcomes.filter((outcome) => outcome === undefined).length).toBeGreaterThan(0);
     // B keeps serving: verify, sign.
     expect((await verify(b, sha256(markdown('queued by A')))).body.verified).toBe(true);
     expect((await signOverHttp(b, 'after.md', markdown('after A died'))).status).toBe(200);
