@@ -1,16 +1,12 @@
-import type { NostrEvent } from 'nostr-tools/core';
 import type { Sql } from 'postgres';
 import type { DeliveryStore, PendingDelivery } from './delivery-store.js';
+import { type DueRow, parseDueRows } from './stored-rows.js';
 
 /** Runs one store operation, turning connection failures into `StoreUnavailableError`. */
 export type StoreGuard = <T>(work: () => Promise<T>) => Promise<T>;
 
-interface DueRow {
-  event_id: string;
-  relay: string;
-  attempts: number;
+interface ClaimedRow extends DueRow {
   due_at: string;
-  event_json: string;
 }
 
 /**
@@ -31,7 +27,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   claimDue(now: number, leaseMs: number, limit = 200): Promise<PendingDelivery[]> {
     return this.guard(async () => {
-      const rows = await this.sql<DueRow[]>`
+      const rows = await this.sql<ClaimedRow[]>`
         WITH due AS (
           SELECT d.event_id, d.relay, d.next_try_at
           FROM relay_deliveries d JOIN signed_files f ON f.event_id = d.event_id
@@ -86,18 +82,4 @@ export class PostgresDeliveryStore implements DeliveryStore {
       return { pending: Number(row?.pending ?? 0), delivered: Number(row?.delivered ?? 0) };
     });
   }
-}
-
-/** The claimed rows as deliveries; one whose `event_json` was altered and cannot be read is left out. */
-function parseDueRows(rows: readonly DueRow[]): PendingDelivery[] {
-  const pending: PendingDelivery[] = [];
-  for (const row of rows) {
-    try {
-      const event = JSON.parse(row.event_json) as NostrEvent;
-      pending.push({ eventId: row.event_id, relay: row.relay, attempts: Number(row.attempts), event });
-    } catch {
-      // The record check reports the altered event; it cannot be sent.
-    }
-  }
-  return pending;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import postgres, { type Options, type Sql } from 'postgres';
-import type { FileKind } from '../metadata/file-metadata.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresDeliveryStore } from './postgres-deliveries.js';
 import { toStoreError } from './postgres-errors.js';
@@ -13,6 +12,7 @@ import {
   type SignedFileRecord,
 } from './record-store.js';
 import { ClaimLostError } from './store-errors.js';
+import { type RecordRow, type TokenRow, toRecord, toToken } from './stored-rows.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Options of {@link PostgresRecordStore.open}; every field is optional. */
@@ -24,33 +24,6 @@ export interface PostgresStoreOptions {
 }
 
 const DEFAULTS = { max: 10, connectTimeoutSeconds: 5 } satisfies Required<PostgresStoreOptions>;
-
-interface RecordRow {
-  hash: string;
-  event_id: string;
-  pubkey: string;
-  file_type: string;
-  mime_type: string;
-  size_bytes: string | number;
-  width: number | null;
-  height: number | null;
-  authors: string;
-  title: string | null;
-  description: string | null;
-  file_name: string;
-  file_key: string;
-  event_json: string;
-  created_at: string | number;
-}
-
-interface TokenRow {
-  hash: string;
-  origin: string;
-  uses: number;
-  used: number;
-  expires_at: string | number;
-  created_at: string | number;
-}
 
 /**
  * {@link RecordStore} on PostgreSQL, through the `postgres` driver: several server instances share one
@@ -245,59 +218,4 @@ export class PostgresRecordStore implements RecordStore {
 /** `leaseMs` as an interval parameter (`now() + …`). */
 function lease(leaseMs: number): string {
   return `${Math.max(0, Math.round(leaseMs))} milliseconds`;
-}
-
-function toRecord(row: RecordRow): SignedFileRecord {
-  return {
-    hash: row.hash,
-    eventId: row.event_id,
-    pubkey: row.pubkey,
-    fileType: row.file_type as FileKind,
-    mimeType: row.mime_type,
-    sizeBytes: Number(row.size_bytes),
-    width: row.width ?? undefined,
-    height: row.height ?? undefined,
-    authors: readAuthors(row.authors),
-    title: row.title ?? undefined,
-    description: row.description ?? undefined,
-    fileName: row.file_name,
-    fileKey: row.file_key,
-    event: readEvent(row.event_json),
-    createdAt: Number(row.created_at),
-  };
-}
-
-function toToken(row: TokenRow): UploadTokenRecord {
-  return {
-    hash: row.hash,
-    origin: row.origin,
-    uses: row.uses,
-    used: row.used,
-    expiresAt: Number(row.expires_at),
-    createdAt: Number(row.created_at),
-  };
-}
-
-/**
- * The `authors` column: a JSON array of strings. Anything else (the column was altered) is kept as one
- * author, its text, so that the verdict quotes it instead of failing to read the record (as on SQLite).
- */
-function readAuthors(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
-  } catch {}
-  return [text];
-}
-
-/**
- * The `event_json` column. Text that is not a JSON object (the column was altered) reads as an event with
- * nothing in it, which fails every check of the verdict instead of failing to read the record (as on SQLite).
- */
-function readEvent(text: string): NostrEvent {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as NostrEvent;
-  } catch {}
-  return {} as NostrEvent;
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { NostrEvent } from 'nostr-tools/core';
 import type { DeliveryStore, PendingDelivery } from './delivery-store.js';
+import { type DueRow, parseDueRows } from './stored-rows.js';
 
 /** The outbox table, as migrations of the record store's database (see `MIGRATIONS`). */
 export const DELIVERIES_MIGRATIONS: readonly string[] = [
@@ -40,7 +40,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
        WHERE event_id = ? AND relay = ? AND delivered_at IS NULL`,
     );
     this.dueRows = db.prepare(
-      `SELECT d.event_id AS eventId, d.relay AS relay, d.attempts AS attempts, f.event_json AS eventJson
+      `SELECT d.event_id, d.relay, d.attempts, f.event_json
        FROM relay_deliveries d JOIN signed_files f ON f.event_id = d.event_id
        WHERE d.delivered_at IS NULL AND d.next_try_at <= ? ORDER BY d.next_try_at LIMIT ?`,
     );
@@ -69,7 +69,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
     try {
       const rows = this.dueRows.all(now, limit) as unknown as DueRow[];
       // Every row is leased, also one whose event cannot be read: it must not head every pass.
-      for (const row of rows) this.lease.run(now + leaseMs, row.eventId, row.relay);
+      for (const row of rows) this.lease.run(now + leaseMs, row.event_id, row.relay);
       this.db.exec('COMMIT');
       return parseDueRows(rows);
     } catch (error) {
@@ -86,23 +86,4 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const { pending, delivered } = this.counts.get() as { pending: number; delivered: number };
     return { pending: Number(pending), delivered: Number(delivered) };
   }
-}
-
-/** A due outbox row with its event as stored (JSON text). */
-export interface DueRow {
-  eventId: string;
-  relay: string;
-  attempts: number;
-  eventJson: string;
-}
-
-/** The due rows whose event can be read; an altered `event_json` cannot be sent (the record check reports it). */
-export function parseDueRows(rows: readonly DueRow[]): PendingDelivery[] {
-  const pending: PendingDelivery[] = [];
-  for (const { eventJson, ...row } of rows) {
-    try {
-      pending.push({ ...row, attempts: Number(row.attempts), event: JSON.parse(eventJson) as NostrEvent });
-    } catch {}
-  }
-  return pending;
 }

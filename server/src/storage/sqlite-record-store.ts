@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import type { NostrEvent } from 'nostr-tools/core';
-import type { FileKind } from '../metadata/file-metadata.js';
 import {
   DuplicateRecordError,
   type RecordOutbox,
@@ -13,6 +11,7 @@ import {
 import { DELIVERIES_MIGRATIONS, SqliteDeliveryStore } from './sqlite-deliveries.js';
 import { SqliteUploadTokens, UPLOAD_TOKENS_MIGRATIONS } from './sqlite-upload-tokens.js';
 import { ClaimLostError } from './store-errors.js';
+import { type RecordRow, toRecord } from './stored-rows.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
@@ -46,24 +45,6 @@ export const MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    ) STRICT`,
 ];
-
-interface Row {
-  hash: string;
-  event_id: string;
-  pubkey: string;
-  file_type: string;
-  mime_type: string;
-  size_bytes: number;
-  width: number | null;
-  height: number | null;
-  authors: string;
-  title: string | null;
-  description: string | null;
-  file_name: string;
-  file_key: string;
-  event_json: string;
-  created_at: number;
-}
 
 /**
  * {@link RecordStore} on SQLite (`node:sqlite`, built into Node; WAL journal). Opens or creates the database
@@ -121,12 +102,12 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async findByHash(hash: string): Promise<SignedFileRecord | undefined> {
-    const row = this.byHash.get(hash) as Row | undefined;
+    const row = this.byHash.get(hash) as RecordRow | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
   async findByEventId(eventId: string): Promise<SignedFileRecord | undefined> {
-    const row = this.byEventId.get(eventId) as Row | undefined;
+    const row = this.byEventId.get(eventId) as RecordRow | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -167,7 +148,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]> {
-    return (this.page.all(after ?? '', limit) as unknown as Row[]).map(toRecord);
+    return (this.page.all(after ?? '', limit) as unknown as RecordRow[]).map(toRecord);
   }
 
   async claimHash(hash: string, leaseMs: number): Promise<string | undefined> {
@@ -230,48 +211,4 @@ function migrate(db: DatabaseSync): void {
     db.exec('ROLLBACK');
     throw error;
   }
-}
-
-function toRecord(row: Row): SignedFileRecord {
-  return {
-    hash: row.hash,
-    eventId: row.event_id,
-    pubkey: row.pubkey,
-    fileType: row.file_type as FileKind,
-    mimeType: row.mime_type,
-    sizeBytes: row.size_bytes,
-    width: row.width ?? undefined,
-    height: row.height ?? undefined,
-    authors: readAuthors(row.authors),
-    title: row.title ?? undefined,
-    description: row.description ?? undefined,
-    fileName: row.file_name,
-    fileKey: row.file_key,
-    event: readEvent(row.event_json),
-    createdAt: row.created_at,
-  };
-}
-
-/**
- * The `authors` column: a JSON array of strings. Anything else (the column was altered) is kept as one
- * author, its text, so that the verdict quotes it instead of failing to read the record.
- */
-function readAuthors(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
-  } catch {}
-  return [text];
-}
-
-/**
- * The `event_json` column. Text that is not a JSON object (the column was altered) reads as an event with
- * nothing in it, which fails every check of the verdict instead of failing to read the record.
- */
-function readEvent(text: string): NostrEvent {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as NostrEvent;
-  } catch {}
-  return {} as NostrEvent;
 }

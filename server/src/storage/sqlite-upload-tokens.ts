@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { type TokenRow, toToken } from './stored-rows.js';
 import type { UploadTokenRecord, UploadTokenStore } from './upload-token-store.js';
 
 /** The upload token table, as a migration of the record store's database (see `MIGRATIONS`). */
@@ -13,15 +14,6 @@ export const UPLOAD_TOKENS_MIGRATIONS: readonly string[] = [
    ) STRICT`,
   'CREATE INDEX upload_tokens_expiry ON upload_tokens (expires_at)',
 ];
-
-interface Row {
-  hash: string;
-  origin: string;
-  uses: number;
-  used: number;
-  expires_at: number;
-  created_at: number;
-}
 
 /**
  * {@link UploadTokenStore} on the record store's SQLite database. A use is one `UPDATE … WHERE used < uses
@@ -50,27 +42,16 @@ export class SqliteUploadTokens implements UploadTokenStore {
   }
 
   async findUploadToken(hash: string): Promise<UploadTokenRecord | undefined> {
-    const row = this.byHash.get(hash) as Row | undefined;
+    const row = this.byHash.get(hash) as TokenRow | undefined;
     return row === undefined ? undefined : toToken(row);
   }
 
   async useUploadToken(hash: string, now: number): Promise<UploadTokenRecord | undefined> {
-    const row = this.useRow.get(hash, now) as Row | undefined;
+    const row = this.useRow.get(hash, now) as TokenRow | undefined;
     return row === undefined ? undefined : toToken(row);
   }
 
   async removeExpiredUploadTokens(before: number): Promise<number> {
     return Number(this.removeExpired.run(before).changes);
   }
-}
-
-function toToken(row: Row): UploadTokenRecord {
-  return {
-    hash: row.hash,
-    origin: row.origin,
-    uses: row.uses,
-    used: row.used,
-    expiresAt: row.expires_at,
-    createdAt: row.created_at,
-  };
 }
