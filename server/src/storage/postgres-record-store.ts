@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { NostrEvent } from 'nostr-tools/core';
 import postgres, { type Options, type Sql } from 'postgres';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresDeliveryStore } from './postgres-deliveries.js';
