@@ -65,9 +65,9 @@ async function pairOf(databaseUrl: string, prefix: string, extra: Record<string,
 
 async function verify(server: RunningServer, hash: string) {
   const response = await fetch(`${server.url}/api/verify?hash=${hash}`);
-  // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
   return {
     status: response.status,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
     body: (await response.json()) as Record<string, any>,
     headers: response.headers,
   };
@@ -81,7 +81,8 @@ async function allKeys(storage: FileStorage): Promise<string[]> {
 
 describe('two instances on one PostgreSQL and one S3', () => {
   it('a file signed on A verifies on B at once; 30 parallel uploads of one file over both give one record', async () => {
-    const { a, b } = await pairOf(await cluster.createDatabase('one_truth'), 'one-truth');
+    const databaseUrl = await cluster.createDatabase('one_truth');
+    const { a, b } = await pairOf(databaseUrl, 'one-truth');
     const bytes = markdown('signed on A');
     const hash = sha256(bytes);
     // B has answered "unknown" for it before: that answer must not outlive A's write.
@@ -95,6 +96,15 @@ describe('two instances on one PostgreSQL and one S3', () => {
     const served = await fetch(`${b.url}/${hash}`);
     expect(served.status).toBe(200);
     expect(sha256(new Uint8Array(await served.arrayBuffer()))).toBe(hash);
+
+    // A third instance that redirects to presigned S3 URLs: 302 after the record check, and the URL serves the bytes.
+    const c = await instance(sharedEnv(databaseUrl, 'one-truth', { FILE_REDIRECT: 'presigned' }));
+    const redirected = await fetch(`${c.url}/${hash}`, { redirect: 'manual' });
+    expect(redirected.status).toBe(302);
+    const location = redirected.headers.get('location') ?? '';
+    expect(location.startsWith(`${s3.endpoint}/${s3.bucket}/one-truth/documents/${hash}.md?`)).toBe(true);
+    expect(sha256(new Uint8Array(await (await fetch(location)).arrayBuffer()))).toBe(hash);
+    expect((await fetch(`${c.url}/${'0'.repeat(64)}`, { redirect: 'manual' })).status).toBe(404);
 
     const raced = markdown('raced over both');
     const answers = await Promise.all(
