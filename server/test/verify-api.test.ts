@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { npubEncode } from 'nostr-tools/nip19';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
+import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -341,6 +342,40 @@ describe('GET /api/verify on a settled file', () => {
     } finally {
       await t.close();
       await rm(filesDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A SQLite store whose stamp learns of other writers late, as a PostgreSQL store's does (by NOTIFY): here
+ * never, the worst case of that lag.
+ */
+class LaggingStore extends SqliteRecordStore {
+  readonly changeStampLags = true;
+  readChangeStamp(): string {
+    return 'still';
+  }
+}
+
+describe('GET /api/verify on a store whose stamp lags other instances', () => {
+  it('never reuses "not signed here": a file another instance signs is found at once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'siegel-verify-lag-'));
+    const records = new LaggingStore(join(dir, 'siegel.sqlite'));
+    const other = await makeTestApp({ records: new SqliteRecordStore(join(dir, 'siegel.sqlite')) });
+    const t = await makeTestApp({ records, storage: new FilesystemStorage(join(dir, 'files')) });
+    try {
+      const bytes = await readFixture('gif-author.gif');
+      const url = `/api/verify?hash=${sha256(bytes)}`;
+      expect((await t.app.request(url)).status).toBe(404);
+      // "Another instance" signs it: same database, its own connection; this store's stamp has not moved.
+      const signed = await signRequest(other.app, uploadForm('a.gif', bytes));
+      expect(signed.status).toBe(200);
+      const now = await t.app.request(url);
+      expect(now.status).toBe(200);
+    } finally {
+      await t.close();
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -137,7 +137,11 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
     const cached = answers.get(hash);
     if (stamp !== undefined && stillHolds(cached, stamp)) return answer(cached.body, cached.status);
     return buildAnswer(hash).then((built) => {
-      if (stamp !== undefined && (built.fileKey === undefined || built.fileVersion !== undefined)) {
+      // Reusable: under a stamp, for a record whose file stamp is known, or "unknown" where the stamp sees
+      // every writer at once (a lagging stamp could keep saying "unknown" after another instance signed).
+      const reusable =
+        built.fileKey === undefined ? records.changeStampLags !== true : built.fileVersion !== undefined;
+      if (stamp !== undefined && reusable) {
         if (answers.size >= MAX_CACHED_ANSWERS) answers.clear();
         answers.set(hash, { stamp, ...built });
       } else answers.delete(hash);

@@ -37,6 +37,8 @@ const DEFAULTS = { max: 10, connectTimeoutSeconds: 5 } satisfies Required<Postgr
  */
 export class PostgresRecordStore implements RecordStore {
   readonly deliveries: PostgresDeliveryStore;
+  /** Other instances' writes reach the stamp by `NOTIFY`, a moment after their commit. */
+  readonly changeStampLags = true;
   private readonly guard = <T>(work: () => Promise<T>): Promise<T> =>
     work().catch((error: unknown) => {
       throw toStoreError(error, this.where);

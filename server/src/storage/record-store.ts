@@ -95,5 +95,11 @@ export interface RecordStore extends UploadTokenStore, HashClaims {
    * method): the store cannot tell now, and every verify call reads and checks the record.
    */
   readChangeStamp?(): string | undefined;
+  /**
+   * `true` when the stamp learns of other instances' writes a moment after they commit (PostgreSQL: by a
+   * notification), not on the read itself (SQLite's `data_version`). The verify API then never reuses a
+   * "not signed here" answer: a file signed on another instance must verify here at once.
+   */
+  readonly changeStampLags?: boolean;
   close(): Promise<void>;
 }
