@@ -92,6 +92,10 @@ export async function runMigrate(
       const outbox = `${report.deliveries} outbox rows`;
       if (values['dry-run']) {
         out(`Dry run: ${report.records} records, ${files}, ${outbox} would be copied; nothing was written.`);
+        if (report.unverifiedInSource.length > 0)
+          out(
+            `${report.unverifiedInSource.length} do not verify in the source (they would be copied as they are): ${report.unverifiedInSource.join(', ')}`,
+          );
         return 0;
       }
       out(`Copied ${report.copied} records (${report.present} were there already), ${files}, ${outbox}.`);

@@ -61,8 +61,9 @@ interface DeliveryRow {
  * tag, stored fields, the stored file's hash).
  *
  * Resumable: each record is copied as the signer writes one — files first, then the record with its outbox
- * rows in one transaction — and a record the target holds already is skipped (its files are copied again,
- * which is harmless: same keys, same bytes). A run killed at any point (kill -9) is finished by running it
+ * rows in one transaction — and a record the target holds already is skipped with its files (they were
+ * written before it). A record of the same file but another event there (signed on the target) is reported
+ * as a failure, never overwritten. A run killed at any point (kill -9) is finished by running it
  * again. Delivered marks are written after the record: a run killed between the two leaves those relays
  * owed until the run is repeated, which marks them again. Upload tokens are not copied:
  * they last minutes; browsers mint new ones.
@@ -171,7 +172,16 @@ async function verifyTarget(
     after = page.at(-1)?.hash;
     for (const record of page) {
       const checked = await checker.findByHash(record.hash);
-      if (checked?.verdict.verified) report.verified += 1;
+      // The target may hold its own signature of the same file (signed there before the migration): the
+      // source's record was then not copied, which is a failure however well the other one verifies.
+      if (checked !== undefined && checked.record.eventId !== record.eventId)
+        report.failures.push({
+          hash: record.hash,
+          reasons: [
+            `The target holds another record of this file (event ${checked.record.eventId}), not the source's (event ${record.eventId}).`,
+          ],
+        });
+      else if (checked?.verdict.verified) report.verified += 1;
       else if (!unverified.has(record.hash))
         report.failures.push({
           hash: record.hash,
