@@ -12,7 +12,9 @@ export const MIGRATE_USAGE = `Usage: siegel-server migrate --from sqlite:<data d
 Copies every record of the SQLite store in <data dir> (its siegel.sqlite and files/), with its files and
 relay outbox, to PostgreSQL — and the files to S3 when S3_BUCKET (and the other S3_* settings) are set;
 otherwise the target keeps using <data dir>/files. Then checks every record in the target as the verify
-API does. Safe to run again: an interrupted run (even kill -9) is finished by running it again.
+API does. Safe to run again: an interrupted run (even kill -9) is finished by running it again. Stop the
+server on <data dir> first (a file it signs during the run may be missed); servers already running on the
+target may go on. Even a dry run creates the target's tables (it writes no records).
   --from sqlite:<dir>   the data directory (SIEGEL_DATA_DIR) to read
   --to <url>            postgres://user:password@host:5432/database (default DATABASE_URL)
   --dry-run             count records, files, bytes and outbox rows; write nothing

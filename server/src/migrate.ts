@@ -50,6 +50,12 @@ export interface MigrationOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * How long the migration's claim on a hash lasts (not renewed): copying one record's three files takes far
+ * less, and a run killed while holding one leaves the hash blocked for no longer than this.
+ */
+const MIGRATION_CLAIM_MS = 10_000;
+
 interface DeliveryRow {
   relay: string;
   delivered_at: number | null;
@@ -109,16 +115,9 @@ export async function migrateStores(
         }
         continue;
       }
-      let present = (await target.records.findByHash(record.hash)) !== undefined;
-      if (!present) {
-        if (!target.sameFiles) await copyFiles(record, source.storage, target.storage, report);
-        try {
-          await target.records.insert(record, { deliverTo: rows.map((row) => row.relay), now: Date.now() });
-        } catch (error) {
-          if (!(error instanceof DuplicateRecordError)) throw error;
-          present = true; // written by a run beside this one
-        }
-      }
+      const present =
+        (await target.records.findByHash(record.hash)) !== undefined ||
+        (await copyClaimed(record, rows, source.storage, target, report));
       // Marked again for a record found present: a run killed before its marks leaves none owed twice.
       for (const row of rows) {
         if (row.delivered_at !== null)
@@ -133,6 +132,52 @@ export async function migrateStores(
   await verifyTarget(source, target, report, batch);
   log(`${report.verified} of ${report.records} records verify in the target`);
   return report;
+}
+
+/**
+ * Copy `record`'s files and write it with its outbox rows under a claim on its hash, as the signer does, so
+ * that a server already running on the target and signing the same file meanwhile neither loses its files
+ * nor gets its event pages overwritten. Resolves `true` when the target holds a record of the hash already
+ * (then nothing was copied).
+ */
+async function copyClaimed(
+  record: SignedFileRecord,
+  rows: readonly DeliveryRow[],
+  from: FileStorage,
+  target: MigrationTarget,
+  report: MigrationReport,
+): Promise<boolean> {
+  // An upload's claim is renewed while it works (`CLAIM_LEASE_MS`, 60 s by default): wait a little past that.
+  const deadline = Date.now() + 61_000;
+  for (;;) {
+    const claim = await target.records.claimHash(record.hash, MIGRATION_CLAIM_MS);
+    if (claim !== undefined) {
+      try {
+        if ((await target.records.findByHash(record.hash)) !== undefined) return true;
+        if (!target.sameFiles) await copyFiles(record, from, target.storage, report);
+        await target.records.insert(record, {
+          deliverTo: rows.map((row) => row.relay),
+          now: Date.now(),
+          claim,
+        });
+        return false;
+      } catch (error) {
+        if (error instanceof DuplicateRecordError) return true;
+        throw error;
+      } finally {
+        // Released by the insert on success; here after anything else (a no-op when already gone).
+        await target.records.releaseClaim(record.hash, claim);
+      }
+    }
+    // An upload on the target holds the hash: wait for its record, or for its claim to end.
+    if ((await target.records.findByHash(record.hash)) !== undefined) return true;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `\`${record.hash}\` is being written on the target and its claim did not end; run again`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** The stored keys of a record: its file and its two event pages. */
