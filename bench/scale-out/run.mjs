@@ -64,10 +64,27 @@ async function during(ms, concurrency, work) {
   return { count, ms: performance.now() - start };
 }
 
+/** Processor seconds used so far by each of `measured` ([label, pid, with children]); `undefined`: unknown. */
+function cpuNow(measured) {
+  return Promise.all(
+    measured.map(([, pid, children]) => (pid === undefined ? undefined : cpuSeconds(pid, { children }))),
+  );
+}
+
+/** `label N%` for each of `measured`: processor time in `seconds` of wall time, 100% = one CPU. */
+function cpuShares(measured, cpu, seconds) {
+  return measured
+    .map(
+      ([label, pid], j) =>
+        `${label} ${pid === undefined ? 'n/a' : `${Math.round((100 * cpu[j]) / seconds)}%`}`,
+    )
+    .join(', ');
+}
+
 /**
  * Keep-alive GET load on several targets, each cycling over its own paths, interleaved in SLICE_MS slices
- * for SECONDS each at CONCURRENCY; every answer's status is checked against the path's. Returns requests/s
- * and the answers' statuses per target.
+ * for SECONDS each at CONCURRENCY; every answer's status is checked against the path's. Returns requests/s,
+ * the answers' statuses and the processor seconds of the target's `measured` processes per target.
  */
 async function verifyLoad(targets) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -85,7 +102,12 @@ async function verifyLoad(targets) {
       req.end();
     });
   const cursors = targets.map(() => 0);
-  const totals = targets.map(() => ({ count: 0, ms: 0, statuses: {} }));
+  const totals = targets.map(({ measured }) => ({
+    count: 0,
+    ms: 0,
+    statuses: {},
+    cpu: measured.map(() => 0),
+  }));
   const slice = (i, ms, statuses) =>
     during(ms, CONCURRENCY, () => {
       const { port, paths } = targets[i];
@@ -95,13 +117,21 @@ async function verifyLoad(targets) {
   for (const i of targets.keys()) await slice(i, Math.min(1000, SECONDS * 1000), {}); // warm-up
   for (let round = 0; round < (SECONDS * 1000) / SLICE_MS; round++) {
     for (const i of targets.keys()) {
+      const before = await cpuNow(targets[i].measured);
       const { count, ms } = await slice(i, SLICE_MS, totals[i].statuses);
+      const after = await cpuNow(targets[i].measured);
       totals[i].count += count;
       totals[i].ms += ms;
+      for (const j of targets[i].measured.keys()) totals[i].cpu[j] += (after[j] ?? 0) - (before[j] ?? 0);
     }
   }
   agent.destroy();
-  return totals.map(({ count, ms, statuses }) => ({ rate: (count / ms) * 1000, statuses }));
+  return totals.map(({ count, ms, statuses, cpu }) => ({
+    rate: (count / ms) * 1000,
+    statuses,
+    cpu,
+    seconds: ms / 1000,
+  }));
 }
 
 /** Sign `count` distinct files through the server on `port`, a few at a time; resolves to their hashes. */
@@ -126,17 +156,32 @@ try {
   const bunker = await run.startBunker();
   const token = randomBytes(16).toString('hex');
 
-  // --- 1. verify requests/s: PostgreSQL + S3 vs SQLite + filesystem, the same records in each ---
-  const [local, shared] = await Promise.all([
-    run.startServer(bunker, token, LOCAL_STORES_ENV),
-    run.startServer(bunker, token, stores.env),
-  ]);
+  const postmaster = await findPostmaster(Number(new URL(stores.env.DATABASE_URL).port || 5432));
+  const s3rver = await findS3Server();
+
+  // --- 1. verify requests/s: PostgreSQL + S3 vs SQLite + filesystem, the same records in each. Two more
+  // servers split the difference: PostgreSQL with files on disk (a database of its own, when the bench
+  // started the cluster) and SQLite with files in S3 (a prefix of its own: each server sweeps files its
+  // store has no record of).
+  const pgFilesUrl = await stores.createDatabase('verify_pg_files');
+  const verifyConfigurations = [
+    { name: 'SQLite + files     ', env: LOCAL_STORES_ENV },
+    { name: 'PostgreSQL + S3    ', env: stores.env },
+    pgFilesUrl && { name: 'PostgreSQL + files ', env: { ...LOCAL_STORES_ENV, DATABASE_URL: pgFilesUrl } },
+    {
+      name: 'SQLite + S3        ',
+      env: { ...stores.env, DATABASE_URL: '', S3_PREFIX: `${stores.env.S3_PREFIX}-sqlite` },
+    },
+  ].filter(Boolean);
+  const verifyServers = await Promise.all(
+    verifyConfigurations.map(({ env }) => run.startServer(bunker, token, env)),
+  );
   const files = Array.from({ length: RECORDS }, nextMarkdown);
-  const [localHashes, sharedHashes] = await Promise.all([
-    signMany(local.port, token, files),
-    signMany(shared.port, token, files),
-  ]);
-  if (localHashes.join() !== sharedHashes.join()) throw new Error('the two servers gave different hashes');
+  const signedHashes = await Promise.all(verifyServers.map(({ port }) => signMany(port, token, files)));
+  const hashes = signedHashes[0];
+  if (signedHashes.some((other) => other.join() !== hashes.join())) {
+    throw new Error('the servers gave different hashes for the same files');
+  }
   const unknownCount =
     UNKNOWN_SHARE > 0 ? Math.max(1, Math.round((RECORDS * UNKNOWN_SHARE) / (1 - UNKNOWN_SHARE))) : 0;
   const unknown = Array.from({ length: unknownCount }, () => randomBytes(32).toString('hex'));
@@ -148,25 +193,29 @@ try {
     paths.push(
       isUnknown
         ? { path: `/api/verify?hash=${unknown[missing++]}`, status: 404 }
-        : { path: `/api/verify?hash=${localHashes[known++]}`, status: 200 },
+        : { path: `/api/verify?hash=${hashes[known++]}`, status: 200 },
     );
   }
-  for (const { port } of [local, shared]) {
-    const body = await (await fetch(`http://127.0.0.1:${port}/api/verify?hash=${localHashes[0]}`)).json();
+  for (const { port } of verifyServers) {
+    const body = await (await fetch(`http://127.0.0.1:${port}/api/verify?hash=${hashes[0]}`)).json();
     if (body.verified !== true) throw new Error(`a signed record does not verify: ${JSON.stringify(body)}`);
   }
-  const [localLoad, sharedLoad] = await verifyLoad([
-    { port: local.port, paths },
-    { port: shared.port, paths },
-  ]);
-  const verifyRatio = sharedLoad.rate / localLoad.rate;
-  await Promise.all([run.stop(local.child), run.stop(shared.child)]);
+  const verifyTargets = verifyServers.map(({ port, child }) => ({
+    port,
+    paths,
+    measured: [
+      ['server', child.pid, false],
+      ['PostgreSQL', postmaster, true],
+      ['s3rver', s3rver, false],
+    ],
+  }));
+  const verifyLoads = await verifyLoad(verifyTargets);
+  const verifyRatio = verifyLoads[1].rate / verifyLoads[0].rate;
+  await Promise.all(verifyServers.map(({ child }) => run.stop(child)));
 
   // --- 2. signs/s: one instance vs two, same PostgreSQL + S3, same bunker ---
   const a = await run.startServer(bunker, token, stores.env);
   const b = await run.startServer(bunker, token, stores.env);
-  const postmaster = await findPostmaster(Number(new URL(stores.env.DATABASE_URL).port || 5432));
-  const s3rver = await findS3Server();
   const measured = [
     ['server A', a.child.pid, false],
     ['server B', b.child.pid, false],
@@ -175,10 +224,6 @@ try {
     ['s3rver', s3rver, false],
     ['load generator', process.pid, false],
   ];
-  const cpuNow = () =>
-    Promise.all(
-      measured.map(([, pid, children]) => (pid === undefined ? undefined : cpuSeconds(pid, { children }))),
-    );
   const configurations = [
     { name: '1 instance ', servers: [a] },
     { name: '2 instances', servers: [a, b] },
@@ -193,9 +238,9 @@ try {
   const signTotals = configurations.map(() => ({ count: 0, ms: 0, cpu: measured.map(() => 0) }));
   for (let round = 0; round < (SIGN_SECONDS * 1000) / SIGN_SLICE_MS; round++) {
     for (const [i, configuration] of configurations.entries()) {
-      const before = await cpuNow();
+      const before = await cpuNow(measured);
       const { count, ms } = await signSlice(configuration, SIGN_SLICE_MS);
-      const after = await cpuNow();
+      const after = await cpuNow(measured);
       signTotals[i].count += count;
       signTotals[i].ms += ms;
       for (const j of measured.keys()) signTotals[i].cpu[j] += (after[j] ?? 0) - (before[j] ?? 0);
@@ -203,19 +248,19 @@ try {
   }
   const signRates = signTotals.map(({ count, ms }) => (count / ms) * 1000);
 
-  const mix = (statuses) => JSON.stringify(statuses);
   console.log(
     `siegel scale-out bench: Node ${process.versions.node}, ${navigatorCpus()} CPUs, PostgreSQL + S3 ${stores.started ? 'started for the run (private cluster, s3rver)' : 'from DATABASE_URL / S3_*'}`,
   );
   console.log(
     `  verify: ${RECORDS} records + ${unknownCount} unknown hashes (${(100 * (unknownCount / total)).toFixed(0)}% 404), ${SECONDS} s per server in interleaved ${SLICE_MS / 1000} s slices, ${CONCURRENCY} connections`,
   );
-  console.log(
-    `  GET /api/verify SQLite + files : ${Math.round(localLoad.rate).toString().padStart(7)} req/s  answers ${mix(localLoad.statuses)}`,
-  );
-  console.log(
-    `  GET /api/verify PostgreSQL + S3: ${Math.round(sharedLoad.rate).toString().padStart(7)} req/s  answers ${mix(sharedLoad.statuses)}`,
-  );
+  for (const [i, { name }] of verifyConfigurations.entries()) {
+    const { rate, statuses, cpu, seconds } = verifyLoads[i];
+    const shares = cpuShares(verifyTargets[i].measured, cpu, seconds);
+    console.log(
+      `  GET /api/verify ${name}: ${Math.round(rate).toString().padStart(7)} req/s  answers ${JSON.stringify(statuses)}; CPU ${shares}`,
+    );
+  }
   console.log(
     `  ratio PostgreSQL / SQLite: ${verifyRatio.toFixed(2)}× (goal ≥ 0.9×) ${verifyRatio >= 0.9 ? 'met' : 'NOT met'}`,
   );

@@ -31,6 +31,8 @@ export async function openSharedStores() {
         S3_FORCE_PATH_STYLE: process.env.S3_FORCE_PATH_STYLE ?? '',
         S3_PREFIX: outer ? `${outer}/${runPrefix}` : runPrefix,
       },
+      /** Another database is not ours to create: the breakdown that needs one is left out. */
+      createDatabase: async () => undefined,
       close: async () => {},
     };
   }
@@ -51,6 +53,8 @@ export async function openSharedStores() {
       AWS_ACCESS_KEY_ID: s3.accessKeyId,
       AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     },
+    /** A fresh database on the same cluster; resolves with its URL. */
+    createDatabase: (name) => cluster.createDatabase(name),
     close: () => Promise.all([cluster.destroy(), s3.destroy()]),
   };
 }
