@@ -207,6 +207,7 @@ try {
       ['server', child.pid, false],
       ['PostgreSQL', postmaster, true],
       ['s3rver', s3rver, false],
+      ['load generator', process.pid, false],
     ],
   }));
   const verifyLoads = await verifyLoad(verifyTargets);
