@@ -59,8 +59,12 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
     },
     prints: [
       /verify: 4 records \+ 1 unknown hashes/,
-      /GET \/api\/verify SQLite \+ files :\s+\d+ req\/s {2}answers \{"200":\d+,"404":\d+\}/,
-      /GET \/api\/verify PostgreSQL \+ S3:\s+\d+ req\/s {2}answers \{"200":\d+,"404":\d+\}/,
+      ...['SQLite \\+ files', 'PostgreSQL \\+ S3', 'PostgreSQL \\+ files', 'SQLite \\+ S3'].map(
+        (stores) =>
+          new RegExp(
+            `GET /api/verify ${stores} +: +\\d+ req/s  answers \\{"200":\\d+,"404":\\d+\\}; CPU server \\d+%, PostgreSQL \\d+%, s3rver \\d+%`,
+          ),
+      ),
       /ratio PostgreSQL \/ SQLite: \d+\.\d\d×/,
       /1 instance :\s+[\d.]+ signs\/s \(\d+ signs\); CPU server A \d+%, server B \d+%, bunker \d+%, PostgreSQL \d+%, s3rver \d+%/,
       /2 instances:\s+[\d.]+ signs\/s/,
