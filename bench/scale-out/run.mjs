@@ -2,7 +2,8 @@
 //  1. GET /api/verify?hash= requests/s on a server on PostgreSQL + S3 vs one on SQLite + the filesystem,
 //     the same N records signed through each over HTTP, a mix of known hashes and a share of unknown ones
 //     (404), the same load generator in interleaved slices, same run (goal ≥ 0.9×: the verify answer cache
-//     should make the store nearly free);
+//     should make the store nearly free); two more servers split the difference (PostgreSQL + files, SQLite
+//     + S3), and each row shows the processor time of its server, PostgreSQL, s3rver and the load generator;
 //  2. signs/s of distinct Markdown files at a fixed concurrency on one instance vs two (round-robin), both
 //     on the same PostgreSQL + S3 and the same bunker, interleaved in slices; with the processor time of
 //     each process (servers, bunker, PostgreSQL, s3rver, this load generator) per configuration.
