@@ -73,7 +73,7 @@ export function createBenchRun() {
     return dir;
   };
   return {
-    /** A bunker with a generated key `default`; resolves to its URL and API token. */
+    /** A bunker with a generated key `default`; resolves to its URL, API token and process. */
     async startBunker() {
       const apiToken = randomBytes(24).toString('base64url');
       const adminToken = randomBytes(24).toString('base64url');
@@ -90,7 +90,7 @@ export function createBenchRun() {
         body: JSON.stringify({ name: 'default', generate: true, passphrase: 'bench passphrase' }),
       });
       if (created.status !== 201) throw new Error(`creating the key failed: ${created.status}`);
-      return { url, apiToken };
+      return { url, apiToken, child: bunker.child };
     },
     /** The built file server on a fresh data directory, signing through `bunker`, with `env` on top. */
     async startServer(bunker, token, env = {}) {

@@ -46,6 +46,31 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       /20 pages, one silent relay vs none/,
     ],
   },
+  'scale-out/run.mjs': {
+    // With DATABASE_URL and S3_BUCKET empty the bench starts its own PostgreSQL cluster and s3rver, with the
+    // tests' own helpers (see bench/scale-out/stores.mjs).
+    env: {
+      BENCH_SECONDS: '0.5',
+      BENCH_CONCURRENCY: '4',
+      BENCH_RECORDS: '4',
+      BENCH_SIGN_CONCURRENCY: '2',
+      DATABASE_URL: '',
+      S3_BUCKET: '',
+    },
+    prints: [
+      /verify: 4 records \+ 1 unknown hashes/,
+      ...['SQLite \\+ files', 'PostgreSQL \\+ S3', 'PostgreSQL \\+ files', 'SQLite \\+ S3'].map(
+        (stores) =>
+          new RegExp(
+            `GET /api/verify ${stores} +: +\\d+ req/s  answers \\{"200":\\d+,"404":\\d+\\}; CPU server \\d+%, PostgreSQL \\d+%, s3rver \\d+%`,
+          ),
+      ),
+      /ratio PostgreSQL \/ SQLite: \d+\.\d\d×/,
+      /1 instance :\s+[\d.]+ signs\/s \(\d+ signs\); CPU server A \d+%, server B \d+%, bunker \d+%, PostgreSQL \d+%, s3rver \d+%/,
+      /2 instances:\s+[\d.]+ signs\/s/,
+      /ratio 2 instances \/ 1: \d+\.\d\d×/,
+    ],
+  },
   'server/run.mjs': {
     env: { BENCH_SECONDS: '0.5', BENCH_CONCURRENCY: '4', BENCH_FILE_MB: '1' },
     prints: [
@@ -92,6 +117,7 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
 /** Scripts under bench/ that are not benches themselves: what the benches import or start. */
 const HELPERS = [
   'publish/silent-relay.mjs',
+  'scale-out/stores.mjs',
   'server/bare-server.mjs',
   'server/processes.mjs',
   'sign-site/generate-site.mjs',

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
-import { freePort } from './free-port.js';
+import { freePort } from './free-port.ts';
 
 const run = promisify(execFile);
 
