@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsEngine } from '@siegel/core/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/support/eventually.ts';
 import { type RunningS3Server, startS3Server } from '../../test/support/s3-server.ts';
 import { RecordChecker } from '../src/checked-records.js';
 import { createFileEvent } from '../src/file-event.js';
@@ -110,7 +111,7 @@ describe('S3Storage', () => {
     expect((await storage.get('documents/big.pdf'))?.byteLength).toBe(bytes.byteLength);
   });
 
-  it('stamps objects by HEAD, and readVersion answers a stamp only within versionTtlMs', async () => {
+  it('stamps objects by HEAD; readVersion answers a stamp within versionTtlMs, then refreshes it in the background', async () => {
     const storage = storageOn({ prefix: 'stamps', versionTtlMs: 60_000 });
     const key = 'documents/s.txt';
     await storage.put(key, Buffer.from('first'));
@@ -140,10 +141,20 @@ describe('S3Storage', () => {
     expect(await never.statVersion(key)).toBeDefined();
     expect(never.readVersion(key)).toBeUndefined();
 
-    const brief = storageOn({ prefix: 'stamps', versionTtlMs: 50 });
-    expect(await brief.statVersion(key)).toBeDefined();
+    // Past the TTL: the old stamp is answered while one HEAD fetches it anew in the background, which
+    // sees a replacement; past twice the TTL without a fresh stamp, there is none.
+    const brief = storageOn({ prefix: 'stamps', versionTtlMs: 300 });
+    const before = await brief.statVersion(key);
+    expect(before).toBeDefined();
+    await elsewhere.put(key, Buffer.from('fifth, replaced'));
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    expect(brief.readVersion(key)).toBe(before);
+    await eventually(() => ![before, undefined].includes(brief.readVersion(key)), 5000, 10);
+    expect(brief.readVersion(key)).toMatch(/:15:\d+$/);
+    const idle = storageOn({ prefix: 'stamps', versionTtlMs: 50 });
+    expect(await idle.statVersion(key)).toBeDefined();
     await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(brief.readVersion(key)).toBeUndefined();
+    expect(idle.readVersion(key)).toBeUndefined();
   });
 
   it('presigns GET URLs that plain fetch() reads, and the store refuses an altered signature', async () => {

@@ -352,7 +352,7 @@ describe('GET /api/verify on a settled file', () => {
  */
 class LaggingStore extends SqliteRecordStore {
   readonly changeStampLags = true;
-  readChangeStamp(): string {
+  override readChangeStamp(): string {
     return 'still';
   }
 }

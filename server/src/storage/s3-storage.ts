@@ -60,9 +60,12 @@ export interface S3StorageOptions {
  *   (answered 503, retried later); a wrong bucket, credentials or region gives `S3ConfigurationError`,
  *   which says what to fix. {@link assertReachable} checks the bucket at start-up.
  * - There is no cheap synchronous stamp of an object: {@link readVersion} answers the stamp a `HEAD`
- *   ({@link statVersion}) fetched within the last `versionTtlMs` (default 1 s), else `undefined`. So a
- *   stored file replaced behind the server's back (by another tool, not through this class) shows in
- *   verify answers within `versionTtlMs`, not at once as on a filesystem.
+ *   ({@link statVersion}) fetched within the last `versionTtlMs` (default 1 s); one older than that is
+ *   still answered, for at most another `versionTtlMs`, while one `HEAD` in the background fetches it anew
+ *   (a busy verify API never waits for S3, and sends one `HEAD` per file per second, not one per call).
+ *   Past twice `versionTtlMs` it is `undefined`. So a stored file replaced behind the server's back (by
+ *   another tool, not through this class) shows in verify answers within 2 × `versionTtlMs`, not at once as
+ *   on a filesystem.
  *
  * @example
  * ```ts
@@ -81,6 +84,8 @@ export class S3Storage implements FileStorage {
   readonly #listPageSize: number | undefined;
   /** Stamps fetched by {@link statVersion}: key → the stamp and when it was fetched (ms). */
   readonly #versions = new Map<string, { stamp: string; fetchedAt: number }>();
+  /** `HEAD`s on the way, per key (see {@link statVersion}). */
+  readonly #heads = new Map<string, Promise<string | undefined>>();
 
   constructor(options: S3StorageOptions) {
     this.bucket = options.bucket;
@@ -245,9 +250,17 @@ export class S3Storage implements FileStorage {
 
   /**
    * `{ETag}:{size}:{LastModified ms}` of the object now (one `HEAD`), or `undefined` when it is missing.
-   * Remembered for {@link readVersion}.
+   * Remembered for {@link readVersion}. Calls for a key while its `HEAD` is on the way share it.
    */
-  async statVersion(key: string): Promise<string | undefined> {
+  statVersion(key: string): Promise<string | undefined> {
+    const running = this.#heads.get(key);
+    if (running !== undefined) return running;
+    const head = this.#head(key).finally(() => this.#heads.delete(key));
+    this.#heads.set(key, head);
+    return head;
+  }
+
+  async #head(key: string): Promise<string | undefined> {
     const Key = this.objectKey(key);
     const fetchedAt = Date.now();
     try {
@@ -264,13 +277,18 @@ export class S3Storage implements FileStorage {
   }
 
   /**
-   * The stamp {@link statVersion} fetched for `key` less than `versionTtlMs` ago, else `undefined` (S3 has no
-   * synchronous look at an object). Writes and deletes through this instance forget the key's stamp.
+   * The stamp {@link statVersion} fetched for `key` less than `versionTtlMs` ago; one up to twice that old
+   * while a `HEAD` in the background fetches it anew (started here, one at a time); else `undefined` (S3 has
+   * no synchronous look at an object). Writes and deletes through this instance forget the key's stamp.
    */
   readVersion(key: string): string | undefined {
     const known = this.#versions.get(key);
-    if (known === undefined || Date.now() - known.fetchedAt >= this.#versionTtlMs) return undefined;
-    return known.stamp;
+    if (known === undefined) return undefined;
+    const age = Date.now() - known.fetchedAt;
+    if (age < this.#versionTtlMs) return known.stamp;
+    // A failed refresh forgets the stamp (#head): the next check asks S3 itself and answers what it says.
+    if (!this.#heads.has(key)) void this.statVersion(key).catch(() => undefined);
+    return age < 2 * this.#versionTtlMs ? known.stamp : undefined;
   }
 
   /** A presigned `GET` URL of `key`, valid for `seconds` (1 s to 7 days). Signing makes no request. */
