@@ -67,6 +67,8 @@ export interface S3Config {
   forcePathStyle: boolean;
   /** `S3_PREFIX`: a folder for this service's keys inside the bucket, default none. */
   prefix: string;
+  /** `S3_STAMP_MS`: how often a verified file's ETag is asked again (one background `HEAD`), default 15 000. */
+  stampMs: number;
 }
 
 /** Defaults of every setting. */
@@ -86,6 +88,7 @@ export const SERVER_DEFAULTS = {
   relayRetryMs: 30_000,
   relayWaitMs: 2000,
   s3Region: 'us-east-1',
+  s3StampMs: 15_000,
   claimLeaseMs: 60_000,
   orphanSweepMs: 60 * 60_000,
 } as const;
@@ -161,7 +164,7 @@ function readDatabaseUrl(raw: string | undefined): string | undefined {
 function readS3(env: Record<string, string | undefined>): S3Config | undefined {
   const bucket = env.S3_BUCKET?.trim() ?? '';
   if (bucket === '') {
-    const stray = ['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX'].find(
+    const stray = ['S3_ENDPOINT', 'S3_REGION', 'S3_FORCE_PATH_STYLE', 'S3_PREFIX', 'S3_STAMP_MS'].find(
       (name) => (env[name]?.trim() ?? '') !== '',
     );
     if (stray !== undefined)
@@ -184,6 +187,7 @@ function readS3(env: Record<string, string | undefined>): S3Config | undefined {
     region: env.S3_REGION?.trim() || SERVER_DEFAULTS.s3Region,
     forcePathStyle: pathStyle === 'true' || pathStyle === '1',
     prefix,
+    stampMs: readInteger(env, 'S3_STAMP_MS', SERVER_DEFAULTS.s3StampMs),
   };
 }
 

@@ -109,6 +109,7 @@ describe('@siegel/server', () => {
         region: 'us-east-1',
         forcePathStyle: true,
         prefix: 'siegel',
+        stampMs: 15_000,
       },
       fileRedirect: 'presigned',
       claimLeaseMs: 5000,
@@ -120,6 +121,7 @@ describe('@siegel/server', () => {
       region: 'auto',
       forcePathStyle: false,
       prefix: '',
+      stampMs: 15_000,
     });
     const refusal = (env: Record<string, string>) => {
       try {

@@ -298,6 +298,17 @@ describe('FILE_REDIRECT=presigned: /{hash} answers 302 to the store', () => {
     expect(unverified.headers.get('location')).toBeNull();
     records.set(record.hash, record);
 
+    // Replaced behind this instance's back (its remembered stamp would still stand for 15 s): the redirect
+    // asks the store first, so no URL to the replaced bytes.
+    const original = (await storage.get(record.fileKey)) as Uint8Array;
+    expect((await routes.request(`/${record.hash}`)).status).toBe(302);
+    await storageOn({ prefix: 'redirect' }).put(record.fileKey, Buffer.from('replaced in the bucket'));
+    const behind = await routes.request(`/${record.hash}`);
+    expect(behind.status).toBe(410);
+    expect(behind.headers.get('location')).toBeNull();
+    await storage.put(record.fileKey, original);
+    expect((await routes.request(`/${record.hash}`)).status).toBe(302);
+
     // The stored file replaced: 410 FILE_ALTERED, never a URL to the replaced bytes.
     await storage.put(record.fileKey, Buffer.from('not the signed file'));
     const altered = await routes.request(`/${record.hash}`);

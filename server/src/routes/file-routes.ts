@@ -134,8 +134,14 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
 
   app.get('/:blob{[0-9a-f]{64}(\\.[a-z0-9]{1,10})?}', async (c) => {
     const hash = (c.req.param('blob') ?? '').slice(0, 64);
-    const checked = await checker.findByHash(hash);
+    let checked = await checker.findByHash(hash);
     if (checked === undefined) throw notFound();
+    if (redirect !== undefined && storage.presignGet !== undefined && isStorageKey(checked.record.fileKey)) {
+      // The bytes will not pass through here to be hashed: ask the store for the file's stamp now (one
+      // `HEAD`), so the check below is of the object as it is, not as it was up to `S3_STAMP_MS` ago.
+      await storage.statVersion?.(checked.record.fileKey);
+      checked = await checker.check(checked.stored);
+    }
     const { record } = checked;
     // Sent to the store only when the record verifies in full (event, fields, and the stored file's hash,
     // just read by the checker); anything else is answered here as without the redirect (410 and so on).

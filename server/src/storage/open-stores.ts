@@ -40,6 +40,7 @@ export async function openStores(config: ServerConfig): Promise<Stores> {
         bucket: config.s3.bucket,
         region: config.s3.region,
         forcePathStyle: config.s3.forcePathStyle,
+        versionTtlMs: config.s3.stampMs,
         ...(config.s3.endpoint !== undefined && { endpoint: config.s3.endpoint }),
         ...(config.s3.prefix !== '' && { prefix: config.s3.prefix }),
       });

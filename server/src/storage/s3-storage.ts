@@ -18,7 +18,7 @@ import { classifyS3Error } from './s3-errors.js';
 import { StoreUnavailableError } from './store-errors.js';
 
 /** How long (ms) a stamp fetched by {@link S3Storage.statVersion} is answered by `readVersion`. */
-export const S3_VERSION_TTL_MS = 1000;
+export const S3_VERSION_TTL_MS = 15_000;
 
 /** How many fetched stamps {@link S3Storage} remembers (then starts over). */
 const MAX_VERSIONS = 10_000;
@@ -60,9 +60,10 @@ export interface S3StorageOptions {
  *   (answered 503, retried later); a wrong bucket, credentials or region gives `S3ConfigurationError`,
  *   which says what to fix. {@link assertReachable} checks the bucket at start-up.
  * - There is no cheap synchronous stamp of an object: {@link readVersion} answers the stamp a `HEAD`
- *   ({@link statVersion}) fetched within the last `versionTtlMs` (default 1 s); one older than that is
- *   still answered, for at most another `versionTtlMs`, while one `HEAD` in the background fetches it anew
- *   (a busy verify API never waits for S3, and sends one `HEAD` per file per second, not one per call).
+ *   ({@link statVersion}) fetched within the last `versionTtlMs` (`S3_STAMP_MS`, default 15 s); one older
+ *   than that is still answered, for at most another `versionTtlMs`, while one `HEAD` in the background
+ *   fetches it anew (a busy verify API never waits for S3, and asks once per file and period, not per call:
+ *   at 1 s, 100 files verified all day would be 8.6 million `HEAD`s, which S3 bills).
  *   Past twice `versionTtlMs` it is `undefined`. So a stored file replaced behind the server's back (by
  *   another tool, not through this class) shows in verify answers within 2 × `versionTtlMs`, not at once as
  *   on a filesystem.
