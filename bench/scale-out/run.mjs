@@ -15,7 +15,7 @@
 //   BENCH_SECONDS=0.5 BENCH_CONCURRENCY=4 BENCH_RECORDS=4 BENCH_SIGN_CONCURRENCY=2 node bench/scale-out/run.mjs   # tiny
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { createBenchRun } from '../server/processes.mjs';
+import { createBenchRun, signFile } from '../server/processes.mjs';
 import { cpuSeconds, findPostmaster, findS3Server, LOCAL_STORES_ENV, openSharedStores } from './stores.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -34,19 +34,6 @@ function nextMarkdown() {
   fileCount++;
   const label = `Scale-out bench ${runId} file ${fileCount}`;
   return new TextEncoder().encode(`---\nauthor: Bench Author\ntitle: ${label}\n---\n\n# ${label}\n`);
-}
-
-async function sign(port, token, bytes) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'text/markdown' }), `bench-${fileCount}.md`);
-  const response = await fetch(`http://127.0.0.1:${port}/api/sign-image-v2`, {
-    method: 'POST',
-    body: form,
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const body = await response.json();
-  if (response.status !== 200) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
-  return body;
 }
 
 /** Run `work` on `concurrency` workers until `ms` elapsed; resolves to how many ran and how long it took. */
@@ -143,7 +130,7 @@ async function signMany(port, token, files) {
     Array.from({ length: 4 }, async () => {
       while (next < files.length) {
         const index = next++;
-        hashes[index] = (await sign(port, token, files[index])).hash;
+        hashes[index] = (await signFile(port, token, `bench-${index}.md`, files[index])).hash;
       }
     }),
   );
@@ -233,7 +220,7 @@ try {
   const signSlice = async ({ servers }, ms) => {
     let turn = 0;
     return during(ms, SIGN_CONCURRENCY, () =>
-      sign(servers[turn++ % servers.length].port, token, nextMarkdown()),
+      signFile(servers[turn++ % servers.length].port, token, `bench-${turn}.md`, nextMarkdown()),
     );
   };
   for (const configuration of configurations) await signSlice(configuration, SIGN_SLICE_MS); // warm-up

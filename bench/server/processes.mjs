@@ -25,6 +25,20 @@ export function freePort() {
   });
 }
 
+/** Sign `bytes` as `name` through the server on `port` (`POST /api/sign-image-v2`); throws unless 200. */
+export async function signFile(port, token, name, bytes) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), name);
+  const response = await fetch(`http://127.0.0.1:${port}/api/sign-image-v2`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const body = await response.json();
+  if (response.status !== 200) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
 /** Start `node ARGS` with `env` added; resolves once its output matches `ready`. */
 export function spawnUntil(args, env, ready) {
   const child = spawn(process.execPath, args, {

@@ -15,7 +15,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
-import { createBenchRun, freePort, memoryOf, ROOT, spawnUntil } from './processes.mjs';
+import { createBenchRun, freePort, memoryOf, ROOT, signFile, spawnUntil } from './processes.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -91,19 +91,6 @@ function makePng(megabytes) {
   ]);
 }
 
-async function sign(port, token, name, bytes) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
-  const response = await fetch(`http://127.0.0.1:${port}/api/sign-image-v2`, {
-    method: 'POST',
-    body: form,
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const body = await response.json();
-  if (response.status !== 200) throw new Error(`signing failed: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
 const run = createBenchRun();
 try {
   const bunker = await run.startBunker();
@@ -117,7 +104,7 @@ try {
     const idle = await memoryOf(child.pid);
     await writeFile(`/proc/${child.pid}/clear_refs`, '5');
     const file = makePng(FILE_MB);
-    const signed = await sign(port, token, `bench-${round}.png`, file);
+    const signed = await signFile(port, token, `bench-${round}.png`, file);
     const after = await memoryOf(child.pid);
     if (signed.hash !== createHash('sha256').update(file).digest('hex')) throw new Error('wrong hash');
     return { idle: idle.current, peak: after.peak, size: file.length, signed };

@@ -96,11 +96,7 @@ export async function migrateStores(
     'SELECT relay, delivered_at FROM relay_deliveries WHERE event_id = ? ORDER BY relay',
   );
   const sourceChecker = new RecordChecker(source.records, new StoredFileHashes(source.storage));
-  let after: string | undefined;
-  for (;;) {
-    const page = await source.records.listRecords(after, batch);
-    if (page.length === 0) break;
-    after = page.at(-1)?.hash;
+  for await (const page of pagesOf(source.records, batch)) {
     for (const record of page) {
       report.records += 1;
       const rows = deliveriesOf.all(record.eventId) as unknown as DeliveryRow[];
@@ -180,6 +176,17 @@ async function copyClaimed(
   }
 }
 
+/** Every record of `records`, in hash order, `batch` at a time. */
+async function* pagesOf(records: RecordStore, batch: number): AsyncIterable<SignedFileRecord[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await records.listRecords(after, batch);
+    if (page.length === 0) return;
+    yield page;
+    after = page.at(-1)?.hash;
+  }
+}
+
 /** The stored keys of a record: its file and its two event pages. */
 function keysOf(record: SignedFileRecord): string[] {
   return [record.fileKey, eventPageKey(record.hash, 'index.html'), eventPageKey(record.hash, 'index.json')];
@@ -210,11 +217,7 @@ async function verifyTarget(
 ): Promise<void> {
   const checker = new RecordChecker(target.records, new StoredFileHashes(target.storage));
   const unverified = new Set(report.unverifiedInSource);
-  let after: string | undefined;
-  for (;;) {
-    const page = await source.records.listRecords(after, batch);
-    if (page.length === 0) break;
-    after = page.at(-1)?.hash;
+  for await (const page of pagesOf(source.records, batch)) {
     for (const record of page) {
       const checked = await checker.findByHash(record.hash);
       // The target may hold its own signature of the same file (signed there before the migration): the

@@ -1,7 +1,8 @@
 // The record store on PostgreSQL, against a private cluster (test/support/postgres-cluster.ts): what only
-// several instances on one database show — migrations at once, duplicates, claims, the outbox and upload
-// tokens under concurrent use, the change stamp fed by other instances, and the database going away and
-// coming back. The behaviour every store shares is the store conformance suite's.
+// PostgreSQL has — migrations run by two instances at once, a schema newer than the server, and the database
+// down at open or going away and coming back. What every store shares (records, duplicates, claims, the
+// outbox and upload tokens under concurrent use from two instances, the change stamp) is the store
+// conformance suite's (test/server/store-conformance.ts), run on PostgreSQL + S3 too.
 import { createHash } from 'node:crypto';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import postgres from 'postgres';
@@ -10,8 +11,8 @@ import { eventually } from '../../test/support/eventually.js';
 import { type PostgresCluster, startPostgresCluster } from '../../test/support/postgres-cluster.js';
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres-migrations.js';
 import { PostgresRecordStore } from '../src/storage/postgres-record-store.js';
-import { DuplicateRecordError, type SignedFileRecord } from '../src/storage/record-store.js';
-import { ClaimLostError, StoreUnavailableError } from '../src/storage/store-errors.js';
+import type { SignedFileRecord } from '../src/storage/record-store.js';
+import { StoreUnavailableError } from '../src/storage/store-errors.js';
 
 let cluster: PostgresCluster;
 let databases = 0;
@@ -110,135 +111,6 @@ describe('PostgresRecordStore', () => {
     await expect(PostgresRecordStore.open(databaseUrl)).rejects.toThrow(
       `PostgreSQL schema version \`${POSTGRES_MIGRATIONS.length + 1}\` is newer than this server`,
     );
-  });
-
-  it('reads a record back exactly, also through another instance, in hash order', async () => {
-    const [a, b] = await openStores(2);
-    const records = [signedRecord(1), signedRecord(2), { ...signedRecord(3), width: 640, height: 480 }];
-    for (const record of records) await a?.insert(record);
-    expect(await b?.findByHash(records[0]?.hash ?? '')).toEqual(records[0]);
-    expect(await b?.findByEventId(records[2]?.eventId ?? '')).toEqual(records[2]);
-    expect(await b?.findByHash('0'.repeat(64))).toBeUndefined();
-    const sorted = [...records].sort((x, y) => x.hash.localeCompare(y.hash));
-    const first = (await b?.listRecords(undefined, 2)) ?? [];
-    expect(first).toEqual(sorted.slice(0, 2));
-    expect(await b?.listRecords(first[1]?.hash, 2)).toEqual(sorted.slice(2));
-  });
-
-  it('refuses a second record for the same hash or the same event, from another instance', async () => {
-    const [a, b] = await openStores(2);
-    const record = signedRecord(1);
-    await a?.insert(record, { deliverTo: ['wss://a.example'] });
-    await expect(b?.insert({ ...signedRecord(2), hash: record.hash })).rejects.toBeInstanceOf(
-      DuplicateRecordError,
-    );
-    await expect(b?.insert({ ...record, hash: signedRecord(2).hash })).rejects.toBeInstanceOf(
-      DuplicateRecordError,
-    );
-    // Nothing of the refused writes stayed: one record, one outbox row.
-    expect(await b?.listRecords(undefined, 10)).toHaveLength(1);
-    expect(await b?.deliveries.count()).toEqual({ pending: 1, delivered: 0 });
-  });
-
-  it('gives a hash to exactly one of 20 concurrent claims from two instances', async () => {
-    const [a, b] = await openStores(2);
-    const hash = signedRecord(1).hash;
-    const claims = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        ((i % 2 === 0 ? a : b) as PostgresRecordStore).claimHash(hash, 60_000),
-      ),
-    );
-    const tokens = claims.filter((claim) => claim !== undefined);
-    expect(tokens).toHaveLength(1);
-    expect(tokens[0]).toMatch(/^[0-9a-f]{32}$/);
-  });
-
-  it('fails a write whose claim expired and was taken, and writes nothing', async () => {
-    const [a, b] = await openStores(2);
-    const record = signedRecord(1);
-    const mine = (await a?.claimHash(record.hash, 1)) ?? '';
-    await eventually(async () => (await b?.claimHash(record.hash, 60_000)) !== undefined, 4_000, 20);
-    expect(await a?.renewClaim(record.hash, mine, 60_000)).toBe(false);
-    await expect(a?.insert(record, { claim: mine, deliverTo: ['wss://a.example'] })).rejects.toBeInstanceOf(
-      ClaimLostError,
-    );
-    expect(await b?.findByHash(record.hash)).toBeUndefined();
-    expect(await b?.deliveries.count()).toEqual({ pending: 0, delivered: 0 });
-  });
-
-  it('a held claim is released with the record', async () => {
-    const [a, b] = await openStores(2);
-    const record = signedRecord(1);
-    const claim = (await a?.claimHash(record.hash, 60_000)) ?? '';
-    expect(await b?.claimHash(record.hash, 60_000)).toBeUndefined();
-    expect(await a?.renewClaim(record.hash, claim, 60_000)).toBe(true);
-    await a?.insert(record, { claim });
-    expect(await b?.claimHash(record.hash, 60_000)).toMatch(/^[0-9a-f]{32}$/);
-  });
-
-  it('never hands one delivery to two claimers, however many claim at once from two instances', async () => {
-    const [a, b] = await openStores(2);
-    const relays = Array.from({ length: 20 }, (_, i) => `wss://relay-${i}.example`);
-    for (let n = 0; n < 10; n += 1) await a?.insert(signedRecord(n), { deliverTo: relays, now: 1_000 + n });
-    const claims = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        ((i % 2 === 0 ? a : b) as PostgresRecordStore).deliveries.claimDue(5_000, 60_000, 15),
-      ),
-    );
-    const keys = claims.flat().map((delivery) => `${delivery.eventId} ${delivery.relay}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    // 20 claims of 15 take at most 200; the lease holds the rest back until it ends.
-    const rest = await b?.deliveries.claimDue(5_000, 60_000, 500);
-    expect(keys.length + (rest?.length ?? 0)).toBe(200);
-    expect(await a?.deliveries.claimDue(5_000, 60_000)).toEqual([]);
-    expect((await a?.deliveries.claimDue(65_000, 60_000, 500))?.length).toBe(200);
-  });
-
-  it('takes exactly 5 uses of a 5-use token from 20 parallel uses on two instances', async () => {
-    const [a, b] = await openStores(2);
-    const hash = 'a'.repeat(64);
-    await a?.insertUploadToken({
-      hash,
-      origin: 'https://app.example',
-      uses: 5,
-      expiresAt: 2_000_000,
-      createdAt: 1,
-    });
-    const uses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        ((i % 2 === 0 ? a : b) as PostgresRecordStore).useUploadToken(hash, 1_000),
-      ),
-    );
-    expect(
-      uses
-        .filter((use) => use !== undefined)
-        .map((use) => use?.used)
-        .sort(),
-    ).toEqual([1, 2, 3, 4, 5]);
-    expect((await b?.findUploadToken(hash))?.used).toBe(5);
-  });
-
-  it('changes its stamp at once after its own write, and after another instance writes', async () => {
-    const [a, b] = await openStores(2);
-    const before = a?.readChangeStamp();
-    const bBefore = b?.readChangeStamp();
-    expect(before).toMatch(/^\d+:\d+$/);
-    await a?.insert(signedRecord(1), { deliverTo: ['wss://a.example'] });
-    const afterOwn = a?.readChangeStamp();
-    expect(afterOwn).not.toBe(before);
-    await eventually(() => b?.readChangeStamp() !== bBefore, 4_000, 20);
-    // A transaction notifies once: b has seen all of the insert; what changes b's stamp now is the delivery
-    // (it changes `published_to`).
-    const seenByB = b?.readChangeStamp();
-    await a?.deliveries.markDelivered(signedRecord(1).eventId, 'wss://a.example', 2_000);
-    expect(a?.readChangeStamp()).not.toBe(afterOwn);
-    await eventually(() => b?.readChangeStamp() !== seenByB, 4_000, 20);
-    // And the other way round: a record written through b changes a's stamp.
-    const seenByA = a?.readChangeStamp();
-    const ownBefore = b?.readChangeStamp();
-    await b?.insert(signedRecord(2));
-    expect(b?.readChangeStamp()).not.toBe(ownBefore);
-    await eventually(() => a?.readChangeStamp() !== seenByA, 4_000, 20);
   });
 
   it('refuses to open a stopped database with one line naming host and port', async () => {
