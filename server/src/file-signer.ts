@@ -37,6 +37,9 @@ export interface FileSignerOptions {
 /** Default of {@link FileSignerOptions.claimLeaseMs}. */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** Stored keys the orphan sweep looks up in one query. */
+const SWEEP_PAGE = 500;
+
 /** How often an upload waiting for another's claim on the same hash asks again, in ms. */
 const CLAIM_POLL_MS = 100;
 
@@ -246,24 +249,33 @@ export class FileSigner {
   async removeOrphans(): Promise<string[]> {
     const { storage, records } = this.options;
     const removed: string[] = (await storage.removeLeftovers?.()) ?? [];
-    // Keys per hash that has no record (or keys that name no hash: never an upload's, deleted as they are).
+    // Keys per hash that has no record, looked up a page of keys at a time (one query each page).
     const orphans = new Map<string, string[]>();
-    const recorded = new Set<string>();
+    let page: { key: string; hash: string }[] = [];
+    const lookUp = async () => {
+      const known = await records.findHashes([...new Set(page.map((entry) => entry.hash))]);
+      for (const { key, hash } of page) {
+        if (known.has(hash)) continue;
+        const keys = orphans.get(hash);
+        if (keys === undefined) orphans.set(hash, [key]);
+        else keys.push(key);
+      }
+      page = [];
+    };
     for (const prefix of ['documents/', 'events/']) {
       for await (const key of storage.list(prefix)) {
         const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];
         if (hash === undefined || key.includes('.tmp-')) {
+          // Never an upload's key: deleted as it is.
           await storage.delete(key);
           removed.push(key);
           continue;
         }
-        if (recorded.has(hash)) continue;
-        const keys = orphans.get(hash);
-        if (keys !== undefined) keys.push(key);
-        else if ((await records.findByHash(hash)) === undefined) orphans.set(hash, [key]);
-        else recorded.add(hash);
+        page.push({ key, hash });
+        if (page.length >= SWEEP_PAGE) await lookUp();
       }
     }
+    if (page.length > 0) await lookUp();
     for (const [hash, keys] of orphans) {
       const claim = await records.claimHash(hash, this.leaseMs);
       if (claim === undefined) continue; // an upload in flight holds it

@@ -148,7 +148,9 @@ async function sweepOrphans(): Promise<void> {
     console.warn(`Orphan sweep failed, tried again later: ${(error as Error).message}`);
   }
 }
-await sweepOrphans();
+// The first sweep runs beside the first requests, not before them: it only ever deletes a hash's files under
+// that hash's claim (see FileSigner.removeOrphans), and listing a large bucket would hold up the start.
+void sweepOrphans();
 const sweeper =
   config.orphanSweepMs > 0 ? setInterval(() => void sweepOrphans(), config.orphanSweepMs).unref() : undefined;
 

@@ -98,6 +98,9 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
         expect(stored && sha256(stored)).toBe(record.hash);
       }
       expect(await stores.records.findByHash('0'.repeat(64))).toBeUndefined();
+      const some = [signed[1]?.hash, '0'.repeat(64), signed[3]?.hash] as string[];
+      expect(await stores.records.findHashes(some)).toEqual(new Set([signed[1]?.hash, signed[3]?.hash]));
+      expect(await stores.records.findHashes([])).toEqual(new Set());
       const byHash = signed.map((record) => record.hash).sort();
       const first = await stores.records.listRecords(undefined, 3);
       const rest = await stores.records.listRecords(first.at(-1)?.hash, 3);

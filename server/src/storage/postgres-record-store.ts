@@ -137,6 +137,14 @@ export class PostgresRecordStore implements RecordStore {
     });
   }
 
+  findHashes(hashes: readonly string[]): Promise<Set<string>> {
+    return this.guard(async () => {
+      const rows = await this.sql<{ hash: string }[]>`
+        SELECT hash FROM signed_files WHERE hash = ANY(${this.sql.array([...hashes])})`;
+      return new Set(rows.map((row) => row.hash));
+    });
+  }
+
   listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]> {
     return this.guard(async () => {
       const rows = await this.sql<RecordRow[]>`

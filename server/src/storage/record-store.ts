@@ -86,6 +86,8 @@ export interface RecordStore extends UploadTokenStore, HashClaims {
    * @throws {ClaimLostError} when `outbox.claim` is given and no longer held (nothing is written).
    */
   insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void>;
+  /** Which of `hashes` have a record (one query for many: the orphan sweep asks for a page of files at once). */
+  findHashes(hashes: readonly string[]): Promise<Set<string>>;
   /** Up to `limit` records in hash order, those after `after` (paging through the whole store). */
   listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]>;
   /**

@@ -60,6 +60,7 @@ export class SqliteRecordStore implements RecordStore {
   readonly deliveries: SqliteDeliveryStore;
   private readonly byHash;
   private readonly page;
+  private readonly someHashes;
   private readonly takeClaim;
   private readonly extendClaim;
   private readonly dropClaim;
@@ -76,6 +77,9 @@ export class SqliteRecordStore implements RecordStore {
     migrate(this.db);
     this.uploadTokens = new SqliteUploadTokens(this.db);
     this.deliveries = new SqliteDeliveryStore(this.db);
+    this.someHashes = this.db.prepare(
+      'SELECT hash FROM signed_files WHERE hash IN (SELECT value FROM json_each(?))',
+    );
     this.page = this.db.prepare('SELECT * FROM signed_files WHERE hash > ? ORDER BY hash LIMIT ?');
     this.takeClaim = this.db.prepare(
       `INSERT INTO hash_claims (hash, token, expires_at) VALUES (?, ?, ?)
@@ -145,6 +149,11 @@ export class SqliteRecordStore implements RecordStore {
       }
       throw error;
     }
+  }
+
+  async findHashes(hashes: readonly string[]): Promise<Set<string>> {
+    const rows = this.someHashes.all(JSON.stringify(hashes)) as { hash: string }[];
+    return new Set(rows.map((row) => row.hash));
   }
 
   async listRecords(after: string | undefined, limit: number): Promise<SignedFileRecord[]> {
