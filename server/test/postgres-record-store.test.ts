@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test/support/eventually.js';
 import { type PostgresCluster, startPostgresCluster } from '../../test/support/postgres-cluster.js';
+import { FEED_APPLICATION_NAME } from '../src/storage/postgres-change-feed.js';
 import { POSTGRES_MIGRATIONS } from '../src/storage/postgres-migrations.js';
 import { PostgresRecordStore } from '../src/storage/postgres-record-store.js';
 import type { SignedFileRecord } from '../src/storage/record-store.js';
@@ -154,4 +155,25 @@ describe('PostgresRecordStore', () => {
     const epoch = (value: string | undefined) => value?.split(':')[0];
     expect(epoch(a?.readChangeStamp())).not.toBe(epoch(stamp));
   }, 60_000);
+
+  it('a feed connection gone silent without closing (a network cut) stops the stamp; its answer starts a new epoch', async () => {
+    const [a] = await openStores(1);
+    const before = a?.readChangeStamp();
+    expect(before).toBeDefined();
+    const [backend] = await query<{ pid: number }>(
+      databaseUrl,
+      `SELECT pid FROM pg_stat_activity WHERE application_name = '${FEED_APPLICATION_NAME}' AND datname = current_database()`,
+    );
+    if (backend === undefined) throw new Error('no change feed connection');
+    // Its server process stops answering, its socket stays open: what a cut network looks like from here.
+    process.kill(backend.pid, 'SIGSTOP');
+    try {
+      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 50);
+    } finally {
+      process.kill(backend.pid, 'SIGCONT');
+    }
+    await eventually(() => a?.readChangeStamp() !== undefined, 10_000, 50);
+    const epoch = (value: string | undefined) => value?.split(':')[0];
+    expect(epoch(a?.readChangeStamp())).not.toBe(epoch(before));
+  });
 });
