@@ -103,6 +103,7 @@ describe('the built @siegel/client', () => {
       'RecordAlteredError',
       'ServerBusyError',
       'SiegelError',
+      'StoreUnavailableError',
       'UnauthorizedError',
       'UnexpectedResponseError',
       'UploadTokenExpiredError',
