@@ -11,7 +11,7 @@ import {
   type SignedFileRecord,
 } from './record-store.js';
 import { ClaimLostError } from './store-errors.js';
-import { type RecordRow, type TokenRow, toRecord, toToken } from './stored-rows.js';
+import { type RecordRow, type TokenRow, toRecord, toRow, toToken } from './stored-rows.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Options of {@link PostgresRecordStore.open}; every field is optional. */
@@ -95,23 +95,7 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void> {
-    const row = {
-      hash: record.hash,
-      event_id: record.eventId,
-      pubkey: record.pubkey,
-      file_type: record.fileType,
-      mime_type: record.mimeType,
-      size_bytes: record.sizeBytes,
-      width: record.width ?? null,
-      height: record.height ?? null,
-      authors: JSON.stringify(record.authors),
-      title: record.title ?? null,
-      description: record.description ?? null,
-      file_name: record.fileName,
-      file_key: record.fileKey,
-      event_json: JSON.stringify(record.event),
-      created_at: record.createdAt,
-    };
+    const row = toRow(record);
     const now = outbox?.now ?? Date.now();
     const relays = [...new Set(outbox?.deliverTo ?? [])];
     return this.guard(async () => {

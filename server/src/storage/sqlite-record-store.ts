@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import {
   DuplicateRecordError,
   type RecordOutbox,
@@ -11,7 +11,7 @@ import {
 import { DELIVERIES_MIGRATIONS, SqliteDeliveryStore } from './sqlite-deliveries.js';
 import { SqliteUploadTokens, UPLOAD_TOKENS_MIGRATIONS } from './sqlite-upload-tokens.js';
 import { ClaimLostError } from './store-errors.js';
-import { type RecordRow, toRecord } from './stored-rows.js';
+import { type RecordRow, toRecord, toRow } from './stored-rows.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
 
 /** Schema migrations, applied in order; `PRAGMA user_version` holds how many ran. Append, never edit. */
@@ -98,7 +98,8 @@ export class SqliteRecordStore implements RecordStore {
     this.insertRow = this.db.prepare(
       `INSERT INTO signed_files (hash, event_id, pubkey, file_type, mime_type, size_bytes, width, height, authors,
          title, description, file_name, file_key, event_json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (:hash, :event_id, :pubkey, :file_type, :mime_type, :size_bytes, :width, :height, :authors,
+         :title, :description, :file_name, :file_key, :event_json, :created_at)`,
     );
     this.insertDelivery = this.db.prepare(
       'INSERT OR IGNORE INTO relay_deliveries (event_id, relay, attempts, next_try_at) VALUES (?, ?, 0, ?)',
@@ -116,30 +117,13 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async insert(record: SignedFileRecord, outbox?: RecordOutbox): Promise<void> {
-    const values: SQLInputValue[] = [
-      record.hash,
-      record.eventId,
-      record.pubkey,
-      record.fileType,
-      record.mimeType,
-      record.sizeBytes,
-      record.width ?? null,
-      record.height ?? null,
-      JSON.stringify(record.authors),
-      record.title ?? null,
-      record.description ?? null,
-      record.fileName,
-      record.fileKey,
-      JSON.stringify(record.event),
-      record.createdAt,
-    ];
     const now = outbox?.now ?? Date.now();
     this.db.exec('BEGIN IMMEDIATE');
     try {
       if (outbox?.claim !== undefined && this.dropClaim.run(record.hash, outbox.claim).changes !== 1) {
         throw new ClaimLostError(record.hash);
       }
-      this.insertRow.run(...values);
+      this.insertRow.run(toRow(record));
       for (const relay of outbox?.deliverTo ?? []) this.insertDelivery.run(record.eventId, relay, now);
       this.db.exec('COMMIT');
     } catch (error) {

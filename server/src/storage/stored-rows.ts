@@ -7,8 +7,8 @@ import type { UploadTokenRecord } from './upload-token-store.js';
 // The rows of the record stores' tables as both databases return them (SQLite and PostgreSQL use the same
 // column names; PostgreSQL answers its bigint columns as strings), and the one reading of each.
 
-/** A `signed_files` row. */
-export interface RecordRow {
+/** A `signed_files` row (a type, not an interface: node:sqlite takes it as named parameters). */
+export type RecordRow = {
   hash: string;
   event_id: string;
   pubkey: string;
@@ -24,7 +24,7 @@ export interface RecordRow {
   file_key: string;
   event_json: string;
   created_at: number | string;
-}
+};
 
 /** An `upload_tokens` row. */
 export interface TokenRow {
@@ -62,6 +62,27 @@ export function toRecord(row: RecordRow): SignedFileRecord {
     fileKey: row.file_key,
     event: readEvent(row.event_json),
     createdAt: Number(row.created_at),
+  };
+}
+
+/** The `signed_files` row of a record (what {@link toRecord} reads back), with numbers as numbers. */
+export function toRow(record: SignedFileRecord): RecordRow & { size_bytes: number; created_at: number } {
+  return {
+    hash: record.hash,
+    event_id: record.eventId,
+    pubkey: record.pubkey,
+    file_type: record.fileType,
+    mime_type: record.mimeType,
+    size_bytes: record.sizeBytes,
+    width: record.width ?? null,
+    height: record.height ?? null,
+    authors: JSON.stringify(record.authors),
+    title: record.title ?? null,
+    description: record.description ?? null,
+    file_name: record.fileName,
+    file_key: record.fileKey,
+    event_json: JSON.stringify(record.event),
+    created_at: record.createdAt,
   };
 }
 
