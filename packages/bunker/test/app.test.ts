@@ -1,7 +1,7 @@
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ADMIN_TOKEN, API_TOKEN, PASSPHRASE, setupApp, template } from './helpers.js';
 
 async function errorOf(res: Response) {
@@ -77,6 +77,12 @@ describe('API v1', () => {
   });
 
   it('manages keys with the admin token: create, unlock, lock, delete', async () => {
+    // Only `Date` is faked (the key store's throttle reads `Date.now`, set before the store is opened): the
+    // 0.5 s wait after a wrong passphrase ends when the test moves the clock, not by sleeping.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const { call } = await setupApp();
     const created = await call(
       'POST',
@@ -94,7 +100,7 @@ describe('API v1', () => {
     const throttled = await call('POST', '/api/keys/new/unlock', { passphrase: PASSPHRASE }, ADMIN_TOKEN);
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('1');
-    await new Promise((r) => setTimeout(r, 520));
+    vi.advanceTimersByTime(520);
     const unlocked = await call('POST', '/api/keys/new/unlock', { passphrase: PASSPHRASE }, ADMIN_TOKEN);
     expect(await unlocked.json()).toMatchObject({ name: 'new', locked: false });
     expect(await (await call('DELETE', '/api/keys/new', undefined, ADMIN_TOKEN)).json()).toEqual({
