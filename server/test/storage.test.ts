@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -140,9 +140,11 @@ describe('FilesystemStorage.readVersion and stream', () => {
     await storage.put('documents/a.png', Uint8Array.of(1, 2, 4)); // replaced: another inode
     stamps.add(storage.readVersion('documents/a.png'));
     await writeFile(path, Uint8Array.of(1, 2, 3, 4)); // in place, another size
+    // Dated a minute back, so that the next write cannot share its times (the kernel stamps them at its
+    // clock tick: two writes within one would).
+    await utimes(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     stamps.add(storage.readVersion('documents/a.png'));
-    await new Promise((resolve) => setTimeout(resolve, 30)); // past the kernel's timestamp tick
-    await writeFile(path, Uint8Array.of(9, 9, 9, 9)); // in place, same size: the change time moves
+    await writeFile(path, Uint8Array.of(9, 9, 9, 9)); // in place, same size: the times move
     stamps.add(storage.readVersion('documents/a.png'));
     expect(stamps.size).toBe(4);
     expect(storage.readVersion('documents')).toBeUndefined(); // a directory
@@ -178,15 +180,17 @@ describe('StoredFileHashes', () => {
     const hashes = new StoredFileHashes(storage);
     const bytes = randomBytes(300_000);
     await storage.put('documents/c.png', bytes);
+    // Dated a minute back, so that the write below cannot share its times (the kernel's clock tick).
+    const path = join(dir, 'files', 'documents', 'c.png');
+    await utimes(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const first = await hashes.hashOf('documents/c.png');
     expect(first.digest).toEqual({ sha256: sha256(bytes), size: bytes.length });
     expect(first.version).toBe(storage.readVersion('documents/c.png'));
     expect((await hashes.hashOf('documents/c.png')).digest?.sha256).toBe(sha256(bytes));
     expect(storage.reads).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 30));
     const altered = Buffer.from(bytes);
     altered[1000] = (altered[1000] ?? 0) ^ 0xff;
-    await writeFile(join(dir, 'files', 'documents', 'c.png'), altered);
+    await writeFile(path, altered);
     expect((await hashes.hashOf('documents/c.png')).digest?.sha256).toBe(sha256(altered));
     expect(storage.reads).toBe(2);
   });

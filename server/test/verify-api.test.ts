@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -324,14 +324,16 @@ describe('GET /api/verify on a settled file', () => {
         await signRequest(t.app, uploadForm('a.gif', await readFixture('gif-author.gif')))
       ).json();
       const url = `/api/verify?hash=${signed.hash}`;
+      const path = join(filesDir, 'documents', `${signed.hash}.gif`);
+      // Dated a minute back, so that the write below cannot share its times (the kernel stamps them at its
+      // clock tick: two writes within one would).
+      await utimes(path, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       for (let i = 0; i < 3; i++) expect((await (await t.app.request(url)).json()).verified).toBe(true);
       expect(storage.reads).toBe(1);
       // Same size, changed in place, no database write: only the file's stamp tells.
-      const path = join(filesDir, 'documents', `${signed.hash}.gif`);
       const original = await readFile(path);
       const altered = Buffer.from(original);
       altered[20] = (altered[20] ?? 0) ^ 0x01;
-      await new Promise((resolve) => setTimeout(resolve, 30)); // past the kernel's timestamp tick
       await writeFile(path, altered);
       const body = await (await t.app.request(url)).json();
       expect(body.verified).toBe(false);
