@@ -3,8 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsEngine } from '@siegel/core/crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../test/support/eventually.ts';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { type RunningS3Server, startS3Server } from '../../test/support/s3-server.ts';
 import { RecordChecker } from '../src/checked-records.js';
 import { createFileEvent } from '../src/file-event.js';
@@ -142,18 +141,29 @@ describe('S3Storage', () => {
     expect(never.readVersion(key)).toBeUndefined();
 
     // Past the TTL: the old stamp is answered while one HEAD fetches it anew in the background, which
-    // sees a replacement; past twice the TTL without a fresh stamp, there is none.
+    // sees a replacement; past twice the TTL without a fresh stamp, there is none. The stamps' ages are
+    // set by moving a fake `Date` (only `Date`: timers and sockets stay real), not by sleeping.
+    const start = Date.now();
+    vi.setSystemTime(start);
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const brief = storageOn({ prefix: 'stamps', versionTtlMs: 300 });
     const before = await brief.statVersion(key);
     expect(before).toBeDefined();
     await elsewhere.put(key, Buffer.from('fifth, replaced'));
-    await new Promise((resolve) => setTimeout(resolve, 320));
+    vi.setSystemTime(start + 320);
     expect(brief.readVersion(key)).toBe(before);
-    await eventually(() => ![before, undefined].includes(brief.readVersion(key)), 5000, 10);
+    // The background HEAD goes to the S3 process: a bounded poll (vi.waitFor, on real timers: `eventually`
+    // reads `Date.now`, which stands still here).
+    await vi.waitFor(() => expect([before, undefined]).not.toContain(brief.readVersion(key)), {
+      timeout: 5000,
+      interval: 10,
+    });
     expect(brief.readVersion(key)).toMatch(/:15:\d+$/);
     const idle = storageOn({ prefix: 'stamps', versionTtlMs: 50 });
     expect(await idle.statVersion(key)).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    vi.setSystemTime(start + 320 + 120);
     expect(idle.readVersion(key)).toBeUndefined();
   });
 
