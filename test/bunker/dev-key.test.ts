@@ -5,8 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as nip49 from 'nostr-tools/nip49';
+import { generateSecretKey } from 'nostr-tools/pure';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BunkerProcess, callBunker, spawnBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 
 const running: BunkerProcess[] = [];
 const dirs: string[] = [];
@@ -27,12 +30,12 @@ async function dev(args: string[] = [], env: Record<string, string> = {}) {
   };
 }
 
-async function isLocked(url: string, token: string): Promise<boolean | undefined> {
+async function isLocked(url: string, token: string, name = 'default'): Promise<boolean | undefined> {
   const keys = (await (await callBunker(url, 'GET', '/api/keys', { token })).json()) as {
     name: string;
     locked: boolean;
   }[];
-  return keys.find((k) => k.name === 'default')?.locked;
+  return keys.find((k) => k.name === name)?.locked;
 }
 
 describe('the key of a --dev bunker', () => {
@@ -53,9 +56,22 @@ describe('the key of a --dev bunker', () => {
   });
 
   it('is never auto-locked, and says so at start', async () => {
-    const { bunker, url, apiToken } = await dev(['--auto-lock', '0.002']); // 120 ms
+    const { bunker, url, apiToken, adminToken } = await dev(['--auto-lock', '0.002']); // 120 ms
     expect(bunker.output()).toMatch(/`default` is never auto-locked/);
-    await new Promise((r) => setTimeout(r, 600));
+    // A key that may be locked, added after `default` was unlocked: once auto-lock has locked it, auto-lock
+    // has also had its chance at `default` (idle longer). Auto-lock runs in the bunker process: polled.
+    const created = await callBunker(url, 'POST', '/api/keys', {
+      token: adminToken,
+      // NIP-49 with log N 10 and its own passphrase: cheap to open (the bunker keeps an import's cost).
+      body: {
+        name: 'lockable',
+        import: nip49.encrypt(generateSecretKey(), 'cheap', 10),
+        passphrase: 'cheap',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ name: 'lockable', locked: false });
+    await eventually(async () => (await isLocked(url, apiToken, 'lockable')) === true, 15_000, 50);
     expect(await isLocked(url, apiToken)).toBe(false);
   });
 
