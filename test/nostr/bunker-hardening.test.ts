@@ -11,6 +11,7 @@ import { SimplePool } from 'nostr-tools/pool';
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 import { answered, makeStrangerFlood, nip46Request, sendFlood } from '../support/nip46-flood.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 
@@ -38,16 +39,19 @@ async function dataDir(): Promise<string> {
   return dir;
 }
 
-async function mint(bunker: RunningBunker): Promise<{ uri: string; pubkey: string; secret: string }> {
+/** A new connection URI of `default`; `expiresAt`: when the bunker says it expires (Unix seconds). */
+async function mint(
+  bunker: RunningBunker,
+): Promise<{ uri: string; pubkey: string; secret: string; expiresAt: number }> {
   const made = await callBunker(bunker.url, 'POST', '/api/nip46/uri', {
     token: bunker.adminToken,
     body: { key: 'default' },
   });
   expect(made.status).toBe(201);
-  const { uri } = (await made.json()) as { uri: string };
+  const { uri, expires_at } = (await made.json()) as { uri: string; expires_at: number };
   const pointer = await parseBunkerInput(uri);
   if (!pointer?.secret) throw new Error(`cannot parse ${uri}`);
-  return { uri, pubkey: pointer.pubkey, secret: pointer.secret };
+  return { uri, pubkey: pointer.pubkey, secret: pointer.secret, expiresAt: expires_at };
 }
 
 async function stats(bunker: RunningBunker): Promise<{
@@ -167,7 +171,8 @@ describe('no authenticating string in the logs (issue 22, M5)', () => {
       const { pending } = (await listed.json()) as { pending: { signer: string; expires_at: number }[] };
       expect(pending.map((p) => p.signer)).toEqual([uri.pubkey]);
       expect(JSON.stringify(pending)).not.toContain(uri.secret);
-      await new Promise((resolve) => setTimeout(resolve, 3500));
+      // Until the moment the bunker gave (its clock is this machine's): `--uri-expiry 0.05` is 3 s at most.
+      await eventually(() => Date.now() >= uri.expiresAt * 1000, 15_000, 50);
       const event = await nip46Request(generateSecretKey(), uri.pubkey, {
         id: 'late',
         method: 'connect',
