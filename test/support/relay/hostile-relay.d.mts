@@ -7,9 +7,19 @@ export interface HostileRelay {
   /** The path of every connection's request (`/` for `ws://127.0.0.1:PORT`, `/x` for `…:PORT/x`). */
   paths: string[];
   closeCodes: number[];
+  /** Per ended connection, as `closeCodes`: bytes of messages over {@link FRAGMENT_BYTES} sent on it. */
+  largeBytesSent: number[];
   connections(): number;
   close(): Promise<void>;
 }
+
+/**
+ * Messages over this many bytes go out in fragments of this size, the next only once the client answered a
+ * ping after the last: a client capping messages at `cap` (a multiple of it) refuses one after exactly
+ * `cap + FRAGMENT_BYTES` bytes of it, and the relay reads its close frame (1009) without a send of its own
+ * in flight.
+ */
+export const FRAGMENT_BYTES: number;
 
 /** A relay that answers every `REQ` with `answer(filter)` (forged events, other ids), then `EOSE`. */
 export function startHostileRelay(
@@ -22,6 +32,11 @@ export interface HostileServer {
   url: string;
   /** The close code of every connection that ended (1009: the client refused a message as too big). */
   closeCodes: number[];
+  /**
+   * Per ended connection, as `closeCodes`: bytes of messages over {@link FRAGMENT_BYTES} the relay sent on
+   * it before it ended (the whole message, for a client that took it all).
+   */
+  largeBytesSent: number[];
   /** Connections accepted so far. */
   connections(): number;
   close(): Promise<void>;
