@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADAPTERS, copyExample, type ExampleProject } from '../integrations/support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from '../integrations/support/signed-output.js';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 
@@ -69,12 +70,18 @@ describe('publishing a signed site to relays (issue 13, acceptance 1)', () => {
 
   it('with one relay down the build succeeds, says so, keeps the events in the outbox; `siegel publish` delivers them', async () => {
     await relayB.stop();
-    // A fresh cache: every page is signed again, one second later (new events).
+    // A fresh cache: every page is signed again, in a later second than the first build's events (new
+    // events: created_at counts seconds). Usually that second has passed already.
+    const before = await pageEvents();
+    const lastSigned = Math.max(
+      ...(await checkPages(project.outDir)).flatMap((page) => (page.event ? [page.event.created_at] : [])),
+    );
     await rm(join(project.dir, '.sign-cache.json'));
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await eventually(() => Math.floor(Date.now() / 1000) > lastSigned, 5000, 50);
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
     const ids = await pageEvents();
+    expect(ids.filter((id) => before.includes(id))).toEqual([]);
     const n = ids.length;
     expect(result.output).toContain(
       `Siegel: 0 of ${n} events published (${relayA.url}: ${n}, ${relayB.url}: 0 — cannot connect); ${n} waiting in .sign-outbox.json`,
