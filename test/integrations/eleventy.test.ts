@@ -8,6 +8,7 @@ import { type EleventyEventArgs, siegel } from '@siegel/eleventy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
 import { startCommand } from './support/run-command.js';
@@ -105,12 +106,11 @@ describe('@siegel/eleventy', () => {
       { cwd: project.dir, env: { ...process.env, NO_COLOR: '1' } },
     );
     try {
-      const deadline = Date.now() + 30_000;
-      while (!/Server at|Wrote \d+ files/.test(server.output)) {
-        if (Date.now() > deadline) throw new Error(`eleventy --serve did not start:\n${server.output}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Eleventy prints "Wrote N files" once the build's `eleventy.after` handlers (the plugin's signing,
+      // were it on) have finished: nothing is left to wait for after it.
+      await eventually(() => /Wrote \d+ files/.test(server.output), 30_000).catch(() => {
+        throw new Error(`eleventy --serve did not finish its first build:\n${server.output}`);
+      });
     } finally {
       await server.stop();
     }
