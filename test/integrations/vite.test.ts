@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
 import { startCommand } from './support/run-command.js';
@@ -135,15 +136,12 @@ describe('@siegel/vite', () => {
 });
 
 async function waitForOk(url: string): Promise<Response> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return response;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  let response: Response | undefined;
+  await eventually(async () => {
+    response = await fetch(url).catch(() => undefined); // not up yet
+    return response?.ok === true;
+  }, 30_000).catch(() => {
+    throw new Error(`${url} did not answer`);
+  });
+  return response as Response;
 }
