@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
+import { eventually } from '../support/eventually.js';
 import { REPO_ROOT } from './support/example-project.js';
 
 let demo: ChildProcess | undefined;
@@ -70,12 +71,10 @@ describe('npm run demo', () => {
     demo.stdout?.on('data', (chunk) => (output += chunk));
     demo.stderr?.on('data', (chunk) => (output += chunk));
 
-    const deadline = Date.now() + 120_000;
-    while (!/Ctrl-C/.test(output)) {
-      if (demo.exitCode !== null) throw new Error(`demo exited (${demo.exitCode}):\n${output}`);
-      if (Date.now() > deadline) throw new Error(`demo did not get ready:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await eventually(() => /Ctrl-C/.test(output) || demo?.exitCode !== null, 120_000, 250).catch(() => {
+      throw new Error(`demo did not get ready:\n${output}`);
+    });
+    if (demo.exitCode !== null) throw new Error(`demo exited (${demo.exitCode}):\n${output}`);
     const pageUrl = /^Page:\s+(\S+)$/m.exec(output)?.[1];
     const verifyUrl = /^Verify page:\s+(\S+)$/m.exec(output)?.[1];
     expect(pageUrl, output).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blog\/first-post\/$/);
@@ -116,9 +115,9 @@ describe('npm run demo', () => {
     process.kill(-(demo.pid as number), 'SIGINT');
     await exited;
     expect(output).toContain('[demo] stopping');
-    const deadline2 = Date.now() + 10_000;
-    while (children.some(isAlive) && Date.now() < deadline2)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => !children.some(isAlive), 10_000, 100).catch(() => {
+      // some still run after 10 s: the assertion below names them
+    });
     expect(children.filter(isAlive)).toEqual([]);
   });
 });
