@@ -44,6 +44,7 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       /20 events to one loopback relay/,
       /10 events through a proxy adding 20 ms each way/,
       /20 pages, one silent relay vs none/,
+      /re-run, nothing to sign, 20 events due: no relay [\d.]+ s, one silent relay [\d.]+ s/,
     ],
   },
   'scale-out/run.mjs': {
