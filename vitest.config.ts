@@ -1,8 +1,102 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// One project per package, plus `test/` for what crosses packages (real processes, builds, Chromium).
+// Three projects by cost, not by folder (docs/testing.md). `npm test` runs them in this order and stops at
+// the first red one: a broken pure function shows in the first minute, not after the browsers.
+//
+// - `unit`: pure code in every package. No process, no socket, no browser, no external tool: the setup
+//   file `test/setup/unit-guard.ts` makes `child_process`, client sockets and `listen` throw here.
+// - `real`: real processes (bunker, server, relay, PostgreSQL, S3), the writers' own tools, real builds of
+//   `examples/`, one shared Chromium. Mostly waiting on other processes, so several files run at once.
+// - `slow`: registry installs, every bench at tiny size, the Astro version matrix, the html5lib corpora in
+//   two browsers, the example apps.
+//
+// Timeouts: each project's default suits its usual file; a file that needs more says so at its top with
+// `vi.setConfig` (sized to what that file does), so a hung test costs seconds, not minutes.
+
+/** Test files of `unit` that are not under a package's `test/` (they read the repository, no process). */
+const UNIT_REPO = [
+  'test/repo/docs.test.ts',
+  'test/repo/one-home.test.ts',
+  'test/repo/one-relay-client.test.ts',
+];
+
+/** Test files in package folders that start processes or open sockets: they belong to `real`. */
+const REAL_IN_PACKAGES = [
+  'packages/client/test/dist.test.ts',
+  'packages/client/test/embed-images.test.ts',
+  'packages/client/test/embed-pdf.test.ts',
+  'packages/core/test/bunker-url-check.test.ts',
+  'packages/core/test/bunker-url-source.test.ts',
+  'packages/core/test/check-events.test.ts',
+  'packages/core/test/cli.test.ts',
+  'packages/core/test/exports.test.ts',
+  'packages/core/test/nip05.test.ts',
+  'packages/core/test/nothing-signed.test.ts',
+  'packages/core/test/relays.test.ts',
+  'packages/core/test/signer.test.ts',
+  'packages/core/test/site-client.test.ts',
+  'packages/core/test/verify-site.test.ts',
+  'server/test/postgres-record-store.test.ts',
+  'server/test/s3-storage.test.ts',
+];
+
+/** What is slow by nature, wherever it lives. */
+const SLOW = [
+  'test/registry/**/*.test.ts',
+  'test/repo/benches.test.ts',
+  'test/integrations/astro-versions.test.ts',
+  'test/page-hash/html5lib-signing-*.test.ts',
+  'test/examples/**/*.test.ts',
+  'test/integrations/demo.test.ts',
+];
+
+const PACKAGE_TESTS = ['packages/*/test/**/*.test.ts', 'server/test/**/*.test.ts'];
+
+/**
+ * Files of `real` and `slow` at once: most of their time is spent waiting on processes and a browser, so
+ * more files than cores overlap well. `SIEGEL_TEST_FILES` overrides (e.g. 1 to debug a race).
+ */
+const PARALLEL_FILES = Number(process.env.SIEGEL_TEST_FILES) || Math.max(2, availableParallelism() * 2);
+
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'server', 'test'],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: [...PACKAGE_TESTS, ...UNIT_REPO],
+          exclude: ['**/node_modules/**', ...REAL_IN_PACKAGES],
+          setupFiles: ['test/setup/unit-guard.ts'],
+          maxWorkers: availableParallelism(),
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        test: {
+          name: 'real',
+          include: ['test/**/*.test.ts', ...REAL_IN_PACKAGES],
+          exclude: ['**/node_modules/**', ...UNIT_REPO, ...SLOW],
+          globalSetup: ['test/setup/global.ts'],
+          setupFiles: ['test/setup/processes.ts'],
+          maxWorkers: PARALLEL_FILES,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'slow',
+          include: SLOW,
+          exclude: ['**/node_modules/**'],
+          globalSetup: ['test/setup/global.ts'],
+          setupFiles: ['test/setup/processes.ts'],
+          maxWorkers: PARALLEL_FILES,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

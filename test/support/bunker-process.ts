@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 /** The built CLI (`npm test` builds it first). */
 export const BUNKER_CLI = fileURLToPath(new URL('../../packages/bunker/dist/cli.js', import.meta.url));
@@ -106,6 +107,60 @@ export async function startBunker(
     await stop();
     throw error;
   }
+}
+
+/** What the global setup shares of the run's one bunker (test/setup/global.ts). */
+export interface SharedBunker {
+  url: string;
+  apiToken: string;
+  adminToken: string;
+  dataDir: string;
+}
+
+/**
+ * A bunker for a test that only signs through it: a key of its own (generated, unlocked) on the run's one
+ * shared bunker in the `real` and `slow` projects, or a bunker of its own elsewhere (`startBunker()`).
+ * `stop()` deletes the key. The shared bunker has no key `default`, so a test that forgets to pass its key
+ * name (`bunkerEnv`) fails instead of signing with another file's key. Tests of the bunker's own life
+ * (restart, throttles, shutdown, data directory, hostile input, its output) use {@link startBunker}.
+ */
+export async function useBunker(): Promise<RunningBunker> {
+  let shared: SharedBunker | undefined;
+  try {
+    shared = inject('sharedBunker');
+  } catch {
+    // not in a vitest worker
+  }
+  if (!shared) return startBunker();
+  const { url, apiToken, adminToken, dataDir } = shared;
+  const keyName = `t-${randomBytes(9).toString('base64url')}`;
+  const passphrase = newSecret();
+  const created = await callBunker(url, 'POST', '/api/keys', {
+    token: adminToken,
+    body: { name: keyName, generate: true, passphrase },
+  });
+  if (created.status !== 201)
+    throw new Error(
+      `creating key \`${keyName}\` on the shared bunker failed: ${created.status} ${await created.text()}`,
+    );
+  const { pubkey } = (await created.json()) as { pubkey: string };
+  return {
+    url,
+    apiToken,
+    adminToken,
+    dataDir,
+    keyName,
+    pubkey,
+    passphrase,
+    output: () => {
+      throw new Error(
+        "the shared bunker's output is not one test's: use startBunker() to read a bunker's output",
+      );
+    },
+    async stop() {
+      await callBunker(url, 'DELETE', `/api/keys/${keyName}`, { token: adminToken });
+    },
+  };
 }
 
 /** A spawned `siegel-bunker start`, at a lower level than {@link startBunker}. */

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// `npm test` after build and typecheck: the three vitest projects by cost (vitest.config.ts), cheapest
+// first, each in a run of its own, stopping at the first red one; prints each project's wall time.
+//
+//   node scripts/test.mjs [PROJECT…] [-- VITEST ARGS…]
+//
+// PROJECT is unit, real or slow (default: all three, in that order). Arguments after `--` go to every
+// vitest run (a file filter, `--reporter dot`).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const PROJECTS = ['unit', 'real', 'slow'];
+const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const args = process.argv.slice(2);
+const split = args.indexOf('--');
+const named = split === -1 ? args : args.slice(0, split);
+const passed = split === -1 ? [] : args.slice(split + 1);
+for (const name of named) {
+  if (!PROJECTS.includes(name)) {
+    console.error(`scripts/test.mjs: unknown project \`${name}\` (one of ${PROJECTS.join(', ')})`);
+    process.exit(2);
+  }
+}
+const chosen = named.length > 0 ? PROJECTS.filter((p) => named.includes(p)) : PROJECTS;
+
+/** Run one project; resolves with its exit code (a signal counts as 1). */
+function runProject(name) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [VITEST, 'run', '--project', name, ...passed], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    // Ctrl-C reaches vitest through the terminal; a SIGTERM to this script is passed on.
+    const forward = () => child.kill('SIGTERM');
+    process.once('SIGTERM', forward);
+    child.once('exit', (code, signal) => {
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+const times = [];
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+let failed;
+for (const name of chosen) {
+  const started = Date.now();
+  const code = await runProject(name);
+  times.push(`${name} ${seconds(Date.now() - started)}${code === 0 ? '' : ' (red)'}`);
+  console.log(`\n── test:${name}: ${code === 0 ? 'green' : 'RED'} in ${seconds(Date.now() - started)}\n`);
+  if (code !== 0) {
+    failed = name;
+    break;
+  }
+}
+console.log(`wall time per project: ${times.join(' · ')}`);
+if (failed) {
+  const skipped = chosen.slice(chosen.indexOf(failed) + 1);
+  if (skipped.length > 0) console.log(`not run after the red \`${failed}\`: ${skipped.join(', ')}`);
+  process.exit(1);
+}

@@ -1,0 +1,44 @@
+// Every process a test file starts, in `real` and `slow`, is stopped with its whole process group when the
+// file ends, also when a test failed before its own `stop()` ran, and carries the run's mark so that the
+// global teardown (test/setup/global.ts) can tell whether anything of the suite is still running.
+//
+// How: every `spawn`, `exec`, `execFile` and `fork` of Node builds a `ChildProcess` and calls its `spawn`
+// method; wrapping that one method covers them all, whatever module the test imported them from. Each child
+// starts in a process group of its own (`detached`, i.e. `setsid`), so that what it starts in turn (`npx`
+// starting `siegel-bunker`, `pg_ctl` starting `postgres`) can be reached through the group after the
+// leader is gone. Synchronous `spawnSync`/`execSync` calls end before they return and are left alone.
+import { ChildProcess } from 'node:child_process';
+import { afterAll, inject } from 'vitest';
+import { RUN_MARK, stopGroups } from '../support/process-group.js';
+
+interface SpawnOptions {
+  detached?: boolean;
+  envPairs?: string[];
+}
+
+const runId = inject('siegelRunId');
+// Children that inherit this environment (every `spawnSync` and `execSync` among them) carry the mark too.
+process.env[RUN_MARK] = runId;
+const groups = new Set<number>();
+/** `ChildProcess#spawn`: Node's internal method behind every asynchronous way to start a process. */
+type SpawnMethod = (this: ChildProcess, options: SpawnOptions) => unknown;
+const prototype = ChildProcess.prototype as unknown as { spawn: SpawnMethod };
+const spawnChild = prototype.spawn;
+
+prototype.spawn = function spawnInOwnGroup(options) {
+  const mark = `${RUN_MARK}=${runId}`;
+  const spawned = spawnChild.call(this, {
+    ...options,
+    detached: true,
+    envPairs: [...(options.envPairs ?? []).filter((pair) => !pair.startsWith(`${RUN_MARK}=`)), mark],
+  });
+  if (this.pid !== undefined) groups.add(this.pid);
+  return spawned;
+};
+
+afterAll(async () => {
+  const left = await stopGroups([...groups]);
+  groups.clear();
+  if (left.length > 0)
+    console.warn(`stopped ${left.length} process group(s) the test file left running: ${left.join(', ')}`);
+}, 20_000);
