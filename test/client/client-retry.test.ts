@@ -16,13 +16,13 @@ import {
   type SiegelError,
 } from '../../packages/client/src/index.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 
 let bunker: RunningBunker;
 let server: RunningServer;
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '1000' } });
 });
 afterAll(async () => {

@@ -20,7 +20,7 @@ import {
   type UploadProgress,
 } from '../../packages/client/src/index.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 
 const MAX_UPLOAD_BYTES = 3 * 1024 * 1024;
@@ -44,7 +44,7 @@ async function noisePng(side: number): Promise<Uint8Array> {
 }
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   server = await startServer({
     bunker,
     env: { SIGN_RATE_LIMIT: '1000', MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) },

@@ -15,7 +15,7 @@ import {
   writePdfs,
 } from '../../packages/client/test/support/inputs.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 
 let bunker: RunningBunker;
 let server: RunningServer;
@@ -24,7 +24,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'siegel-client-embed-server-'));
-  bunker = await startBunker();
+  bunker = await useBunker();
   server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '1000' } });
   client = createClient({ baseUrl: server.url, token: server.token });
 });

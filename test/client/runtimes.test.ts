@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS, writeImages, writePdfs } from '../../packages/client/test/support/inputs.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 
 const run = promisify(execFile);
 const SYSTEM_NODE = '/usr/bin/node';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   // The runtimes import the built package: build it (tsc is incremental; `npm test` has built it already).
   await run(join(REPO, 'node_modules/.bin/tsc'), ['--build', CLIENT]);
   dir = await mkdtemp(join(tmpdir(), 'siegel-client-runtimes-'));
-  bunker = await startBunker();
+  bunker = await useBunker();
   server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '1000' } });
   const images = await writeImages();
   const pdfs = await writePdfs();

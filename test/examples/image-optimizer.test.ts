@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../packages/client/src/index.js';
 import { readWithExiftool } from '../../packages/client/test/support/inputs.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 
@@ -84,7 +84,7 @@ describe('examples/image-optimizer (issue 26, acceptance 3)', () => {
         .jpeg()
         .toBuffer(),
     );
-    bunker = await startBunker();
+    bunker = await useBunker();
     server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '1000' } });
     // In front of the server, to tell whether anything was uploaded at all.
     proxy = await startCountingProxy(server.url);

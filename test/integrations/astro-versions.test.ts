@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 
@@ -62,7 +62,7 @@ let parent: string;
 const projects: ExampleProject[] = [];
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   parent = await mkdtemp(join(tmpdir(), 'siegel-astro-versions-'));
 });
 

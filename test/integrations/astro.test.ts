@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { type CommandResult, runCommand } from './support/run-command.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
@@ -35,7 +35,7 @@ let bunker: RunningBunker;
 const projects: ExampleProject[] = [];
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import {
   type BuildResult,
@@ -22,7 +22,7 @@ let counter: CountingProxy;
 let project: ExampleProject;
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   counter = await startCountingProxy(bunker.url);
   project = await copyExample(VITEPRESS_ADAPTER);
   await project.writeEnv(bunkerEnv(bunker, counter.url));

@@ -4,7 +4,7 @@
 // in the SQLite outbox and reaches it once it is up (also across a restart of the server).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, signOverHttp, startServer } from '../server/server-process.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
@@ -22,7 +22,7 @@ const markdown = (title: string) =>
 
 beforeAll(async () => {
   [bunker, first, second, refusing] = await Promise.all([
-    startBunker(),
+    useBunker(),
     startRelay(),
     startRelay(),
     startRelay({ refuse: 'this relay takes no file events' }),

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signOverHttp, startServer } from '../server/server-process.js';
 import { runSiegel } from '../site/support.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 
@@ -23,7 +23,7 @@ let hostileBunker: Server;
 let work: string;
 
 beforeAll(async () => {
-  [relay, bunker] = await Promise.all([startRelay({ refuse: HOSTILE }), startBunker()]);
+  [relay, bunker] = await Promise.all([startRelay({ refuse: HOSTILE }), useBunker()]);
   work = await mkdtemp(join(tmpdir(), 'siegel-terminal-'));
   // An HTTP "bunker" whose every answer is a 500 with the hostile words as its message.
   hostileBunker = createServer((_request, response) => {

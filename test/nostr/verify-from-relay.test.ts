@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { eventually } from '../support/eventually.js';
 import { startHostileRelay } from '../support/relay/hostile-relay.mjs';
@@ -70,7 +70,7 @@ function verify(args: string[]) {
 }
 
 beforeAll(async () => {
-  [bunker, relay, spare] = await Promise.all([startBunker(), startRelay(), startRelay()]);
+  [bunker, relay, spare] = await Promise.all([useBunker(), startRelay(), startRelay()]);
   root = await mkdtemp(join(tmpdir(), 'siegel-verify-relay-'));
   dist = join(root, 'dist');
   await generateSite(dist, PAGES, 13);

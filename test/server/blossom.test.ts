@@ -11,7 +11,7 @@ import { npubEncode } from 'nostr-tools/nip19';
 import { createUploadAuth, uploadBlob } from 'nostr-tools/nipb7';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -76,7 +76,7 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
   let signerPubkey: string;
 
   beforeAll(async () => {
-    bunker = await startBunker();
+    bunker = await useBunker();
     server = await startServer({
       bunker,
       env: {

@@ -20,7 +20,7 @@ import { PostgresRecordStore } from '../../server/src/storage/postgres-record-st
 import type { SignedFileRecord } from '../../server/src/storage/record-store.js';
 import { S3Storage } from '../../server/src/storage/s3-storage.js';
 import { SqliteRecordStore } from '../../server/src/storage/sqlite-record-store.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
 import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
@@ -113,7 +113,7 @@ const dirs: string[] = [];
 let relays: string[];
 
 beforeAll(async () => {
-  [cluster, s3, bunker] = await Promise.all([startPostgresCluster(), startS3Server(), startBunker()]);
+  [cluster, s3, bunker] = await Promise.all([startPostgresCluster(), startS3Server(), useBunker()]);
   databaseUrl = await cluster.createDatabase('migrated');
   relays = [`ws://127.0.0.1:${await freePort()}`, `ws://127.0.0.1:${await freePort()}`];
   const started = Date.now();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FileStorage, isStorageKey } from '../../server/src/storage/file-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import { S3Storage } from '../../server/src/storage/s3-storage.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
@@ -27,7 +27,7 @@ const servers: RunningServer[] = [];
 const relays: RunningRelay[] = [];
 
 beforeAll(async () => {
-  [cluster, s3, bunker] = await Promise.all([startPostgresCluster(), startS3Server(), startBunker()]);
+  [cluster, s3, bunker] = await Promise.all([startPostgresCluster(), startS3Server(), useBunker()]);
 }, 120_000);
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));

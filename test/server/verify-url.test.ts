@@ -7,7 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
 
@@ -24,7 +24,7 @@ describe('urls.verify is the verify page of the hash (real server, Chromium)', (
   let signed: Record<string, any>;
 
   beforeAll(async () => {
-    bunker = await startBunker();
+    bunker = await useBunker();
     server = await startServer({ bunker });
     bytes = await readFile(join(SERVER_FIXTURES, FIXTURE));
     hash = createHash('sha256').update(bytes).digest('hex');

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningServer, SERVER_FIXTURES, startServer } from './server-process.js';
 
@@ -35,7 +35,7 @@ describe('the web pages in Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    bunker = await startBunker();
+    bunker = await useBunker();
     server = await startServer({ bunker });
     browser = await launchChromium();
     page = await browser.context.newPage();

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type RunningServer, startServer } from './server-process.js';
 
 /** What {@link useWriterRun} sets up; its fields are set once `beforeAll` has run. */
@@ -33,7 +33,7 @@ export function useWriterRun<Files>(
   let bunker: RunningBunker | undefined;
   beforeAll(async () => {
     run.dir = await mkdtemp(join(tmpdir(), prefix));
-    [bunker, run.files] = await Promise.all([startBunker(), write(run.dir)]);
+    [bunker, run.files] = await Promise.all([useBunker(), write(run.dir)]);
     run.server = await startServer({ bunker, env: { SIGN_RATE_LIMIT: '10000' } });
   }, 180_000);
   afterAll(async () => {

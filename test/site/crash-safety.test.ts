@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { verifySite } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { runSiegel, SIEGEL_CLI } from './support.js';
 
@@ -18,13 +18,14 @@ let proxy: CountingProxy;
 let root: string;
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   proxy = await startCountingProxy(bunker.url);
   root = await mkdtemp(join(tmpdir(), 'siegel-e2e-crash-'));
   await generateSite(join(root, 'dist'), PAGES, 11);
   const env = {
     BUNKER_URL: proxy.url,
     BUNKER_API_TOKEN: bunker.apiToken,
+    BUNKER_KEY_NAME: bunker.keyName,
     SITE_URL: 'https://example.com',
     SIEGEL_BATCH_SIZE: String(BATCH),
   };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { runSiegel } from './support.js';
 
 let bunker: RunningBunker;
@@ -16,12 +16,12 @@ let paths: string[];
 const modeOf = async (path: string): Promise<string> => ((await stat(path)).mode & 0o7777).toString(8);
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   root = await mkdtemp(join(tmpdir(), 'siegel-e2e-modes-'));
   paths = await generateSite(join(root, 'dist'), 5, 5);
   await writeFile(
     join(root, '.env'),
-    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=https://example.com\n`,
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nBUNKER_KEY_NAME=${bunker.keyName}\nSITE_URL=https://example.com\n`,
   );
 });
 

@@ -8,7 +8,7 @@ import { readSignatureBlock } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { runSiegel } from '../site/support.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { readVerdict, type Verdict } from '../support/read-verdict.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
@@ -46,7 +46,7 @@ async function readVerdictOf(eventId: string): Promise<Verdict> {
 }
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   root = await mkdtemp(join(tmpdir(), 'siegel-e2e-verify-site-'));
   dist = join(root, 'dist');
   await generateSite(join(root, 'build'), 6, 11);
@@ -57,7 +57,7 @@ beforeAll(async () => {
   server = await serveDirectory(dist, { base: '/site' });
   await writeFile(
     join(root, '.env'),
-    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=${server.url}\n`,
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nBUNKER_KEY_NAME=${bunker.keyName}\nSITE_URL=${server.url}\n`,
   );
   chromium = await launchChromium();
 });

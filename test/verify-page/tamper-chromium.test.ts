@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { readSignatureBlock } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSiegel } from '../site/support.js';
-import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { readVerdict } from '../support/read-verdict.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
@@ -79,7 +79,7 @@ let signed: string;
 let eventId: string;
 
 beforeAll(async () => {
-  bunker = await startBunker();
+  bunker = await useBunker();
   root = await mkdtemp(join(tmpdir(), 'siegel-e2e-tamper-'));
   dist = join(root, 'dist');
   await mkdir(join(dist, 'seals'), { recursive: true });
@@ -87,7 +87,7 @@ beforeAll(async () => {
   server = await serveDirectory(dist);
   await writeFile(
     join(root, '.env'),
-    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=${server.url}\n`,
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nBUNKER_KEY_NAME=${bunker.keyName}\nSITE_URL=${server.url}\n`,
   );
   chromium = await launchChromium();
   const sign = await runSiegel(['sign', 'dist'], { cwd: root });
