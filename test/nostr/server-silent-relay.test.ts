@@ -2,14 +2,15 @@
 // healthy ones, 60 signs from 20 clients got 10 × 503 and a median of 10.2 s. Now the sign route commits the
 // record with its outbox rows and answers; the publisher loop delivers. Real processes: the built server, a
 // bunker, a real relay and a relay that reads every EVENT and never answers (until it is told to).
+// How long the answers take, against healthy relays only, is bench/server/relays.mjs's figure; that an answer
+// waits for a silent relay only a little longer than the first relay took, and never in its upload slot, is
+// server/test/relay-deliveries.test.ts's (on a fake clock). Here: what 20 clients get from the real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, signOverHttp, startServer } from '../server/server-process.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 
-/** The server's wait for a relay's `OK` (RELAY_SENDER_DEFAULTS.answerTimeoutMs in server/src/publishing). */
-const SILENT_RELAY_TIMEOUT_MS = 5000;
 const SIGNS = 60;
 const CLIENTS = 20;
 
@@ -47,7 +48,7 @@ async function publishedTo(hash: string): Promise<string[]> {
 describe('a silent relay among healthy ones (issue 22, M3)', () => {
   const answers: { status: number; ms: number; hash: string; id: string; publishedTo: string[] }[] = [];
 
-  it(`${SIGNS} signs from ${CLIENTS} clients: no 503, every answer before the silent relay's timeout`, async () => {
+  it(`${SIGNS} signs from ${CLIENTS} clients: no 503, every answer without the silent relay`, async () => {
     let next = 0;
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -65,9 +66,13 @@ describe('a silent relay among healthy ones (issue 22, M3)', () => {
         }
       }),
     );
+    // No 503: answers that held their upload slots while they waited for the silent relay (5 s: the server's
+    // wait for an `OK`) leave the last of 20 clients waiting past UPLOAD_WAIT_MS (10 s) for one of 8 slots.
     expect(answers.map((answer) => answer.status)).toEqual(Array(SIGNS).fill(200));
+    // A ceiling against a hang, ten times the longest an answer waits for relays (RELAY_WAIT_MS, 2 s): the
+    // times themselves are bench/server/relays.mjs's, next to healthy relays only.
     const slowest = Math.max(...answers.map((answer) => answer.ms));
-    expect(slowest).toBeLessThan(SILENT_RELAY_TIMEOUT_MS);
+    expect(slowest).toBeLessThan(20_000);
     // The healthy relay confirms at once; the silent one is never listed while it is silent.
     for (const answer of answers) expect(answer.publishedTo).toEqual([healthy.url]);
   });
