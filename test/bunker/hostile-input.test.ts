@@ -1,5 +1,5 @@
 // The bunker's share of issue 10's standing hostile-input suite: generators of hostile requests (bounded
-// in count and in time) against a real `siegel-bunker` process, asserting that none is answered 5xx, that
+// in count) against a real `siegel-bunker` process, asserting that none is answered 5xx, that
 // the process does not crash or log an unexpected error, and that it keeps answering a legitimate client
 // throughout. The generators are seeded: a failure names its seed and case, and `SIEGEL_HOSTILE_SEED=<n>`
 // replays it.
@@ -13,13 +13,15 @@ import { type BunkerProcess, callBunker, spawnBunker } from '../support/bunker-p
 import { dashboardCookie, rawRequest, streamRequest } from './raw-http.js';
 
 const SEED = Number(process.env.SIEGEL_HOSTILE_SEED ?? 20_251_010);
-/** Cases per generator. */
+/** Cases per generator: every one of them runs. */
 const PER_CLASS = 100;
-/** Stop starting new cases after this long; the suite must still have run {@link MIN_CASES}. */
-const TIME_BUDGET_MS = 25_000;
-const MIN_CASES = 400;
 /** Cases in flight at once. */
 const PARALLEL = 4;
+/**
+ * A ceiling against a hang of the whole suite (each case has its own: an answer or a close within 15 s).
+ * The 700 cases take about 20 s on a loaded 2-core machine; this is several times that.
+ */
+const SUITE_TIMEOUT_MS = 120_000;
 
 const API_TOKEN = 'hostile-api-token-0123456789abcdef';
 const ADMIN_TOKEN = 'hostile-admin-token-0123456789abcdef';
@@ -456,60 +458,66 @@ async function legitimate(): Promise<void> {
 }
 
 describe('hostile input against a real siegel-bunker', () => {
-  it(`answers every generated case without 5xx, stays up and keeps serving (seed ${SEED})`, async () => {
-    const r = prng(SEED);
-    const cases: Array<[string, Case]> = [];
-    for (const [kind, make] of generators(r)) {
-      for (let i = 0; i < PER_CLASS; i++) cases.push([kind, make()]);
-    }
-    // Interleave the classes, so that the parallel workers mix them.
-    cases.sort(() => r.next() - 0.5);
-
-    const started = Date.now();
-    const failures: string[] = [];
-    const statuses = new Map<number, number>();
-    let next = 0;
-    let done = 0;
-    const worker = async () => {
-      while (next < cases.length && Date.now() - started < TIME_BUDGET_MS) {
-        const [kind, hostCase] = cases[next++] as [string, Case];
-        let status: number;
-        try {
-          status = await send(hostCase, bunker.url);
-        } catch (error) {
-          failures.push(`[${kind}] ${(error as Error).message}`);
-          continue;
-        }
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (status >= 500) failures.push(`[${kind}] ${hostCase.name}: ${status}`);
-        if (status === 0 && hostCase.mustAnswer)
-          failures.push(`[${kind}] ${hostCase.name}: closed unanswered`);
-        done++;
-        if (done % 40 === 0) await legitimate();
+  it(
+    `answers every generated case without 5xx, stays up and keeps serving (seed ${SEED})`,
+    async () => {
+      const r = prng(SEED);
+      const cases: Array<[string, Case]> = [];
+      for (const [kind, make] of generators(r)) {
+        for (let i = 0; i < PER_CLASS; i++) cases.push([kind, make()]);
       }
-    };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
+      // Interleave the classes, so that the parallel workers mix them.
+      cases.sort(() => r.next() - 0.5);
 
-    expect(failures, `seed ${SEED}\n${bunker.output().slice(-3000)}`).toEqual([]);
-    // A few endless chunked bodies without a token, after them: answered at once.
-    for (let i = 0; i < 3; i++) {
-      const res = await streamRequest(bunker.url, {
-        path: '/api/keys/default/sign',
-        chunk: r.text(1024, ASCII),
-        intervalMs: 10,
-        timeoutMs: 5000,
-      });
-      expect(res.status).toBe(401);
-    }
+      const started = Date.now();
+      const failures: string[] = [];
+      const statuses = new Map<number, number>();
+      let next = 0;
+      let done = 0;
+      const worker = async () => {
+        while (next < cases.length) {
+          const [kind, hostCase] = cases[next++] as [string, Case];
+          let status: number;
+          try {
+            status = await send(hostCase, bunker.url);
+          } catch (error) {
+            failures.push(`[${kind}] ${(error as Error).message}`);
+            continue;
+          }
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status >= 500) failures.push(`[${kind}] ${hostCase.name}: ${status}`);
+          if (status === 0 && hostCase.mustAnswer)
+            failures.push(`[${kind}] ${hostCase.name}: closed unanswered`);
+          done++;
+          if (done % 40 === 0) await legitimate();
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
 
-    expect(done, `only ${done} cases ran within ${TIME_BUDGET_MS} ms`).toBeGreaterThanOrEqual(MIN_CASES);
-    expect(bunker.child.exitCode).toBeNull();
-    await legitimate();
-    expect(bunker.output()).not.toMatch(/unexpected error|internal_error|\n\s+at /);
-    console.info(
-      `hostile input: ${done} cases in ${Date.now() - started} ms, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}, slowest legitimate round trip ${slowestLegitimateMs} ms`,
-    );
-  });
+      expect(failures, `seed ${SEED}\n${bunker.output().slice(-3000)}`).toEqual([]);
+      // A few endless chunked bodies without a token, after them: answered at once.
+      for (let i = 0; i < 3; i++) {
+        const res = await streamRequest(bunker.url, {
+          path: '/api/keys/default/sign',
+          chunk: r.text(1024, ASCII),
+          intervalMs: 10,
+          timeoutMs: 5000,
+        });
+        expect(res.status).toBe(401);
+      }
+
+      // Every case ran to an answer or a close (it was: at least 400 within 25 s, which a loaded machine
+      // could miss without any fault of the bunker).
+      expect(done).toBe(cases.length);
+      expect(bunker.child.exitCode).toBeNull();
+      await legitimate();
+      expect(bunker.output()).not.toMatch(/unexpected error|internal_error|\n\s+at /);
+      console.info(
+        `hostile input: ${done} cases in ${Date.now() - started} ms, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}, slowest legitimate round trip ${slowestLegitimateMs} ms`,
+      );
+    },
+    SUITE_TIMEOUT_MS,
+  );
 
   it('keeps keys named like prototype members apart from the prototype', async () => {
     for (const name of ['__proto__', 'constructor', 'toString']) {
