@@ -75,7 +75,9 @@ describe('upload limits of the real server (issue 10)', () => {
   it('stops reading a file past ANALYSIS_TIMEOUT_MS, answers 422 `analysis_time`, and keeps serving', async () => {
     // Within every limit but slow to read: 450 000 objects to index, then an XMP packet of 200 000 elements
     // (~1.8 s of processor time), nine times the 200 ms budget; a small PNG takes ~2 ms. The budget counts the
-    // worker's processor time, not the clock, so a busy machine changes neither outcome.
+    // worker's processor time, not the clock; the clock caps it too, at ten times the budget (2 s), which a
+    // machine busy enough to give the worker (at nice 10) less than a tenth of a core reaches first. Stopped
+    // either way; which clock stops what is server/test/worker-pool.test.ts's, on a task of its own.
     const server = await start({ ANALYSIS_TIMEOUT_MS: '200', ANALYSIS_WORKERS: '1' });
     const objects = hostile.pdfManyObjects(450_000).bytes.toString('latin1');
     const xmp = `<x:xmpmeta xmlns:x="adobe:ns:meta/">${'<b/>'.repeat(200_000)}</x:xmpmeta>\n`;
@@ -86,12 +88,11 @@ describe('upload limits of the real server (issue 10)', () => {
     for (let round = 1; round <= 2; round++) {
       const { status, body, ms } = await inspect(server, slow.name, slow.bytes);
       expect(status, JSON.stringify(body)).toBe(422);
-      expect(body).toMatchObject({
-        error: 'INVALID_FORMAT',
-        limit: 'analysis_time',
-        message: `Reading \`${slow.name}\` took more than 0.2 s of processor time, the time allowed per file; it was stopped`,
-      });
-      // Answered, not hung: 200 ms of processor time at nice 10 on a busy machine, and the upload itself.
+      expect(body).toMatchObject({ error: 'INVALID_FORMAT', limit: 'analysis_time' });
+      expect(body.message).toMatch(
+        /^Reading `slow\.pdf` took more than (0\.2 s of processor time|2 s), the time allowed per file; it was stopped$/,
+      );
+      // A ceiling against a hang (answered, not held): five times the server's own 2 s cap on the clock.
       expect(ms, `round ${round}`).toBeLessThan(10_000);
       // The stopped worker was replaced: a small file is read as usual.
       const png = await readFile(join(SERVER_FIXTURES, 'png-author.png'));
