@@ -89,6 +89,17 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       /published_to named the healthy relay in 6 of 6 answers/,
     ],
   },
+  'server/hostile-uploads.mjs': {
+    env: { BENCH_IDLE_SECONDS: '0.3', BENCH_BURST_FILES: '3' },
+    prints: [
+      /60000 objects lacking endstream → inspect: 422 in \d+ ms/,
+      /burst: 6 uploads of 3 files at once, answered in [\d.]+ s/,
+      ...['idle', 'during the reproductions', 'during the burst'].map(
+        (phase) => new RegExp(`verify ${phase} +worst +\\d+ ms \\([\\d.]+× idle\\), mean [\\d.]+ ms`),
+      ),
+      /goals: each reproduction ≤ 2000 ms \((met|missed): slowest \d+ ms\), verify worst ≤ 500 ms/,
+    ],
+  },
   'server/upload-memory.mjs': {
     env: { BENCH_PARALLEL: '3', BENCH_UPLOAD_MIB: '1' },
     prints: ['inspect', 'sign'].flatMap((route) =>
