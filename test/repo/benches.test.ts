@@ -109,6 +109,18 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       ),
     ),
   },
+  'verify-hostile/run.mjs': {
+    env: { BENCH_RUNS: '1' },
+    prints: [
+      ...['a plain page', 'an endless body', 'a gzip bomb'].map(
+        (label) =>
+          new RegExp(
+            `${label} +median +\\d+ MB, largest +\\d+ MB, [\\d.]+× the plain page; the server wrote [\\d.]+ MiB`,
+          ),
+      ),
+      /goal: every run under 300 MB \((met|missed): largest \d+ MB\)/,
+    ],
+  },
   'sign-site/run.mjs': {
     env: { BENCH_PAGES: '20' },
     prints: [
