@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ResolvedAddress, SiteClient } from '../src/net/site-client.js';
 import { zeroBlock } from './support/deflate-bomb.js';
 import { siegelRejection } from './support/rejection.js';
@@ -230,12 +230,19 @@ describe('SiteClient', () => {
   });
 
   it('cuts off a server that drips a byte at a time (the request timeout), and ends everything at the total timeout', async () => {
+    let dripping = 0;
     const site = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
+      dripping++;
       const drip = setInterval(() => res.write('x'), 100);
-      res.on('close', () => clearInterval(drip));
+      res.on('close', () => {
+        clearInterval(drip);
+        dripping--;
+      });
     });
-    // Bounds: the timer's own time, plus up to 5 s for a machine that is busy with other tests.
+    // The timeouts are the client's AbortSignal.timeout, which a fake clock does not drive: real time here.
+    // Lower bounds: a timer never fires early. Upper bounds: ceilings against a hang (the drip goes on for
+    // good), the timer's own time plus up to 5 s for a machine busy with other tests.
     const perRequest = new SiteClient({ site: new URL(site.url), requestTimeoutMs: 400 });
     let start = performance.now();
     expect((await siegelRejection(perRequest.get(new URL(`${site.url}/`), PAGE))).message).toBe(
@@ -244,6 +251,8 @@ describe('SiteClient', () => {
     let elapsed = performance.now() - start;
     expect(elapsed).toBeGreaterThanOrEqual(390);
     expect(elapsed).toBeLessThan(5_400);
+    // Cut off, not left reading: the client closed the dripping connection.
+    await vi.waitFor(() => expect(dripping).toBe(0), { timeout: 5_000, interval: 20 });
     const total = new SiteClient({ site: new URL(site.url), requestTimeoutMs: 60_000, totalTimeoutMs: 600 });
     start = performance.now();
     const stopped = await siegelRejection(total.get(new URL(`${site.url}/`), PAGE));
@@ -252,6 +261,7 @@ describe('SiteClient', () => {
       'siegel verify stopped: the check took longer than 0.6 s in all (the total timeout, `--total-timeout`)',
     );
     expect(elapsed).toBeLessThan(5_600);
+    await vi.waitFor(() => expect(dripping).toBe(0), { timeout: 5_000, interval: 20 });
     expect(total.expired?.message).toBe(stopped.message);
     // Nothing more is sent once the time is up.
     const before = site.requests.length;
