@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   callBunker as call,
   type RunningBunker,
@@ -13,6 +13,9 @@ import {
   startBunker,
 } from '../support/bunker-process.js';
 import { dashboardCookie, rawRequest as httpRequest } from './raw-http.js';
+
+// Timeouts (docs/testing.md): bunker starts on bad input: 16 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 let bunker: RunningBunker;
 

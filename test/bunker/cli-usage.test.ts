@@ -3,9 +3,12 @@
 // time. And `--version` of both CLIs (issue 12): the version in the package's own package.json.
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { runBunkerCli } from '../support/bunker-process.js';
+
+// Timeouts (docs/testing.md): CLI runs with key derivations: 8 s among parallel files
+vi.setConfig({ testTimeout: 45_000 });
 
 /** `version` of a package's package.json, read by the test on its own. */
 async function packageVersion(name: 'bunker' | 'core'): Promise<string> {

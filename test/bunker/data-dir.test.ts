@@ -5,8 +5,11 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runBunkerCli, spawnBunker } from '../support/bunker-process.js';
+
+// Timeouts (docs/testing.md): bunker starts on prepared data directories: 12 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const TOKENS = {
   BUNKER_API_TOKEN: 'data-dir-api-token-0123456789',

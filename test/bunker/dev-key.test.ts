@@ -7,9 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as nip49 from 'nostr-tools/nip49';
 import { generateSecretKey } from 'nostr-tools/pure';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type BunkerProcess, callBunker, spawnBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
+
+// Timeouts (docs/testing.md): development bunker starts and auto-lock: 9 s among parallel files
+vi.setConfig({ testTimeout: 45_000 });
 
 const running: BunkerProcess[] = [];
 const dirs: string[] = [];

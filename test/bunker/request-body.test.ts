@@ -1,9 +1,12 @@
 // Issue 10: "unauthenticated chunked bodies are buffered before the token check". The bunker now checks
 // the token (or the dashboard session) first and answers without reading the body, and reads the body
 // of an authorised request only up to its limit, while it streams in.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { streamRequest } from './raw-http.js';
+
+// Timeouts (docs/testing.md): large and slow request bodies: 24 s alone
+vi.setConfig({ testTimeout: 90_000 });
 
 let bunker: RunningBunker;
 

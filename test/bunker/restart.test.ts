@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import type { Event } from 'nostr-tools';
 import * as nip19 from 'nostr-tools/nip19';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type BunkerProcess, callBunker, runBunkerCli, spawnBunker } from '../support/bunker-process.js';
+
+// Timeouts (docs/testing.md): several bunker starts with scrypt key derivations: 7 s alone, 31 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 const PASSPHRASE = 'restart passphrase 42';
 const API_TOKEN = 'restart-api-token-0123456789';

@@ -3,8 +3,11 @@
 // the connection stays usable. (A body it cannot drain in time is answered with `Connection: close`: the
 // endless bodies of test/bunker/hostile-input.test.ts.)
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
+
+// Timeouts (docs/testing.md): unread bodies held open: 10 s alone
+vi.setConfig({ testTimeout: 45_000 });
 
 let bunker: RunningBunker;
 

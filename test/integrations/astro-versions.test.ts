@@ -8,10 +8,13 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
+
+// Timeouts (docs/testing.md): an Astro build per major version
+vi.setConfig({ testTimeout: 120_000 });
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
 if (!astro) throw new Error('no astro adapter');

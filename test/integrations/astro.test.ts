@@ -3,13 +3,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { type CommandResult, runCommand } from './support/run-command.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
 import { startWorkspaceRegistry } from './support/workspace-registry.js';
+
+// Timeouts (docs/testing.md): an Astro build per test: 18 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
 if (!astro) throw new Error('no astro adapter');

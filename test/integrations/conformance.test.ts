@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
@@ -16,6 +16,9 @@ import {
   signatureProblems,
 } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
+
+// Timeouts (docs/testing.md): a generator build per test: 8 s alone, 30 s among parallel files
+vi.setConfig({ testTimeout: 120_000 });
 
 let bunker: RunningBunker;
 let counter: CountingProxy;

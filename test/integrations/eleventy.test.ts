@@ -5,7 +5,7 @@ import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EleventyEventArgs, siegel } from '@siegel/eleventy';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { eventually } from '../support/eventually.js';
@@ -13,6 +13,9 @@ import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
 import { startCommand } from './support/run-command.js';
 import { checkPages, signatureProblems } from './support/signed-output.js';
+
+// Timeouts (docs/testing.md): Eleventy builds and --serve: 13 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
 if (!eleventy) throw new Error('no eleventy adapter');

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { eventually } from '../support/eventually.js';
@@ -10,6 +10,9 @@ import { freePort } from '../support/free-port.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
 import { startCommand } from './support/run-command.js';
 import { checkPages, listPages, signatureProblems } from './support/signed-output.js';
+
+// Timeouts (docs/testing.md): Vite builds and the dev server: 9 s among parallel files
+vi.setConfig({ testTimeout: 45_000 });
 
 const vite = ADAPTERS.find((adapter) => adapter.tool === 'vite');
 if (!vite) throw new Error('no vite adapter');

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import {
@@ -16,6 +16,9 @@ import {
 } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
+
+// Timeouts (docs/testing.md): a VitePress build per test: 30 s among parallel files
+vi.setConfig({ testTimeout: 120_000 });
 
 let bunker: RunningBunker;
 let counter: CountingProxy;

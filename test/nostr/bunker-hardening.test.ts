@@ -9,11 +9,14 @@ import { join } from 'node:path';
 import { BunkerSigner, parseBunkerInput } from 'nostr-tools/nip46';
 import { SimplePool } from 'nostr-tools/pool';
 import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { answered, makeStrangerFlood, nip46Request, sendFlood } from '../support/nip46-flood.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): bunker restarts and NIP-46 round trips: 14 s alone, 21 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 let relay: RunningRelay;
 const dirs: string[] = [];

@@ -11,10 +11,13 @@ import * as nip44 from 'nostr-tools/nip44';
 import { type BunkerPointer, BunkerSigner, parseBunkerInput } from 'nostr-tools/nip46';
 import { SimplePool } from 'nostr-tools/pool';
 import { finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callBunker, type RunningBunker, runBunkerCli, startBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): NIP-46 round trips with Chromium: 13 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 let relay: RunningRelay;
 let bunker: RunningBunker;

@@ -5,12 +5,15 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getPublicKey, verifyEvent } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Nip46Signer, parseBunkerUri, SiegelError, signSite } from '../../packages/core/src/index.js';
 import { runSiegel, snapshotTree } from '../site/support.js';
 import { freePort } from '../support/free-port.js';
 import { type RunningNip46Signer, startNip46Signer } from '../support/nip46-signer-process.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): NIP-46 runs against a relay: 13 s alone, 28 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 const PAGES = 200;
 const SITE = 'https://blog.example.com';

@@ -6,13 +6,16 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS, copyExample, type ExampleProject } from '../integrations/support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from '../integrations/support/signed-output.js';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): site runs publishing to relays: 9 s alone
+vi.setConfig({ testTimeout: 45_000 });
 
 const eleventy = ADAPTERS.find((adapter) => adapter.tool === 'eleventy');
 if (!eleventy) throw new Error('no eleventy adapter');

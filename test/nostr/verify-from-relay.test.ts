@@ -78,7 +78,7 @@ beforeAll(async () => {
   site = await serveDirectory(dist);
   await writeFile(
     join(root, '.env'),
-    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nSITE_URL=${site.url}\nSIEGEL_RELAYS=${relay.url}\n`,
+    `BUNKER_URL=${bunker.url}\nBUNKER_API_TOKEN=${bunker.apiToken}\nBUNKER_KEY_NAME=${bunker.keyName}\nSITE_URL=${site.url}\nSIEGEL_RELAYS=${relay.url}\n`,
   );
   const signed = await runSiegel(['sign', 'dist'], { cwd: root });
   expect(signed.code, signed.stderr).toBe(0);

@@ -13,7 +13,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../integrations/support/example-project.js';
 import { type StartedCommand, startCommand } from '../integrations/support/run-command.js';
 import { checkPages, signatureProblems } from '../integrations/support/signed-output.js';
@@ -22,6 +22,9 @@ import { freePort } from '../support/free-port.js';
 import { type UserShell, userShell, waitForOutput } from './support/user-shell.js';
 import { type Registry, startRegistry } from './support/verdaccio.js';
 import { copyWorkingTree } from './support/working-tree.js';
+
+// Timeouts (docs/testing.md): npm installs from a real registry and real builds: 89 s alone for the slowest
+vi.setConfig({ testTimeout: 300_000 });
 
 /** The published packages: workspace folder → name. */
 const PACKAGES: Record<string, string> = {

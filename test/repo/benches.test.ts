@@ -7,7 +7,10 @@ import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// Timeouts (docs/testing.md): each bench once at a tiny size: 34 s alone for the slowest
+vi.setConfig({ testTimeout: 180_000 });
 
 const BENCH = fileURLToPath(new URL('../../bench/', import.meta.url));
 

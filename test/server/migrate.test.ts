@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
 import { FileSigner, type FileSignerOptions } from '../../server/src/file-signer.js';
 import { FilesystemStorage } from '../../server/src/storage/filesystem-storage.js';
@@ -25,6 +25,9 @@ import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
 import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
 import { type RunningServer, SERVER_FIXTURES, SERVER_MAIN, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): 1 050 records through real servers, a kill -9 and a resume: 36 s alone, 150 s among parallel files
+vi.setConfig({ testTimeout: 300_000 });
 
 /** Records per format; seven formats. */
 const PER_FORMAT = 150;

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
 import { xmpPacket } from './image-writers.js';
 import {
@@ -19,6 +19,9 @@ import {
 } from './pdf-writers.js';
 import { signOverHttp } from './server-process.js';
 import { useWriterRun } from './writer-run.js';
+
+// Timeouts (docs/testing.md): PDFs written by Chromium, pdfkit and qpdf: 32 s among parallel files
+vi.setConfig({ testTimeout: 120_000 });
 
 describe('PDFs written by real tools sign with the author exiftool reads (issue 25)', () => {
   const run = useWriterRun('siegel-pdf-writers-', async (dir) => {

@@ -3,7 +3,7 @@
 // mid-upload leaves nothing half-written after the next sweep and B goes on (delivering what A queued); a
 // database that is down at start, or goes away later, is told plainly and survived.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FileStorage, isStorageKey } from '../../server/src/storage/file-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import { S3Storage } from '../../server/src/storage/s3-storage.js';
@@ -14,6 +14,9 @@ import { type PostgresCluster, startPostgresCluster } from '../support/postgres-
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
 import { type RunningServer, signOverHttp, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): PostgreSQL, S3 and several servers: 18 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const encoder = new TextEncoder();
 const markdown = (label: string) =>

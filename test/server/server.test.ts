@@ -3,10 +3,13 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { verifyEvent } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): server and bunker processes per test: 12 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 interface Expected {
   signs: Record<string, { mime_type: string; authors: string[]; title: string | null }>;

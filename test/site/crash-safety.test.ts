@@ -3,11 +3,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifySite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { runSiegel, SIEGEL_CLI } from './support.js';
+
+// Timeouts (docs/testing.md): a kill -9 mid-run and a rerun: 23 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 const PAGES = 300;
 const BATCH = 10;

@@ -6,10 +6,13 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSignatureBlock, verifySite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { runSiegel } from './support.js';
+
+// Timeouts (docs/testing.md): a 1.x MiB event refused by a real bunker: 22 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 const SITE = 'https://example.com';
 const PAGES = 40;

@@ -13,12 +13,15 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { decode, npubEncode } from 'nostr-tools/nip19';
 import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { serveDirectory } from '../support/static-server.js';
 import { runSiegel, snapshotTree } from './support.js';
+
+// Timeouts (docs/testing.md): whole-site runs of the CLI: 26 s alone
+vi.setConfig({ testTimeout: 120_000 });
 
 const SITE = 'https://example.com';
 const PAGES = 80; // ≥ 64: the run uses the parse workers

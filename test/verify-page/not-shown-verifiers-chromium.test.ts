@@ -7,11 +7,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzePage, formatSummary, LocalKeySigner, signSite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NOT_SHOWN, notShownPage } from '../../packages/core/test/support/not-shown-cases.js';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
+
+// Timeouts (docs/testing.md): the not-shown set through every verifier: 17 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const KEY = '5'.repeat(64);
 const quiet = { info: () => {}, warn: () => {} };

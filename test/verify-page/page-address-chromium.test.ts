@@ -7,11 +7,14 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzePage, LocalKeySigner, type NostrEvent, signSite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
+
+// Timeouts (docs/testing.md): hundreds of addresses through every verifier: 27 s alone, 98 s among parallel files
+vi.setConfig({ testTimeout: 240_000 });
 
 interface JsonReport {
   ok: boolean;

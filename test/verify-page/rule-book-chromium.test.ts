@@ -5,12 +5,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeCoverage } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { buildCaseSite, type CaseSite, VERDICT_CASES } from '../support/verdict-cases.js';
+
+// Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 interface JsonReport {
   ok: boolean;

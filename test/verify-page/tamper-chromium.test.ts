@@ -5,12 +5,15 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSignatureBlock } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runSiegel } from '../site/support.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { readVerdict } from '../support/read-verdict.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
+
+// Timeouts (docs/testing.md): tampered pages through every verifier: 7 s among parallel files
+vi.setConfig({ testTimeout: 45_000 });
 
 const PAGE_PATH = 'seals/index.html';
 const PAGE = `<!doctype html>

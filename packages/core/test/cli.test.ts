@@ -1,9 +1,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from './support/run-cli.js';
 import { createFixtureProject } from './support/site-fixture.js';
+
+// Timeouts (docs/testing.md): CLI runs over generated sites: 6 s alone, 25 s among parallel files
+vi.setConfig({ testTimeout: 90_000 });
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode } from 'nostr-tools/nip19';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { signSite } from '../src/index.js';
 import {
   integrationOptionsSchema,
@@ -20,6 +20,9 @@ import {
   SITE,
   useFixtureProjects,
 } from './support/site-fixture.js';
+
+// Timeouts (docs/testing.md): relay processes: 11 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const SIGNED = Object.keys(FIXTURE_PAGES).filter((path) => path !== 'no-main.html');
 const { createProject } = useFixtureProjects();

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { stopProcessGroup } from '../../support/process-group.js';
 
 /** How a command ended, with its stdout and stderr interleaved as they came. */
 export interface CommandResult {
@@ -12,7 +13,10 @@ export interface StartedCommand {
   readonly output: string;
   /** Resolves when the command has ended and its output is closed; rejects if it could not start. */
   readonly done: Promise<CommandResult>;
-  /** SIGTERM, then wait for the process to exit. */
+  /**
+   * SIGTERM to the command's process group (what it started too: `npx` and the command it runs), SIGKILL
+   * after 5 s; resolves once the group is gone.
+   */
   stop(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export function startCommand(
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -40,10 +45,8 @@ export function startCommand(
     },
     done,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      // Not only `child`: `npx siegel-bunker` leaves `siegel-bunker` running when `npx` alone is stopped.
+      await stopProcessGroup(child);
     },
   };
 }
