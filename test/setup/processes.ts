@@ -14,12 +14,14 @@ import { RUN_MARK, stopGroups } from '../support/process-group.js';
 interface SpawnOptions {
   detached?: boolean;
   envPairs?: string[];
+  args?: string[];
 }
 
 const runId = inject('siegelRunId');
 // Children that inherit this environment (every `spawnSync` and `execSync` among them) carry the mark too.
 process.env[RUN_MARK] = runId;
-const groups = new Set<number>();
+/** Process group id → the command that started it. */
+const groups = new Map<number, string>();
 /** `ChildProcess#spawn`: Node's internal method behind every asynchronous way to start a process. */
 type SpawnMethod = (this: ChildProcess, options: SpawnOptions) => unknown;
 const prototype = ChildProcess.prototype as unknown as { spawn: SpawnMethod };
@@ -32,13 +34,15 @@ prototype.spawn = function spawnInOwnGroup(options) {
     detached: true,
     envPairs: [...(options.envPairs ?? []).filter((pair) => !pair.startsWith(`${RUN_MARK}=`)), mark],
   });
-  if (this.pid !== undefined) groups.add(this.pid);
+  if (this.pid !== undefined) groups.set(this.pid, (options.args ?? []).join(' ').slice(0, 200));
   return spawned;
 };
 
 afterAll(async () => {
-  const left = await stopGroups([...groups]);
-  groups.clear();
+  const left = await stopGroups([...groups.keys()]);
   if (left.length > 0)
-    console.warn(`stopped ${left.length} process group(s) the test file left running: ${left.join(', ')}`);
+    console.warn(
+      `stopped ${left.length} process group(s) the test file left running:\n${left.map((pgid) => `  ${pgid} ${groups.get(pgid)}`).join('\n')}`,
+    );
+  groups.clear();
 }, 20_000);
