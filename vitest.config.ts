@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 // Three projects by cost, not by folder (docs/testing.md). `npm test` runs them in this order and stops at
 // the first red one: a broken pure function shows in the first minute, not after the browsers.
+// (A plain `vitest run` runs them in the same order too: `sequence.groupOrder`.)
 //
 // - `unit`: pure code in every package. No process, no socket, no browser, no external tool: the setup
 //   file `test/setup/unit-guard.ts` makes `child_process`, client sockets and `listen` throw here.
@@ -65,6 +66,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: [...PACKAGE_TESTS, ...UNIT_REPO],
           exclude: ['**/node_modules/**', ...REAL_IN_PACKAGES],
           setupFiles: ['test/setup/unit-guard.ts'],
@@ -76,6 +78,7 @@ export default defineConfig({
       {
         test: {
           name: 'real',
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts', ...REAL_IN_PACKAGES],
           exclude: ['**/node_modules/**', ...UNIT_REPO, ...SLOW],
           globalSetup: ['test/setup/global.ts'],
@@ -88,6 +91,7 @@ export default defineConfig({
       {
         test: {
           name: 'slow',
+          sequence: { groupOrder: 2 },
           include: SLOW,
           exclude: ['**/node_modules/**'],
           globalSetup: ['test/setup/global.ts'],

@@ -7,9 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BUNKER_CLI, spawnBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
+
+// Timeouts (docs/testing.md): bunker shutdown with open sockets: 23 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 function open(url: string): Promise<Socket> {
   const { hostname, port } = new URL(url);

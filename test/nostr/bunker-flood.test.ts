@@ -7,11 +7,14 @@
 import { BunkerSigner, parseBunkerInput } from 'nostr-tools/nip46';
 import { SimplePool } from 'nostr-tools/pool';
 import { finalizeEvent, generateSecretKey, verifyEvent } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callBunker, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { makeStrangerFlood, probeHttp, sendFlood, watchReplies } from '../support/nip46-flood.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): a NIP-46 flood of thousands of events: 16 s alone, 30 s among parallel files
+vi.setConfig({ testTimeout: 120_000 });
 
 const FLOOD = 3000;
 /** The flood's last requests, sent only once the new client has signed: it got through mid-flood. */

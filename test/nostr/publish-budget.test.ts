@@ -10,10 +10,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getPublicKey } from 'nostr-tools/pure';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type CliResult, runCli, SIEGEL_CLI } from '../../packages/core/test/support/run-cli.js';
 import { eventually } from '../support/eventually.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): silent relays and the publishing budget: 15 s alone, 35 s among parallel files
+vi.setConfig({ testTimeout: 120_000 });
 
 const SECRET = '9'.repeat(64);
 const PUBKEY = getPublicKey(Uint8Array.from(Buffer.from(SECRET, 'hex')));

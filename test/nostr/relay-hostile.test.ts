@@ -23,7 +23,7 @@ import {
 import * as nip04 from 'nostr-tools/nip04';
 import { neventEncode } from 'nostr-tools/nip19';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signOverHttp, startServer } from '../server/server-process.js';
 import { runSiegel } from '../site/support.js';
 import { startBunker } from '../support/bunker-process.js';
@@ -37,6 +37,9 @@ import {
 } from '../support/relay/hostile-relay.mjs';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
+
+// Timeouts (docs/testing.md): hostile relays and signers: 9 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 const KEY = '5'.repeat(64);
 const TOO_LARGE = 'sent a message larger than 2 MiB: connection closed (1009)';

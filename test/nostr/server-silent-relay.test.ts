@@ -5,11 +5,14 @@
 // How long the answers take, against healthy relays only, is bench/server/relays.mjs's figure; that an answer
 // waits for a silent relay only a little longer than the first relay took, and never in its upload slot, is
 // server/test/relay-deliveries.test.ts's (on a fake clock). Here: what 20 clients get from the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, signOverHttp, startServer } from '../server/server-process.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { queryRelay, type RunningRelay, startRelay } from '../support/relay-process.js';
+
+// Timeouts (docs/testing.md): a silent relay behind a real server: 7 s alone
+vi.setConfig({ testTimeout: 60_000 });
 
 const SIGNS = 60;
 const CLIENTS = 20;

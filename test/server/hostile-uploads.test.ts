@@ -13,11 +13,14 @@ import { readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANALYSIS_LIMITS } from '../../server/src/metadata/limits.js';
 import * as hostile from '../../server/test/hostile-files.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): hostile uploads through a real server: 26 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 /** What the verify probe reports when stopped (see `verify-probe.mjs`). */
 interface ProbeSummary {

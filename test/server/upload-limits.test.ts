@@ -4,10 +4,13 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type RunningServer, SERVER_FIXTURES, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): uploads at the limits: 14 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 async function inspect(server: RunningServer, name: string, bytes: Uint8Array) {
   const form = new FormData();

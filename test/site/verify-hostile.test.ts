@@ -13,9 +13,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { zeroBlock } from '../../packages/core/test/support/deflate-bomb.js';
 import { SIEGEL_CLI } from './support.js';
+
+// Timeouts (docs/testing.md): hostile sites against siegel verify: 8 s among parallel files
+vi.setConfig({ testTimeout: 60_000 });
 
 /**
  * A ceiling on the CLI's peak RSS against runaway growth (the endless body reached 7.2 GB, the gzip bomb
