@@ -219,163 +219,167 @@ describe('the packages from a registry, installed into fresh projects', { timeou
     expect(await expectSigned(project, 'public')).toBe(2);
   });
 
-  it('`npx astro add @siegel/astro` in a fresh Astro project: the build signs every page', async () => {
-    const project = await freshProject('fresh-astro', { scripts: { build: 'astro build' } });
-    await shell.ok(project, 'npm', ['install', `astro@${await repoVersion('astro')}`]);
-    const page = (title: string, body: string) =>
-      `---\n---\n<html lang="en"><head><meta charset="utf-8" /><title>${title}</title></head><body><main>${body}</main></body></html>\n`;
-    await writeFiles(project, {
-      '.env': dotenv(),
-      'astro.config.mjs':
-        "import { defineConfig } from 'astro/config';\n\nexport default defineConfig({\n  site: 'https://astro.siegel.invalid',\n});\n",
-      'src/pages/index.astro': page('Home', '<h1>Fresh Astro</h1><p>Hello.</p>'),
-      'src/pages/blog/first-post.astro': page('First post', '<h1>First post</h1><p>Words &amp; more.</p>'),
-      'src/pages/about.astro': page('About', '<p>About this site.</p>'),
+  // Each install is a fresh project of its own against the same registry and bunker: they run side by side
+  // (npm's cache is safe for that), so the file costs the slowest install, not the sum of all five.
+  describe.concurrent('each into a fresh project of its own', () => {
+    it('`npx astro add @siegel/astro` in a fresh Astro project: the build signs every page', async () => {
+      const project = await freshProject('fresh-astro', { scripts: { build: 'astro build' } });
+      await shell.ok(project, 'npm', ['install', `astro@${await repoVersion('astro')}`]);
+      const page = (title: string, body: string) =>
+        `---\n---\n<html lang="en"><head><meta charset="utf-8" /><title>${title}</title></head><body><main>${body}</main></body></html>\n`;
+      await writeFiles(project, {
+        '.env': dotenv(),
+        'astro.config.mjs':
+          "import { defineConfig } from 'astro/config';\n\nexport default defineConfig({\n  site: 'https://astro.siegel.invalid',\n});\n",
+        'src/pages/index.astro': page('Home', '<h1>Fresh Astro</h1><p>Hello.</p>'),
+        'src/pages/blog/first-post.astro': page('First post', '<h1>First post</h1><p>Words &amp; more.</p>'),
+        'src/pages/about.astro': page('About', '<p>About this site.</p>'),
+      });
+      await shell.ok(project, 'npx', ['astro', 'add', '@siegel/astro', '--yes']);
+      const config = await readFile(join(project, 'astro.config.mjs'), 'utf8');
+      expect(config).toMatch(/from ['"]@siegel\/astro['"]/);
+      const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
+      expect(manifest.dependencies['@siegel/astro']).toBeDefined();
+      await shell.ok(project, 'npm', ['run', 'build']);
+      expect(await expectSigned(project, 'dist')).toBe(3);
     });
-    await shell.ok(project, 'npx', ['astro', 'add', '@siegel/astro', '--yes']);
-    const config = await readFile(join(project, 'astro.config.mjs'), 'utf8');
-    expect(config).toMatch(/from ['"]@siegel\/astro['"]/);
-    const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'));
-    expect(manifest.dependencies['@siegel/astro']).toBeDefined();
-    await shell.ok(project, 'npm', ['run', 'build']);
-    expect(await expectSigned(project, 'dist')).toBe(3);
-  });
 
-  it('`npm install @siegel/eleventy` in a fresh Eleventy project: the build signs every page', async () => {
-    const project = await freshProject('fresh-eleventy', { scripts: { build: 'eleventy' } });
-    await shell.ok(project, 'npm', ['install', '@11ty/eleventy@3.1.5', '@siegel/eleventy']);
-    await writeFiles(project, {
-      '.env': dotenv(),
-      'eleventy.config.js':
-        "import siegel from '@siegel/eleventy';\n\nexport default function (eleventyConfig) {\n  eleventyConfig.addPlugin(siegel, { site: 'https://eleventy.siegel.invalid' });\n}\n",
-      '_includes/base.njk':
-        '<!doctype html>\n<html lang="en"><head><title>{{ title }}</title></head><body><main>{{ content | safe }}</main></body></html>\n',
-      'index.md': '---\nlayout: base.njk\ntitle: Home\n---\n# Fresh Eleventy\n\nHello.\n',
-      'posts/hello.md': '---\nlayout: base.njk\ntitle: Hello\n---\nA post with *emphasis*.\n',
-      'feed.njk': '---\npermalink: /feed.xml\n---\n<?xml version="1.0"?><feed></feed>\n',
-    });
-    await shell.ok(project, 'npm', ['run', 'build']);
-    expect(await readFile(join(project, '_site/feed.xml'), 'utf8')).toBe(
-      '<?xml version="1.0"?><feed></feed>\n',
-    );
-    expect(await expectSigned(project, '_site')).toBe(2);
-  });
-
-  it('`npm install @siegel/vite` in a fresh Vite multi-page project: the build signs every page', async () => {
-    const project = await freshProject('fresh-vite', { scripts: { build: 'vite build' } });
-    await shell.ok(project, 'npm', ['install', `vite@${await repoVersion('vite')}`, '@siegel/vite']);
-    const html = (title: string, body: string) =>
-      `<!doctype html>\n<html lang="en"><head><meta charset="utf-8" /><title>${title}</title><script type="module" src="/main.js"></script></head><body><main>${body}</main></body></html>\n`;
-    await writeFiles(project, {
-      '.env': dotenv(),
-      'main.js': "document.documentElement.dataset.ready = 'yes';\n",
-      'index.html': html('Home', '<h1>Fresh Vite</h1>'),
-      'about/index.html': html('About', '<p>About.</p>'),
-      'vite.config.js': `import { resolve } from 'node:path';
-import siegel from '@siegel/vite';
-import { defineConfig } from 'vite';
-
-export default defineConfig({
-  plugins: [siegel({ site: 'https://vite.siegel.invalid' })],
-  build: {
-    rollupOptions: {
-      input: { main: resolve(import.meta.dirname, 'index.html'), about: resolve(import.meta.dirname, 'about/index.html') },
-    },
-  },
-});
-`,
-    });
-    await shell.ok(project, 'npm', ['run', 'build']);
-    expect(await expectSigned(project, 'dist')).toBe(2);
-  });
-
-  it('`npm install @siegel/vite` in a fresh VitePress site: `vitepress build` signs every page', async () => {
-    const project = await freshProject('fresh-vitepress', {
-      scripts: { 'docs:build': 'vitepress build docs' },
-    });
-    await shell.ok(project, 'npm', [
-      'install',
-      `vitepress@${await repoVersion('vitepress')}`,
-      '@siegel/vite',
-    ]);
-    await writeFiles(project, {
-      // In the project root, where `npm run` starts, not in the VitePress root `docs/`.
-      '.env': dotenv(),
-      'docs/.vitepress/config.mts': `import siegel from '@siegel/vite';
-import { defineConfig } from 'vitepress';
-
-export default defineConfig({
-  title: 'Fresh VitePress',
-  vite: { plugins: [siegel({ site: 'https://vitepress.siegel.invalid' })] },
-});
-`,
-      'docs/index.md': '# Fresh VitePress\n\nHello from a registry install.\n',
-      'docs/guide/start.md': '# Start\n\nA page with `code` & more.\n',
-    });
-    const build = await shell.ok(project, 'npm', ['run', 'docs:build']);
-    expect(build).toMatch(/Siegel: 2 signed/);
-    expect(await expectSigned(project, 'docs/.vitepress/dist')).toBe(2);
-  });
-
-  it('`npx siegel-server` from the registry signs a file and verifies it', async () => {
-    const project = await freshProject('fresh-server');
-    await shell.ok(project, 'npm', ['install', '@siegel/server']);
-    expect(lastLine(await shell.ok(project, 'npx', ['siegel-server', '--version']))).toBe('0.1.0');
-    const port = await freePort();
-    const server = startCommand('npx', ['siegel-server'], {
-      cwd: project,
-      env: {
-        ...shell.env,
-        ...bunkerEnv,
-        PORT: String(port),
-        SIGN_API_TOKENS: 'a-sign-token-for-the-test',
-        SIEGEL_DATA_DIR: join(project, 'data'),
-      },
-    });
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      await waitForOutput(server, /listening on/);
-      const form = new FormData();
-      form.append(
-        'file',
-        new Blob(['---\nauthor: Jane Writer\n---\n# Notes\n\nSigned from a registry install.\n']),
-        'notes.md',
+    it('`npm install @siegel/eleventy` in a fresh Eleventy project: the build signs every page', async () => {
+      const project = await freshProject('fresh-eleventy', { scripts: { build: 'eleventy' } });
+      await shell.ok(project, 'npm', ['install', '@11ty/eleventy@3.1.5', '@siegel/eleventy']);
+      await writeFiles(project, {
+        '.env': dotenv(),
+        'eleventy.config.js':
+          "import siegel from '@siegel/eleventy';\n\nexport default function (eleventyConfig) {\n  eleventyConfig.addPlugin(siegel, { site: 'https://eleventy.siegel.invalid' });\n}\n",
+        '_includes/base.njk':
+          '<!doctype html>\n<html lang="en"><head><title>{{ title }}</title></head><body><main>{{ content | safe }}</main></body></html>\n',
+        'index.md': '---\nlayout: base.njk\ntitle: Home\n---\n# Fresh Eleventy\n\nHello.\n',
+        'posts/hello.md': '---\nlayout: base.njk\ntitle: Hello\n---\nA post with *emphasis*.\n',
+        'feed.njk': '---\npermalink: /feed.xml\n---\n<?xml version="1.0"?><feed></feed>\n',
+      });
+      await shell.ok(project, 'npm', ['run', 'build']);
+      expect(await readFile(join(project, '_site/feed.xml'), 'utf8')).toBe(
+        '<?xml version="1.0"?><feed></feed>\n',
       );
-      const signed = await fetch(`${base}/api/sign-image-v2`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer a-sign-token-for-the-test' },
-        body: form,
-      });
-      const body = (await signed.json()) as { hash: string; urls: Record<string, string> };
-      expect(signed.status, JSON.stringify(body)).toBe(200);
-      expect(body.urls.verify).toBe(`http://localhost:${port}/verify?hash=${body.hash}`);
-      expect(body.urls.verify_api).toBe(`http://localhost:${port}/api/verify?hash=${body.hash}`);
-      const verified = (await (await fetch(`${base}/api/verify?hash=${body.hash}`)).json()) as {
-        verified: boolean;
-      };
-      expect(verified.verified).toBe(true);
-      const page = await (await fetch(`${base}/verify?hash=${body.hash}`)).text();
-      expect(page).toContain('Jane Writer');
+      expect(await expectSigned(project, '_site')).toBe(2);
+    });
 
-      // @siegel/client from the registry, in a project of its own: its exports map (the root and `/embed`)
-      // and its build, against the server installed from the registry.
-      const clientProject = await freshProject('fresh-client');
-      await shell.ok(clientProject, 'npm', ['install', '@siegel/client']);
-      await writeFiles(clientProject, {
-        'sign.mjs': [
-          "import { createClient } from '@siegel/client';",
-          "import { embedAuthor } from '@siegel/client/embed';",
-          "const bytes = await embedAuthor(new TextEncoder().encode('# Client notes\\n'), { author: 'Ana Lima' });",
-          `const client = createClient({ baseUrl: '${base}', token: 'a-sign-token-for-the-test' });`,
-          "const result = await client.sign(bytes, { fileName: 'client-notes.md' });",
-          'const verdict = await client.verify(result.hash);',
-          'console.log(JSON.stringify({ authors: result.metadata.authors, verified: verdict.found && verdict.verified }));',
-        ].join('\n'),
+    it('`npm install @siegel/vite` in a fresh Vite multi-page project: the build signs every page', async () => {
+      const project = await freshProject('fresh-vite', { scripts: { build: 'vite build' } });
+      await shell.ok(project, 'npm', ['install', `vite@${await repoVersion('vite')}`, '@siegel/vite']);
+      const html = (title: string, body: string) =>
+        `<!doctype html>\n<html lang="en"><head><meta charset="utf-8" /><title>${title}</title><script type="module" src="/main.js"></script></head><body><main>${body}</main></body></html>\n`;
+      await writeFiles(project, {
+        '.env': dotenv(),
+        'main.js': "document.documentElement.dataset.ready = 'yes';\n",
+        'index.html': html('Home', '<h1>Fresh Vite</h1>'),
+        'about/index.html': html('About', '<p>About.</p>'),
+        'vite.config.js': `import { resolve } from 'node:path';
+  import siegel from '@siegel/vite';
+  import { defineConfig } from 'vite';
+
+  export default defineConfig({
+    plugins: [siegel({ site: 'https://vite.siegel.invalid' })],
+    build: {
+      rollupOptions: {
+        input: { main: resolve(import.meta.dirname, 'index.html'), about: resolve(import.meta.dirname, 'about/index.html') },
+      },
+    },
+  });
+  `,
       });
-      const report = JSON.parse(lastLine(await shell.ok(clientProject, 'node', ['sign.mjs'])) ?? '{}');
-      expect(report).toEqual({ authors: ['Ana Lima'], verified: true });
-    } finally {
-      await server.stop();
-    }
+      await shell.ok(project, 'npm', ['run', 'build']);
+      expect(await expectSigned(project, 'dist')).toBe(2);
+    });
+
+    it('`npm install @siegel/vite` in a fresh VitePress site: `vitepress build` signs every page', async () => {
+      const project = await freshProject('fresh-vitepress', {
+        scripts: { 'docs:build': 'vitepress build docs' },
+      });
+      await shell.ok(project, 'npm', [
+        'install',
+        `vitepress@${await repoVersion('vitepress')}`,
+        '@siegel/vite',
+      ]);
+      await writeFiles(project, {
+        // In the project root, where `npm run` starts, not in the VitePress root `docs/`.
+        '.env': dotenv(),
+        'docs/.vitepress/config.mts': `import siegel from '@siegel/vite';
+  import { defineConfig } from 'vitepress';
+
+  export default defineConfig({
+    title: 'Fresh VitePress',
+    vite: { plugins: [siegel({ site: 'https://vitepress.siegel.invalid' })] },
+  });
+  `,
+        'docs/index.md': '# Fresh VitePress\n\nHello from a registry install.\n',
+        'docs/guide/start.md': '# Start\n\nA page with `code` & more.\n',
+      });
+      const build = await shell.ok(project, 'npm', ['run', 'docs:build']);
+      expect(build).toMatch(/Siegel: 2 signed/);
+      expect(await expectSigned(project, 'docs/.vitepress/dist')).toBe(2);
+    });
+
+    it('`npx siegel-server` from the registry signs a file and verifies it', async () => {
+      const project = await freshProject('fresh-server');
+      await shell.ok(project, 'npm', ['install', '@siegel/server']);
+      expect(lastLine(await shell.ok(project, 'npx', ['siegel-server', '--version']))).toBe('0.1.0');
+      const port = await freePort();
+      const server = startCommand('npx', ['siegel-server'], {
+        cwd: project,
+        env: {
+          ...shell.env,
+          ...bunkerEnv,
+          PORT: String(port),
+          SIGN_API_TOKENS: 'a-sign-token-for-the-test',
+          SIEGEL_DATA_DIR: join(project, 'data'),
+        },
+      });
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        await waitForOutput(server, /listening on/);
+        const form = new FormData();
+        form.append(
+          'file',
+          new Blob(['---\nauthor: Jane Writer\n---\n# Notes\n\nSigned from a registry install.\n']),
+          'notes.md',
+        );
+        const signed = await fetch(`${base}/api/sign-image-v2`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer a-sign-token-for-the-test' },
+          body: form,
+        });
+        const body = (await signed.json()) as { hash: string; urls: Record<string, string> };
+        expect(signed.status, JSON.stringify(body)).toBe(200);
+        expect(body.urls.verify).toBe(`http://localhost:${port}/verify?hash=${body.hash}`);
+        expect(body.urls.verify_api).toBe(`http://localhost:${port}/api/verify?hash=${body.hash}`);
+        const verified = (await (await fetch(`${base}/api/verify?hash=${body.hash}`)).json()) as {
+          verified: boolean;
+        };
+        expect(verified.verified).toBe(true);
+        const page = await (await fetch(`${base}/verify?hash=${body.hash}`)).text();
+        expect(page).toContain('Jane Writer');
+
+        // @siegel/client from the registry, in a project of its own: its exports map (the root and `/embed`)
+        // and its build, against the server installed from the registry.
+        const clientProject = await freshProject('fresh-client');
+        await shell.ok(clientProject, 'npm', ['install', '@siegel/client']);
+        await writeFiles(clientProject, {
+          'sign.mjs': [
+            "import { createClient } from '@siegel/client';",
+            "import { embedAuthor } from '@siegel/client/embed';",
+            "const bytes = await embedAuthor(new TextEncoder().encode('# Client notes\\n'), { author: 'Ana Lima' });",
+            `const client = createClient({ baseUrl: '${base}', token: 'a-sign-token-for-the-test' });`,
+            "const result = await client.sign(bytes, { fileName: 'client-notes.md' });",
+            'const verdict = await client.verify(result.hash);',
+            'console.log(JSON.stringify({ authors: result.metadata.authors, verified: verdict.found && verdict.verified }));',
+          ].join('\n'),
+        });
+        const report = JSON.parse(lastLine(await shell.ok(clientProject, 'node', ['sign.mjs'])) ?? '{}');
+        expect(report).toEqual({ authors: ['Ana Lima'], verified: true });
+      } finally {
+        await server.stop();
+      }
+    });
   });
 });
