@@ -98,8 +98,10 @@ export class FilesystemStorage implements FileStorage {
       return undefined;
     }
     if (stats === undefined || !stats.isFile()) return undefined;
+    // In whole milliseconds, as Date.now() counts: a file written in the current millisecond has times a
+    // fraction past it, and with `racyVersionMs: 0` it is settled at once, not (sometimes) racy.
     const settled = Date.now() - this.#racyVersionMs;
-    if (stats.ctimeMs > settled || stats.mtimeMs > settled) return undefined;
+    if (Math.floor(stats.ctimeMs) > settled || Math.floor(stats.mtimeMs) > settled) return undefined;
     return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
   }
 
