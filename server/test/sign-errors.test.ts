@@ -1,8 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGermanError, LocalKeySigner, type NostrEvent, SiegelError } from '@siegel/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
+
+// Timeouts (docs/testing.md): each case runs the whole sign route (analysis in a worker thread, SQLite, durable
+// writes): 10 s for the file alone, more on a loaded machine
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
 let t: Awaited<ReturnType<typeof makeTestApp>> | undefined;
 afterEach(async () => {

@@ -4,6 +4,9 @@ import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ADMIN_TOKEN, API_TOKEN, PASSPHRASE, setupApp, template } from './helpers.js';
 
+// Timeouts (docs/testing.md): NIP-49 scrypt key derivations (log N 16): seconds of CPU each, more on a loaded machine
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
 async function errorOf(res: Response) {
   expect(res.headers.get('content-type')).toMatch(/application\/json/);
   const body = (await res.json()) as { error: { code: string; message: string } };

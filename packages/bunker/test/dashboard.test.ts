@@ -1,6 +1,9 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ADMIN_TOKEN, API_TOKEN, PASSPHRASE, setupApp } from './helpers.js';
 
+// Timeouts (docs/testing.md): NIP-49 scrypt key derivations (log N 16): seconds of CPU each, more on a loaded machine
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
 const ORIGIN = 'http://localhost';
 
 function form(fields: Record<string, string>, cookie?: string, origin = ORIGIN): RequestInit {

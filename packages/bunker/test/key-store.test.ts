@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import * as nip19 from 'nostr-tools/nip19';
 import * as nip49 from 'nostr-tools/nip49';
 import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BunkerError, KeyStore, loadSigningEngine, openAuditLog } from '../src/index.js';
 import { cheapNcryptsec, openStore, PASSPHRASE, tempDir, template } from './helpers.js';
+
+// Timeouts (docs/testing.md): NIP-49 scrypt key derivations (log N 16): seconds of CPU each, more on a loaded machine
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
 async function allFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

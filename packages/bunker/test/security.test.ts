@@ -2,9 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as nip19 from 'nostr-tools/nip19';
 import { generateSecretKey } from 'nostr-tools/pure';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, KeyStore, loadSigningEngine, openAuditLog, tokensEqual } from '../src/index.js';
 import { ADMIN_TOKEN, API_TOKEN, tempDir } from './helpers.js';
+
+// Timeouts (docs/testing.md): NIP-49 scrypt key derivations (log N 16): seconds of CPU each, more on a loaded machine
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
 describe('security', () => {
   it('never puts a secret, a passphrase or a token into a response, a log line, or the data directory', async () => {
