@@ -21,8 +21,8 @@ vi.setConfig({ testTimeout: 120_000 });
 const SECRET = '9'.repeat(64);
 const PUBKEY = getPublicKey(Uint8Array.from(Buffer.from(SECRET, 'hex')));
 const ENV = { SIEGEL_SECRET_KEY: SECRET, SITE_URL: 'https://example.com' };
-/** The documented default budget (`DEFAULTS.publishTimeoutMs`). */
-const BUDGET_MS = 5_000;
+/** The budget of the 1 000-page run (seconds). */
+const RUN_BUDGET_S = 20;
 
 const relays: RunningRelay[] = [];
 const roots: string[] = [];
@@ -128,19 +128,33 @@ describe('publishing within the run’s budget (issue 24, acceptance 2)', () => 
   it('1 000 pages, one silent and one healthy relay: the run ends within its budget, the healthy relay holds every event, the rest wait; `siegel publish` delivers them later', async () => {
     const [healthy, silent] = await Promise.all([relay(), relay({ silent: true })]);
     const root = await project(1000);
-    const run = await runTimed(['sign', 'dist', '--relay', healthy.url, '--relay', silent.url], root);
+    // A budget of 20 s, not the default 5 s: among parallel test files on 2 cores the healthy relay once took
+    // only 658 of the 1 000 events within 5 s. What is tested is the same: the run waits its budget, no longer.
+    const run = await runTimed(
+      [
+        'sign',
+        'dist',
+        '--relay',
+        healthy.url,
+        '--relay',
+        silent.url,
+        '--publish-timeout',
+        String(RUN_BUDGET_S),
+      ],
+      root,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/1000 signed/);
     // The run gave up on the silent relay at its budget, in one wait for all 1 000 events (before the budget,
     // one silent relay held such a run for 15 s per 100 events: 150 s), and exits once it has reported.
     expect(run.stderr).toContain(
-      `Siegel: 0 of 1000 events published (${healthy.url}: 1000, ${silent.url}: 0 — no answer within 5 s (the run's publishing budget)); 1000 waiting in .sign-outbox.json`,
+      `Siegel: 0 of 1000 events published (${healthy.url}: 1000, ${silent.url}: 0 — no answer within ${RUN_BUDGET_S} s (the run's publishing budget)); 1000 waiting in .sign-outbox.json`,
     );
     // From its report to its exit the run does no work (tens of ms); nostr-tools' timers held it 8-13 s.
     expect(run.afterOutputMs).toBeLessThan(3_000);
     // A ceiling against a hang, several times what the run takes (a few seconds of signing and the 5 s
     // budget); the seconds themselves are bench/publish/silent-relay.mjs's.
-    expect(run.ms).toBeLessThan(BUDGET_MS + 60_000);
+    expect(run.ms).toBeLessThan(RUN_BUDGET_S * 1000 + 60_000);
     const ids = await signedIds(root);
     expect(ids).toHaveLength(1000);
     expect(await heldBy(healthy.url, ids)).toBe(1000);
