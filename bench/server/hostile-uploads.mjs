@@ -43,7 +43,6 @@ export async function load(url, context, next) {
 }`)}`,
 );
 const hostile = await import('../../server/test/hostile-files.ts');
-const { ANALYSIS_LIMITS } = await import('../../server/src/metadata/limits.ts');
 
 /** The verify probe of the tests, in its own thread; `stop()` resolves with its latencies' summary. */
 function startProbe(url) {
@@ -76,29 +75,8 @@ async function upload(port, token, route, file) {
   return { status: response.status, ms: performance.now() - started };
 }
 
-const reproductions = [
-  hostile.pdfObjectStreamBomb(),
-  hostile.pdfObjectStreamBomb(400, 1024 * 1024),
-  hostile.markdownSpacedHeading(),
-  hostile.gifManyXmpExtensions(),
-  hostile.pdfWithoutEndstream(),
-];
-const burst = [
-  ...reproductions,
-  hostile.pdfObjectStreamZipBombs(5),
-  hostile.pdfSharedHugeString(4 * 1024 * 1024),
-  hostile.pdfTrailerChainOverString(),
-  hostile.pdfPrevLoop(),
-  hostile.pdfManyObjects(ANALYSIS_LIMITS.pdf_objects + 1),
-  hostile.pdfEncryptedXmpBomb(),
-  hostile.pdfEncryptedObjectStreamBombs(5),
-  hostile.gifManyBlocks(ANALYSIS_LIMITS.image_blocks),
-  hostile.pngManyChunks(ANALYSIS_LIMITS.image_blocks),
-  hostile.webpManyChunks(ANALYSIS_LIMITS.image_blocks),
-  hostile.jpegManySegments(ANALYSIS_LIMITS.image_blocks),
-  hostile.pngWithXmp('namespaces.png', hostile.xmpNamespaceFlood(600)),
-  hostile.markdownFrontmatter('nested.md', `k: ${'['.repeat(20_000)}${']'.repeat(20_000)}`),
-].slice(0, BURST_FILES);
+const reproductions = hostile.hostileReproductions();
+const burst = hostile.everyHostileClass().slice(0, BURST_FILES);
 const ROUTES = ['sign-image-v2', 'inspect'];
 
 const run = createBenchRun();

@@ -3,6 +3,7 @@
 // exercise the very same files. Every generator is deterministic and cheap (well under a second).
 import { deflateSync } from 'node:zlib';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
+import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { PdfEncryptor } from './pdf-encrypt.js';
 
 const XMP_AUTHOR =
@@ -573,4 +574,38 @@ export function pdfEncryptedStreamsPastDecryptBudget(streams: number, each = 102
     bytes,
     symptom: `encrypted PDF with ${streams} raw encrypted object streams`,
   };
+}
+
+/** The five reproductions of the hostile-upload reports (each once took the server seconds to minutes). */
+export function hostileReproductions(): HostileFile[] {
+  return [
+    pdfObjectStreamBomb(),
+    pdfObjectStreamBomb(400, 1024 * 1024),
+    markdownSpacedHeading(),
+    gifManyXmpExtensions(),
+    pdfWithoutEndstream(),
+  ];
+}
+
+/**
+ * One file of every hostile class, the reproductions first: what the burst test and
+ * bench/server/hostile-uploads.mjs send at once.
+ */
+export function everyHostileClass(): HostileFile[] {
+  return [
+    ...hostileReproductions(),
+    pdfObjectStreamZipBombs(5),
+    pdfSharedHugeString(4 * 1024 * 1024),
+    pdfTrailerChainOverString(),
+    pdfPrevLoop(),
+    pdfManyObjects(ANALYSIS_LIMITS.pdf_objects + 1),
+    pdfEncryptedXmpBomb(),
+    pdfEncryptedObjectStreamBombs(5),
+    gifManyBlocks(ANALYSIS_LIMITS.image_blocks),
+    pngManyChunks(ANALYSIS_LIMITS.image_blocks),
+    webpManyChunks(ANALYSIS_LIMITS.image_blocks),
+    jpegManySegments(ANALYSIS_LIMITS.image_blocks),
+    pngWithXmp('namespaces.png', xmpNamespaceFlood(600)),
+    markdownFrontmatter('nested.md', `k: ${'['.repeat(20_000)}${']'.repeat(20_000)}`),
+  ];
 }

@@ -4,7 +4,7 @@
 // - `real` and `slow` stop every process group a file started, and a run that leaves a process running
 //   anyway (one that escaped its group) fails, naming it, and kills it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,7 +71,6 @@ export default {
       output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
     }),
   );
-  const { readFile } = await import('node:fs/promises');
   const json = JSON.parse(await readFile(report, 'utf8')) as Report;
   const tests = Object.fromEntries(
     json.testResults.flatMap((file) =>
@@ -142,7 +141,6 @@ it('lets a process escape', () => {
 });
 `,
     });
-    const { readFile } = await import('node:fs/promises');
     const forgotten = Number(await readFile(join(dir as string, 'forgotten.pid'), 'utf8'));
     const escaped = Number(await readFile(join(dir as string, 'escaped.pid'), 'utf8'));
     expect(tests['forgets a child']?.status).toBe('passed');
