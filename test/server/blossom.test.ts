@@ -320,6 +320,70 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
     expect((await verify(hash)).status).toBe(404);
   });
 
+  // Issue 34: `expiration` 1e12 and a `created_at` in 2001 were accepted, so a leaked event uploaded its blobs
+  // for ever. The window is one hour each way (docs/server-api.md, Blossom), 60 s of clock skew ahead.
+  it('bounds the window of an authorization event: expiration at most an hour ahead, created_at within the last hour', async () => {
+    const bytes = markdownWithAuthor();
+    const hash = sha256(bytes);
+    const md = { 'Content-Type': 'text/markdown' };
+    const cases: Array<[string, NostrEvent, string]> = [
+      [
+        'expiration 1e12',
+        authEvent(allowedKey, { x: [hash], expiration: 1e12 }),
+        'is more than 60 minutes ahead',
+      ],
+      [
+        'expiration an hour and 2 minutes ahead',
+        authEvent(allowedKey, { x: [hash], expiration: now() + 3600 + 120 }),
+        'is more than 60 minutes ahead',
+      ],
+      [
+        'created_at in 2001',
+        authEvent(allowedKey, { x: [hash], createdAt: 1_000_000_000 }),
+        'was created at 2001-09-09T01:46:40.000Z, more than 60 minutes ago',
+      ],
+      [
+        'created_at an hour and 2 minutes ago',
+        authEvent(allowedKey, { x: [hash], createdAt: now() - 3600 - 120 }),
+        'more than 60 minutes ago',
+      ],
+      [
+        'created_at in 2286',
+        authEvent(allowedKey, { x: [hash], createdAt: 9_999_999_999 }),
+        'created in the future',
+      ],
+      [
+        'created_at 5 minutes ahead',
+        authEvent(allowedKey, { x: [hash], createdAt: now() + 300 }),
+        'created in the future',
+      ],
+    ];
+    for (const [name, event, reason] of cases) {
+      const answer = await put(bytes, nostrHeader(event), md);
+      expect(answer.status, name).toBe(401);
+      expect(answer.body.error, name).toBe('UNAUTHORIZED');
+      expect(answer.reason, name).toContain(reason);
+    }
+    expect((await verify(hash)).status).toBe(404);
+
+    // Within the window: nostr-tools' default (an hour ahead) from a clock 30 s fast, created 50 minutes ago.
+    const fast = await put(
+      bytes,
+      nostrHeader(authEvent(allowedKey, { x: [hash], createdAt: now() + 30, expiration: now() + 3630 })),
+      md,
+    );
+    expect(fast.status, fast.reason ?? '').toBe(201);
+    const second = markdownWithAuthor();
+    const older = await put(
+      second,
+      nostrHeader(
+        authEvent(allowedKey, { x: [sha256(second)], createdAt: now() - 3000, expiration: now() + 60 }),
+      ),
+      md,
+    );
+    expect(older.status, older.reason ?? '').toBe(201);
+  });
+
   it('accepts URL-safe base64 without padding and a server tag naming this server (also as a URL)', async () => {
     // Find a file whose event encodes with `+` or `/` and padding in standard base64, so the URL-safe form
     // really differs from it.

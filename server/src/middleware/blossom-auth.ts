@@ -11,6 +11,14 @@ import { signAuth } from './sign-auth.js';
 export const BLOSSOM_AUTH_KIND = 24242;
 /** How far an authorization event's `created_at` may lie in the future (clocks differ), in seconds. */
 export const AUTH_CLOCK_SKEW_SECONDS = 60;
+/**
+ * The longest an authorization event is good for, in seconds: its `expiration` at most this far ahead (plus
+ * {@link AUTH_CLOCK_SKEW_SECONDS}), its `created_at` at most this far back. BUD-11 asks only for an
+ * `expiration` in the future and leaves the window to the server; without a bound a leaked event
+ * (`expiration` 1e12, or one signed years ago) uploads its blobs forever. One hour is what nostr-tools
+ * (`createUploadAuth`) and blossom-client-sdk write by default.
+ */
+export const AUTH_MAX_LIFETIME_SECONDS = 60 * 60;
 /** Longest `Authorization: Nostr` value read (a kind-24242 event is a few hundred bytes). */
 const MAX_AUTH_CHARS = 16 * 1024;
 
@@ -100,8 +108,9 @@ function tagValues(event: NostrEvent, name: string): string[] {
 /**
  * Check a Blossom upload authorization (BUD-11): `value` is what follows `Authorization: Nostr`. The event
  * must be of kind 24242 with a valid id and Schnorr signature (nostr-tools `verifyEvent`), `t` = `upload`,
- * `created_at` not more than {@link AUTH_CLOCK_SKEW_SECONDS} ahead, an `expiration` in the future, at least
- * one `x` tag (the blobs it allows), and — when it has `server` tags — one naming `check.host`; its pubkey
+ * `created_at` not more than {@link AUTH_CLOCK_SKEW_SECONDS} ahead nor more than
+ * {@link AUTH_MAX_LIFETIME_SECONDS} back, an `expiration` in the future but not more than
+ * {@link AUTH_MAX_LIFETIME_SECONDS} (plus the skew) ahead, at least one `x` tag (the blobs it allows), and — when it has `server` tags — one naming `check.host`; its pubkey
  * must be one of `check.pubkeys`. Whether the blob is one of its `x` tags is {@link requireBlob}'s check,
  * once the hash is known. The same event may be sent again for the blobs it names until it expires.
  *
@@ -131,12 +140,22 @@ export function readBlossomAuth(value: string, check: BlossomAuthCheck): Blossom
       `The authorization event was created in the future (${isoTime(event.created_at)}; it is ${isoTime(now)}); check the clock`,
     );
   }
+  if (event.created_at < now - AUTH_MAX_LIFETIME_SECONDS) {
+    refuse(
+      `The authorization event was created at ${isoTime(event.created_at)}, more than ${AUTH_MAX_LIFETIME_SECONDS / 60} minutes ago (it is ${isoTime(now)}); sign a new one`,
+    );
+  }
   const expiration = tagValues(event, 'expiration')[0];
   if (expiration === undefined || !/^\d{1,15}$/.test(expiration)) {
     refuse('The authorization event has no `expiration` tag (a Unix time); add one a few minutes ahead');
   }
   if (Number(expiration) <= now) {
     refuse(`The authorization event expired at ${isoTime(Number(expiration))}; sign a new one`);
+  }
+  if (Number(expiration) > now + AUTH_MAX_LIFETIME_SECONDS + AUTH_CLOCK_SKEW_SECONDS) {
+    refuse(
+      `The authorization event's \`expiration\` (${isoTime(Number(expiration))}) is more than ${AUTH_MAX_LIFETIME_SECONDS / 60} minutes ahead (it is ${isoTime(now)}); this server takes events good for an hour at most`,
+    );
   }
   const servers = tagValues(event, 'server');
   if (servers.length > 0 && !servers.some((server) => namesHost(server, check.host))) {
