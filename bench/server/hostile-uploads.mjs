@@ -14,8 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { register } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { createBenchRun, ROOT, signFile } from './processes.mjs';
+import { createBenchRun, ROOT, signFile, startProbe } from './processes.mjs';
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 3);
 const BURST_FILES = Number(process.env.BENCH_BURST_FILES ?? Number.POSITIVE_INFINITY);
@@ -43,23 +42,6 @@ export async function load(url, context, next) {
 }`)}`,
 );
 const hostile = await import('../../server/test/hostile-files.ts');
-
-/** The verify probe of the tests, in its own thread; `stop()` resolves with its latencies' summary. */
-function startProbe(url) {
-  const worker = new Worker(join(ROOT, 'test/server/verify-probe.mjs'), { workerData: { url } });
-  const started = new Promise((resolve) => worker.once('message', () => resolve()));
-  return {
-    started,
-    stop: () =>
-      new Promise((resolve, reject) => {
-        worker.on('message', (message) => {
-          if (message.first !== true) resolve(message);
-        });
-        worker.once('error', reject);
-        worker.postMessage('stop');
-      }),
-  };
-}
 
 /** POST `file` to `/api/{route}`; its status and time. */
 async function upload(port, token, route, file) {

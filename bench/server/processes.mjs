@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUNKER_CLI = join(ROOT, 'packages/bunker/dist/cli.js');
@@ -72,6 +73,26 @@ export async function memoryOf(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   return { peak: kib('VmHWM'), current: kib('VmRSS') };
+}
+
+/**
+ * The verify probe of the tests (test/server/verify-probe.mjs) asking `url` one request after another, in a
+ * thread of its own; `started` resolves at its first answer, `stop()` with its latencies' summary.
+ */
+export function startProbe(url) {
+  const worker = new Worker(join(ROOT, 'test/server/verify-probe.mjs'), { workerData: { url } });
+  const started = new Promise((resolve) => worker.once('message', () => resolve()));
+  return {
+    started,
+    stop: () =>
+      new Promise((resolve, reject) => {
+        worker.on('message', (message) => {
+          if (message.first !== true) resolve(message);
+        });
+        worker.once('error', reject);
+        worker.postMessage('stop');
+      }),
+  };
 }
 
 /**
