@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePage, applySignatureBlock, hashPage, readSignatureBlock } from '../src/index.js';
-import { locateBlockSlot } from '../src/page/block-slot.js';
 
 // Seeded, deterministic page shapes assembled from the pieces that decide where <head> ends: explicit or
 // missing html/head/body tags, head content that is closed explicitly or implicitly (noscript, template,
 // title, style), whitespace, comments, stray text, elements that belong to head appearing after </head>.
-// For each: the block lands in <head>, <main> hashes the same, signing twice = once, and the cheap prefix
-// parse agrees with a full parse.
+// Since issue 34 also what comes before the first body node in source order but not in tree order:
+// foster-parented table text, ignored <frame>, </body>, NUL. For each: the block lands in <head>, <main>
+// hashes the same in the signed page, signing twice = once, and the parse proves the place (headPhase).
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -42,7 +42,20 @@ const HEAD_PIECES = [
   '<meta name="description" content="d">',
 ];
 const HEAD_CLOSE = ['', '</head>', '</head>\n', '</HEAD>'];
-const BETWEEN = ['', '\n', '<!-- between -->', '<link rel="late">', 'stray text', '<meta name="late">'];
+const BETWEEN = [
+  '',
+  '\n',
+  '<!-- between -->',
+  '<link rel="late">',
+  'stray text',
+  '<meta name="late">',
+  '<table>fostered<tr><td>cell</td></tr></table>',
+  '<table><b>fostered</b><tr><td>cell</td></tr></table>',
+  '<frame>',
+  '</body>',
+  '\0',
+  '</p>',
+];
 const BODY_OPEN = ['', '<body>', '<body class="x">\n', '<BODY>'];
 const MAIN = [
   '<main><p>content</p></main>',
@@ -97,11 +110,8 @@ describe('block placement over 400 generated page shapes', () => {
         end: analysis.insertAt + BLOCK.length,
       });
       expect(applySignatureBlock(signed, again, BLOCK), context).toBe(signed);
-      for (const prefixLength of [1, 9, 30, 70]) {
-        expect(locateBlockSlot(html, { prefixLength }), context).toEqual(
-          locateBlockSlot(html, { prefixLength: 1e9 }),
-        );
-      }
+      // Proven by the parse, unless <main> is inside an unclosed <template> (then it is read back).
+      expect(analysis.splicesSafely, context).toBe(!html.includes('<template><p>unclosed'));
     }
   }, 30_000); // 800 parses: about 1 s alone, several times that while the whole suite runs on 2 cores
 });

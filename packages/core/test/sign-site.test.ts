@@ -14,6 +14,7 @@ import {
   signSite,
 } from '../src/index.js';
 import { analyzePage, hashPage } from '../src/page/analyze.js';
+import { PARSER_REVISION } from '../src/page/parse.js';
 import { applySignatureBlock, renderSignatureBlock } from '../src/page/signature-block.js';
 import { readSignatureBlock } from '../src/page/signature-block-read.js';
 import {
@@ -126,7 +127,7 @@ describe('signSite', () => {
     await signSite(dist, options);
     // The cache as the older version left it: the same file's entry with the old reading's hash and event.
     const written = JSON.parse(await readFile(cacheFile, 'utf8'));
-    expect(written.parser).toBe(2);
+    expect(written.parser).toBe(PARSER_REVISION);
     const old = '0'.repeat(64);
     const { kind, created_at, tags, content } = written.pages['shop.html'].event as NostrEvent;
     const [oldEvent] = await new LocalKeySigner(KEY_A).signEvents([
@@ -150,7 +151,7 @@ describe('signSite', () => {
     expect(again.pages.find((page) => page.outcome === 'signed')?.path).toBe('shop.html');
     expect(log.info.some((line) => line.includes('reading every page again once'))).toBe(true);
     const after = JSON.parse(await readFile(cacheFile, 'utf8'));
-    expect(after.parser).toBe(2);
+    expect(after.parser).toBe(PARSER_REVISION);
     expect(after.pages['shop.html'].hash).toBe(hashPage(select));
     // And from then on the shortcut holds again.
     const third = await rebuild('third', after);

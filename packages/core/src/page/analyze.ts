@@ -44,6 +44,13 @@ export interface PageAnalysis {
   existingBlock: { start: number; end: number } | undefined;
   /** The signature block the page carries now (ours or a variant found in the wild); `undefined` when none. */
   signatureBlock: SignatureBlockInfo | undefined;
+  /**
+   * True when a new block at `insertAt` is proven to verify without reading the signed page back: the place
+   * is a head-phase boundary of the parse (page/block-slot.ts), the page carries no block or `nostr:*`
+   * metadata a verifier would read first, and the signed element lies in `<body>`, which the block does not
+   * touch. Otherwise a signing run reads the signed page back before writing it.
+   */
+  splicesSafely: boolean;
 }
 
 /** Options of {@link analyzePage} and {@link hashPage}. */
@@ -93,7 +100,7 @@ function readTitle(title: Element): string | undefined {
  */
 export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
   const spec = options.spec ?? CURRENT_SPEC;
-  const { root, head, hash, refusal } = readElement(html, options.selector ?? DEFAULT_SELECTOR, spec);
+  const { root, head, hash, refusal, inBody } = readElement(html, options.selector ?? DEFAULT_SELECTOR, spec);
 
   let title: string | undefined;
   let description: string | undefined;
@@ -114,15 +121,28 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     const stray = findFirstHtmlElement(root, 'title');
     if (stray) title = readTitle(stray);
   }
+  const { insertAt, existingBlock, headPhase } = locateBlockSlot(html);
+  const signatureBlock = readSignatureBlockFromHead(head);
   return {
     hash,
     spec,
     refusal,
     title: title || undefined,
     description: description || undefined,
-    ...locateBlockSlot(html),
-    signatureBlock: readSignatureBlockFromHead(head),
+    insertAt,
+    existingBlock,
+    signatureBlock,
+    splicesSafely: headPhase && inBody && existingBlock === undefined && signatureBlock === undefined,
   };
+}
+
+/** True when `element` is `<body>` or lies inside it (not in `<head>`, not in a template's contents). */
+function isInBody(element: Element): boolean {
+  for (let node: Element | undefined = element; node; node = node.parentNode as Element | undefined) {
+    if (node.tagName === 'body' && node.namespaceURI === HTML_NS && node.parentNode?.nodeName === 'html')
+      return true;
+  }
+  return false;
 }
 
 /** One parse of a page: its root and head, and the selected element's hash and refusal under `spec`. */
@@ -136,6 +156,7 @@ function readElement(html: string, selectorText: string, spec: PageSpec) {
   return {
     root,
     head,
+    inBody: element !== undefined && isInBody(element),
     hash: element === undefined ? undefined : hashElement(element, spec),
     refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
   };
@@ -206,6 +227,8 @@ export interface ParsedPage {
   place: BlockPlace;
   /** `place` in UTF-8 byte offsets. */
   bytePlace: BlockPlace;
+  /** As {@link PageAnalysis.splicesSafely}: false means the signed page is read back before it is written. */
+  splicesSafely: boolean;
 }
 
 /**
@@ -227,6 +250,7 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
     description: analysis.description,
     place,
     bytePlace: toBytePlace(html, place, input.length),
+    splicesSafely: analysis.splicesSafely,
   };
 }
 

@@ -1,9 +1,17 @@
-import type { DefaultTreeAdapterTypes } from 'parse5';
-import { parseHtml } from './html-parser.js';
+// Where a new signature block goes: the parse of `siegel-page/2` itself tells. A `SlotParser` (the tree builder
+// of the spec, with source locations) notes before every token whether the tree builder still is in a
+// head phase — "before html", "before head", "in head" with `<head>` as the current node, "after head", no
+// template open — and stops at the token that starts the body (or a frameset). The block goes at the last
+// such token boundary, in source order: there the parser puts its metas and links into `<head>`, and
+// leaves every later token in the insertion mode it had, so the rest of the page reads as before. Tree
+// order (a foster-parented text, an ignored `<frame>`, `</body>` or NUL before the first body node) does
+// not decide it.
+import { type DefaultTreeAdapterTypes, InsertionMode, html as parse5Html, type Token } from 'parse5';
+import { CurrentParser } from './current-parser.js';
 import { findChild, isElement } from './parse.js';
+import type { ParserInternals } from './recording-parser.js';
 import { BLOCK_END_MARKER, isBlockStartMarker } from './signature-block.js';
 
-type Element = DefaultTreeAdapterTypes.Element;
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 
@@ -13,54 +21,13 @@ export interface BlockSlot {
   insertAt: number;
   /** Source range of an existing Siegel block (both markers included), to be replaced. */
   existingBlock: { start: number; end: number } | undefined;
-}
-
-/** Start offset of the first node at or below `node` (first-child chain) that has a source location. */
-function firstSourceOffset(node: ChildNode | undefined): number | undefined {
-  for (let current = node; current !== undefined; ) {
-    const location = current.sourceCodeLocation;
-    if (location) return location.startOffset;
-    current = isElement(current) ? current.childNodes[0] : undefined;
-  }
-  return undefined;
-}
-
-const VOID_IN_HEAD = new Set(['meta', 'link', 'base', 'basefont', 'bgsound']);
-
-/** Offset right after `node` when its end is exact in the source, else `undefined` (closed implicitly). */
-function exactEnd(node: ChildNode): number | undefined {
-  const location = node.sourceCodeLocation;
-  if (!location) return undefined;
-  if (!isElement(node)) return location.endOffset;
-  const elementLocation = node.sourceCodeLocation;
-  if (elementLocation?.endTag || VOID_IN_HEAD.has(node.tagName)) return location.endOffset;
-  return undefined;
-}
-
-/**
- * Where a new block goes so that the parser puts it in `<head>`, after everything else there.
- * Explicit `</head>`: right before it. Head closed implicitly (by `<body>`, a body element or text): after
- * its last child — or before that child when the child itself was closed implicitly (an unclosed
- * `<noscript>` would otherwise swallow the block). Head implied and empty: where the next node starts.
- */
-function findInsertAt(html: string, root: Element | undefined, head: Element | undefined): number {
-  const headLocation = head?.sourceCodeLocation;
-  if (headLocation?.endTag) return headLocation.endTag.startOffset;
-  const lastChild = head?.childNodes.at(-1);
-  if (lastChild) {
-    const end = exactEnd(lastChild) ?? lastChild.sourceCodeLocation?.startOffset;
-    if (end !== undefined) return end;
-  }
-  if (headLocation?.startTag) return headLocation.startTag.endOffset;
-  if (root && head) {
-    const siblings = root.childNodes;
-    for (let index = siblings.indexOf(head) + 1; index < siblings.length; index++) {
-      const offset = firstSourceOffset(siblings[index]);
-      if (offset !== undefined) return offset;
-    }
-  }
-  // Nothing after it either: before an explicit `</html>`, else at the very end.
-  return root?.sourceCodeLocation?.endTag?.startOffset ?? html.length;
+  /**
+   * True when `insertAt` is a token boundary where the tree builder is in a head phase with nothing open
+   * (see the file's comment): a block inserted there is read into `<head>` and changes nothing after it.
+   * False when the page has no such place (the last resort is then the body's first token, and only a
+   * read-back of the signed page can tell whether the block is kept).
+   */
+  headPhase: boolean;
 }
 
 /** The text of a comment node, or `undefined` for any other node. */
@@ -106,65 +73,168 @@ function findExistingBlock(
   return { start, end: end ?? startNode.sourceCodeLocation?.endOffset ?? start };
 }
 
+const $ = parse5Html.TAG_ID;
+const MODE = InsertionMode;
+
+/** Thrown by {@link SlotParser} once the body has started: the rest of the page is not parsed. */
+const BODY_STARTED = Symbol('body started');
+
+type Location = Token.Location | null | undefined;
+
 /**
- * True when the parser has started the body with a complete token: from then on ("in body" mode) nothing
- * that follows can change `<head>` or what precedes it, so a parse of this prefix of the page sees the same
- * head, with the same source offsets, as a parse of the whole page (the HTML parser is a streaming one).
- * A token cut by the end of the prefix is either dropped (a tag) or becomes text or a comment running up to
- * the end (`<`, `<!-`): so only elements (their start tag was complete) and nodes ending before the end of
- * the prefix count as evidence.
+ * The tree builder of `siegel-page/2` (scripting disabled, as `DOMParser`), noting the token boundaries
+ * where a block can go and stopping at the token that starts the body or a frameset.
  */
-function isHeadFinal(body: Element | undefined, prefixLength: number): boolean {
-  if (!body) return false;
-  if (body.sourceCodeLocation) return true;
-  for (const child of body.childNodes) {
-    if (
-      isElement(child)
-        ? child.sourceCodeLocation?.startTag
-        : (child.sourceCodeLocation?.endOffset ?? prefixLength) < prefixLength
-    ) {
-      return true;
+class SlotParser extends CurrentParser {
+  /** Last token boundary "in head", with `<head>` the current node. */
+  inHead: number | undefined;
+  /** Last token boundary "after head". */
+  afterHead: number | undefined;
+  /** Last token boundary before `<head>` exists ("initial", "before html", "before head"). */
+  beforeHead: number | undefined;
+  /**
+   * End of the last doctype, `<html>` or `<head>` start tag: a block before one of them makes it read
+   * otherwise (a doctype after a comment still decides the mode; after a `<meta>` it is ignored).
+   */
+  structuralEnd = 0;
+  /** Start of the token that started the body. */
+  bodyStart: number | undefined;
+  /** Nesting of the token handlers: the tree builder hands a token back to itself to reprocess it. */
+  #depth = 0;
+
+  /** Note the boundary before a token the tokenizer hands over (not one the tree builder reprocesses). */
+  #before(location: Location): void {
+    this.#depth++;
+    const at = location?.startOffset;
+    const self = this as unknown as ParserInternals;
+    if (this.#depth > 1 || at === undefined || self.tmplInsertionModeStack.length > 0) return;
+    switch (self.insertionMode) {
+      case MODE.INITIAL:
+      case MODE.BEFORE_HTML:
+      case MODE.BEFORE_HEAD:
+        this.beforeHead = at;
+        break;
+      case MODE.IN_HEAD:
+        if (self.openElements.currentTagId === $.HEAD) this.inHead = at;
+        break;
+      case MODE.AFTER_HEAD:
+        this.afterHead = at;
+        break;
     }
   }
-  return false;
-}
 
-/** A first guess at a prefix that holds all of `<head>` and a complete body start: up to `<body …>`. */
-function guessPrefixLength(html: string): number {
-  const body = html.search(/<body[\t\n\f\r />]/i);
-  if (body >= 0) {
-    const end = html.indexOf('>', body);
-    if (end >= 0) return end + 1;
+  /** After a token: stop once it started the body (or a frameset). */
+  #after(location: Location, end: number | undefined): void {
+    this.#depth--;
+    if (this.#depth > 0) return;
+    const self = this as unknown as ParserInternals;
+    const last = findChild(self.document, 'html')?.childNodes.at(-1);
+    if (isElement(last) && (last.tagName === 'body' || last.tagName === 'frameset')) {
+      this.bodyStart = location?.startOffset ?? end;
+      throw BODY_STARTED;
+    }
   }
-  const headEnd = html.search(/<\/head[\t\n\f\r />]/i);
-  return headEnd >= 0 ? headEnd + 1024 : 8192;
+
+  override onStartTag(token: Token.TagToken): void {
+    this.#before(token.location);
+    super.onStartTag(token);
+    if (token.tagID === $.HTML || token.tagID === $.HEAD)
+      this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
+    this.#after(token.location, undefined);
+  }
+
+  override onDoctype(token: Token.DoctypeToken): void {
+    this.#before(token.location);
+    super.onDoctype(token);
+    this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
+    this.#after(token.location, undefined);
+  }
+
+  override onEndTag(token: Token.TagToken): void {
+    this.#before(token.location);
+    super.onEndTag(token);
+    this.#after(token.location, undefined);
+  }
+
+  override onComment(token: Token.CommentToken): void {
+    this.#before(token.location);
+    super.onComment(token);
+    this.#after(token.location, undefined);
+  }
+
+  override onCharacter(token: Token.CharacterToken): void {
+    this.#before(token.location);
+    super.onCharacter(token);
+    this.#after(token.location, undefined);
+  }
+
+  override onNullCharacter(token: Token.CharacterToken): void {
+    this.#before(token.location);
+    super.onNullCharacter(token);
+    this.#after(token.location, undefined);
+  }
+
+  override onWhitespaceCharacter(token: Token.CharacterToken): void {
+    this.#before(token.location);
+    super.onWhitespaceCharacter(token);
+    this.#after(token.location, undefined);
+  }
+
+  /**
+   * The end of the page is no boundary for a block: the token before it may be one the end cut short (an
+   * unclosed comment, `</` …), which the block's text would continue.
+   */
+  override onEof(token: Token.EOFToken): void {
+    this.#depth++;
+    super.onEof(token);
+    this.#after(token.location, this.#length);
+  }
+
+  #length = 0;
+
+  /** Parse `text` up to the start of its body. */
+  read(text: string): void {
+    this.#length = text.length;
+    try {
+      (this as unknown as ParserInternals).tokenizer.write(text, true);
+    } catch (error) {
+      if (error !== BODY_STARTED) throw error;
+    }
+  }
+
+  /** The last head-phase boundary: in `<head>` if there is one, else after it, else before it. */
+  place(): { insertAt: number; headPhase: boolean } {
+    const beforeHead =
+      this.beforeHead !== undefined && this.beforeHead >= this.structuralEnd ? this.beforeHead : undefined;
+    const at = this.inHead ?? this.afterHead ?? beforeHead;
+    if (at !== undefined) return { insertAt: at, headPhase: true };
+    return { insertAt: this.bodyStart ?? this.#length, headPhase: false };
+  }
 }
 
 /**
- * Find where the signature block goes in `html`, parsing (with source locations) only as much of the page as
- * it takes to see the whole `<head>`: a prefix up to the body start, grown until the parser is "in body"
- * (or the page ends). Locations cost a parse about a third more; this keeps that cost on the head alone.
+ * Find where the signature block goes in `html`, and the range of a block an earlier run left: one parse
+ * with source locations, of the page up to the start of its body (see the file's comment).
  *
  * @example
  * ```ts
  * locateBlockSlot('<!doctype html><head><title>T</title></head><main>x</main>').insertAt; // 37
+ * locateBlockSlot('<!doctype html><table>stray<tr><td>x</td></tr></table><main>hi</main>').insertAt; // 15
  * ```
  */
-export function locateBlockSlot(html: string, options: { prefixLength?: number } = {}): BlockSlot {
+export function locateBlockSlot(html: string): BlockSlot {
   // A leading BOM is not part of the page (see parsePage); offsets in `text` are one less than in `html`.
   const bom = html.charCodeAt(0) === 0xfeff ? 1 : 0;
   const text = bom ? html.slice(1) : html;
-  let length = Math.max(options.prefixLength ?? guessPrefixLength(text), 1);
-  while (true) {
-    const complete = length >= text.length;
-    const { document } = parseHtml(complete ? text : text.slice(0, length), { locations: true });
-    const root = findChild(document, 'html');
-    const head = findChild(root, 'head');
-    if (complete || isHeadFinal(findChild(root, 'body'), length)) {
-      const insertAt = findInsertAt(text, root, head) + bom;
-      const block = findExistingBlock([document, root, head]);
-      return { insertAt, existingBlock: block && { start: block.start + bom, end: block.end + bom } };
-    }
-    length *= 2;
-  }
+  const parser = new SlotParser({ scriptingEnabled: false, sourceCodeLocationInfo: true });
+  parser.read(text);
+  const { insertAt, headPhase } = parser.place();
+  const document = (parser as unknown as ParserInternals).document;
+  const root = findChild(document, 'html');
+  const block = findExistingBlock([document, root, findChild(root, 'head')]);
+  return {
+    insertAt: insertAt + bom,
+    existingBlock: block && { start: block.start + bom, end: block.end + bom },
+    headPhase,
+  };
 }

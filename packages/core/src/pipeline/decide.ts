@@ -1,11 +1,12 @@
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { fingerprintFile, type SignCacheEntry } from '../cache/sign-cache.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
-import type { ParsedPage } from '../page/analyze.js';
+import { type ParsedPage, readPageForCheck } from '../page/analyze.js';
 import { createPageEvent, pageUrl } from '../page/page-event.js';
 import { applySignatureBlock, renderSignatureBlock } from '../page/signature-block.js';
 import { type BlockPlace, spliceBlockBytes } from '../page/splice.js';
-import { type ProblemCode, refusalProblemCode } from '../verify/rules.js';
+import { checkPage } from '../verify/page-check.js';
+import { type Problem, type ProblemCode, refusalProblemCode } from '../verify/rules.js';
 import type { RunCache } from './run-cache.js';
 import type { PageOutcome } from './summary.js';
 
@@ -32,6 +33,8 @@ export interface SignRequest {
   hash: string;
   url: string;
   template: EventTemplate;
+  /** The parse proved the block's place safe (ParsedPage.splicesSafely); otherwise the signed page is read back. */
+  splicesSafely: boolean;
 }
 
 /** A page that must be parsed before it is decided: its own bytes and what the cache knows of it. */
@@ -48,6 +51,19 @@ export interface DecideContext {
   cache: RunCache;
   /** The run has a signer and signs (no dry run): a changed page becomes a {@link SignRequest}. */
   signs: boolean;
+  /** Test-only hooks (see `SIGN_SITE_SEAMS` in sign-site.ts). */
+  seams?: SignRunSeams;
+  /** How the written blocks were checked: proven by the parse, or read back (see {@link readBack}). */
+  blockChecks: { proven: number; readBack: number };
+}
+
+/**
+ * Hooks into a signing run that no option or environment variable reaches: tests put a block where it does
+ * not belong, to show that such a page is read back, not written and reported.
+ */
+export interface SignRunSeams {
+  /** Change what the parse found (the block's place): a page changed here is always read back. */
+  parsed?(page: ParsedPage, path: string): ParsedPage;
 }
 
 /**
@@ -84,9 +100,12 @@ export function decideByBytes(
 export function decideByHash(
   context: DecideContext,
   page: ToParse,
-  parsed: ParsedPage,
+  found: ParsedPage,
 ): PageResult | SignRequest {
   const { options, cache } = context;
+  // A page the seam changed is never taken as proven, whatever it claims.
+  const seamed = context.seams?.parsed?.(found, page.path) ?? found;
+  const parsed = seamed === found ? found : { ...seamed, splicesSafely: false };
   const { path, input, fingerprint, entry } = page;
   if (parsed.hash === undefined)
     return { outcome: 'skipped', output: undefined, error: `no element matches \`${options.selector}\`` };
@@ -101,6 +120,8 @@ export function decideByHash(
   const url = pageUrl(options.site, path);
   if (entry && entry.hash === hash) {
     const output = applyBlock(options, input, place, bytePlace, entry.event);
+    const problem = checkBlock(context, parsed.splicesSafely, output, entry.event, url);
+    if (problem) return notWritten(problem);
     const signedFingerprint = fingerprintFile(output);
     // A file that already is our signed output keeps the entry's raw-build fingerprint and offsets.
     cache.update(
@@ -124,7 +145,68 @@ export function decideByHash(
     ...(parsed.title ? { title: parsed.title } : {}),
     ...(parsed.description ? { description: parsed.description } : {}),
   });
-  return { path, input, fingerprint, place, bytePlace, hash, url, template };
+  return {
+    path,
+    input,
+    fingerprint,
+    place,
+    bytePlace,
+    hash,
+    url,
+    template,
+    splicesSafely: parsed.splicesSafely,
+  };
+}
+
+/**
+ * The rule book's first error for `output`, the page signed with `event` at `url`, read back as every
+ * verifier reads it (one more full parse); `undefined` when it verifies. For the pages whose block's place
+ * the parse could not prove safe (ParsedPage.splicesSafely): no run writes a page that would not verify.
+ */
+export function readBack(
+  options: ResolvedSignSiteOptions,
+  output: Buffer,
+  event: NostrEvent,
+  url: string,
+): Problem | undefined {
+  const { selector } = options;
+  const reading = readPageForCheck(output, selector);
+  const { problems } = checkPage(
+    { name: url, bytes: () => output, reading, address: url },
+    reading.signatureBlock,
+    { event: { found: event } },
+    { selector, expected: { pubkey: event.pubkey } },
+  );
+  return problems.find((problem) => problem.severity === 'error');
+}
+
+/**
+ * Check a page's signed bytes before they are written: proven by the parse (`splicesSafely`), or read back.
+ * Counts each path in `context.blockChecks`; returns the problem that keeps the page from being written.
+ */
+export function checkBlock(
+  context: DecideContext,
+  splicesSafely: boolean,
+  output: Buffer,
+  event: NostrEvent,
+  url: string,
+): Problem | undefined {
+  if (splicesSafely) {
+    context.blockChecks.proven++;
+    return undefined;
+  }
+  context.blockChecks.readBack++;
+  return readBack(context.options, output, event, url);
+}
+
+/** The result of a page whose signed bytes would not verify: nothing written, the verifiers' code. */
+export function notWritten(problem: Problem): PageResult {
+  return {
+    outcome: 'failed',
+    output: undefined,
+    error: `not written: the signed page would not verify (${problem.code}: ${problem.message})`,
+    code: problem.code,
+  };
 }
 
 /** True for a decision that still needs a signature. */

@@ -15,9 +15,16 @@ import {
   resolveSignSiteOptions,
   type SignSiteOptions,
 } from '../options/options.js';
+import type { SignRunSeams } from './decide.js';
 import { PageFlow } from './page-flow.js';
 import { SigningRun } from './signing-run.js';
 import { formatNothingSignedWarning, formatSummary, type SignSummary } from './summary.js';
+
+/**
+ * The key of test-only hooks in `signSite`'s options (`SignRunSeams`): not exported by the package, not
+ * reachable from the CLI, an integration or the environment.
+ */
+export const SIGN_SITE_SEAMS = Symbol('siegel.signSite.seams');
 
 /**
  * Sign every HTML page of a built site in `dir`: hash each page's `<main>`, sign changed pages through the
@@ -39,10 +46,13 @@ import { formatNothingSignedWarning, formatSummary, type SignSummary } from './s
  * `bunker_unreachable`, `bunker_error`, `invalid_options`, `io_error`.
  */
 export async function signSite(dir: string, options: SignSiteOptions = {}): Promise<SignSummary> {
-  const resolved = resolveSignSiteOptions(options);
+  const { [SIGN_SITE_SEAMS]: seams, ...rest } = options as SignSiteOptions & {
+    [SIGN_SITE_SEAMS]?: SignRunSeams;
+  };
+  const resolved = resolveSignSiteOptions(rest);
   const root = resolve(dir);
   const { paths, staleTemp } = await findSitePages(root, resolved);
-  const run = await SigningRun.open(resolved);
+  const run = await SigningRun.open(resolved, seams);
   // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
   const flow = new PageFlow(root, run, paths.length);

@@ -4,7 +4,16 @@ import { type PublishReport, PublishSession } from '../nostr/publish-session.js'
 import type { Signer } from '../nostr/signer.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { openSigner } from '../signer/create-signer.js';
-import { applyBlock, type DecideContext, type PageResult, type SignRequest, signedEntry } from './decide.js';
+import {
+  applyBlock,
+  checkBlock,
+  type DecideContext,
+  notWritten,
+  type PageResult,
+  type SignRequest,
+  type SignRunSeams,
+  signedEntry,
+} from './decide.js';
 import { RunCache } from './run-cache.js';
 import { BatchSigner } from './sign-batches.js';
 import { type PageReport, type SignSummary, summarize } from './summary.js';
@@ -34,6 +43,7 @@ export class SigningRun {
     opened: { signer: Signer | undefined; pubkey: string | undefined; owned: boolean },
     cache: RunCache,
     publishing: PublishSession | undefined,
+    seams: SignRunSeams | undefined,
   ) {
     this.options = options;
     this.signer = opened.signer;
@@ -41,7 +51,13 @@ export class SigningRun {
     this.#ownsSigner = opened.owned;
     this.#publishing = publishing;
     const signs = !options.dryRun && opened.signer !== undefined;
-    this.decide = { options, cache, signs };
+    this.decide = {
+      options,
+      cache,
+      signs,
+      blockChecks: { proven: 0, readBack: 0 },
+      ...(seams ? { seams } : {}),
+    };
     this.batches =
       signs && opened.signer
         ? new BatchSigner<SignRequest, PageResult>({
@@ -61,7 +77,7 @@ export class SigningRun {
    * is down all throw here), read the cache and the outbox, and send the outbox's due events.
    * @throws {SiegelError} from the signer; `invalid_options` for a bad relay.
    */
-  static async open(options: ResolvedSignSiteOptions): Promise<SigningRun> {
+  static async open(options: ResolvedSignSiteOptions, seams?: SignRunSeams): Promise<SigningRun> {
     const opened = await openSigner(options);
     try {
       const cache = await RunCache.open(options, opened.pubkey);
@@ -78,7 +94,7 @@ export class SigningRun {
         // their next try has come.
         publishing.sendOutbox({ dueOnly: true });
       }
-      return new SigningRun(options, opened, cache, publishing);
+      return new SigningRun(options, opened, cache, publishing, seams);
     } catch (error) {
       if (opened.owned) await opened.signer?.close?.();
       throw error;
@@ -93,13 +109,22 @@ export class SigningRun {
   async #keep(signed: Array<{ request: SignRequest; event: NostrEvent }>): Promise<PageResult[]> {
     const results: PageResult[] = [];
     const entries: Parameters<RunCache['record']>[0] = [];
+    const kept: NostrEvent[] = [];
     for (const { request, event } of signed) {
       const { input, place, bytePlace } = request;
       const output = applyBlock(this.options, input, place, bytePlace, event);
+      // A page whose block's place the parse did not prove safe is read back; one that would not verify is
+      // not written, its event not published (no page names it) and not cached.
+      const problem = checkBlock(this.decide, request.splicesSafely, output, event, request.url);
+      if (problem) {
+        results.push(notWritten(problem));
+        continue;
+      }
       entries.push([request.path, signedEntry(request, event, output)]);
       results.push({ outcome: 'signed', output, event, url: request.url });
+      kept.push(event);
     }
-    await this.#publishing?.send(signed.map(({ event }) => event));
+    await this.#publishing?.send(kept);
     await this.cache.record(entries);
     return results;
   }
@@ -162,7 +187,10 @@ export class SigningRun {
 
   /** The summary of everything recorded so far (with `published` once publishing finished). */
   summary(published?: PublishReport): SignSummary {
-    const summary = summarize(this.reports, this.options.dryRun);
+    const summary = {
+      ...summarize(this.reports, this.options.dryRun),
+      blockChecks: { ...this.decide.blockChecks },
+    };
     return published ? { ...summary, published } : summary;
   }
 }

@@ -38,6 +38,11 @@ export interface SignSummary {
   /** True for a dry run: nothing was signed or written. */
   dryRun?: boolean;
   /**
+   * How the blocks of this run's written pages were checked to verify before writing: `proven` by the parse
+   * (the place is a head-phase boundary, page/block-slot.ts), or `readBack` (read as a verifier reads it).
+   */
+  blockChecks?: { proven: number; readBack: number };
+  /**
    * What went to the relays (when relays are configured, not in a dry run): per relay how many events it
    * took, and how many wait in the outbox for a later run or `siegel publish`.
    */

@@ -10,7 +10,8 @@ export interface PageCheckContext {
   selector: string;
   /** The pinned signer (hex), and the NIP-05 identifier it came from. */
   expected: { pubkey?: string; nip05?: string };
-  checks: EventChecks;
+  /** Id and signature checks; default: the rule book's (nostr-tools' pure JS). */
+  checks?: EventChecks;
 }
 
 /** A page that could not be read (too large, refused, too slow): not verified, with why. */
@@ -47,7 +48,7 @@ export function checkPage(
     ...(loaded.event ? { event: loaded.event } : {}),
     address: page.address,
     expected,
-    checks: context.checks,
+    ...(context.checks ? { checks: context.checks } : {}),
   });
   const eventHash = judgement.event?.tags.find((tag) => tag[0] === 'x')?.[1];
   const hash = judgement.hash ?? first.hash;
