@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { databasePath, filesPath, readServerConfig } from './config.js';
 import { migrateStores } from './migrate.js';
-import { FilesystemStorage } from './storage/filesystem-storage.js';
+import { openSourceRecords, SourceFiles } from './migrate-source.js';
 import { openStores } from './storage/open-stores.js';
-import { SqliteRecordStore } from './storage/sqlite-record-store.js';
+import type { SqliteRecordStore } from './storage/sqlite-record-store.js';
 
 export const MIGRATE_USAGE = `Usage: siegel-server migrate --from sqlite:<data dir> --to <postgres URL> [--dry-run]
 
@@ -14,7 +14,8 @@ relay outbox, to PostgreSQL — and the files to S3 when S3_BUCKET (and the othe
 otherwise the target keeps using <data dir>/files. Then checks every record in the target as the verify
 API does. Safe to run again: an interrupted run (even kill -9) is finished by running it again. Stop the
 server on <data dir> first (a file it signs during the run may be missed); servers already running on the
-target may go on. Even a dry run creates the target's tables (it writes no records).
+target may go on. Even a dry run creates the target's tables (it writes no records). A record whose stored
+files include a link, a FIFO or a key out of <data dir>/files is not copied: one line each, exit code 1.
   --from sqlite:<dir>   the data directory (SIEGEL_DATA_DIR) to read
   --to <url>            postgres://user:password@host:5432/database (default DATABASE_URL)
   --dry-run             count records, files, bytes and outbox rows; write nothing
@@ -22,7 +23,8 @@ target may go on. Even a dry run creates the target's tables (it writes no recor
 
 /**
  * `siegel-server migrate`: resolves with the exit code (0: every record that verifies in the source
- * verifies in the target; 1: some do not, or a store cannot be reached; 2: bad arguments).
+ * verifies in the target; 1: some do not, some were not copied (or would not be, in a dry run), the source
+ * database cannot be read, or a store cannot be reached; 2: bad arguments). Every error is one line.
  */
 export async function runMigrate(
   args: string[],
@@ -77,10 +79,14 @@ export async function runMigrate(
     );
     return 2;
   }
-  const source = {
-    records: new SqliteRecordStore(sqlitePath),
-    storage: new FilesystemStorage(filesPath(dataDir)),
-  };
+  let records: SqliteRecordStore;
+  try {
+    records = openSourceRecords(sqlitePath);
+  } catch (error) {
+    err(`siegel-server migrate: ${(error as Error).message}`);
+    return 1;
+  }
+  const source = { records, storage: new SourceFiles(filesPath(dataDir)) };
   try {
     const target = await openStores(config);
     try {
@@ -92,13 +98,19 @@ export async function runMigrate(
       );
       const files = `${report.files} files (${report.bytes} bytes)`;
       const outbox = `${report.deliveries} outbox rows`;
-      if (values['dry-run']) {
-        out(`Dry run: ${report.records} records, ${files}, ${outbox} would be copied; nothing was written.`);
+      const dryRun = values['dry-run'] === true;
+      for (const { hash, reason } of report.notCopied)
+        err(`${dryRun ? 'Would not copy' : 'Not copied'}: ${hash}: ${reason}`);
+      if (dryRun) {
+        const copied = report.records - report.notCopied.length;
+        out(`Dry run: ${copied} records, ${files}, ${outbox} would be copied; nothing was written.`);
         if (report.unverifiedInSource.length > 0)
           out(
             `${report.unverifiedInSource.length} do not verify in the source (they would be copied as they are): ${report.unverifiedInSource.join(', ')}`,
           );
-        return 0;
+        if (report.notCopied.length === 0) return 0;
+        err(`${report.notCopied.length} records would not be copied (see above).`);
+        return 1;
       }
       out(`Copied ${report.copied} records (${report.present} were there already), ${files}, ${outbox}.`);
       out(`${report.verified} of ${report.records} records verify in the target.`);
@@ -108,7 +120,9 @@ export async function runMigrate(
         );
       for (const failure of report.failures)
         err(`Does not verify in the target: ${failure.hash}: ${failure.reasons.join(' ')}`);
-      return report.failures.length === 0 ? 0 : 1;
+      if (report.notCopied.length > 0)
+        err(`${report.notCopied.length} records were not copied (see above); the others were.`);
+      return report.failures.length === 0 && report.notCopied.length === 0 ? 0 : 1;
     } finally {
       await target.records.close();
     }

@@ -1,14 +1,16 @@
 import { RecordChecker } from './checked-records.js';
+import { SourceFileError, type SourceFiles } from './migrate-source.js';
 import { eventPageKey } from './public-urls.js';
 import type { FileStorage } from './storage/file-storage.js';
 import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
 import type { SqliteRecordStore } from './storage/sqlite-record-store.js';
 import { StoredFileHashes } from './storage/stored-file-hashes.js';
 
-/** Where a migration reads from: the embedded SQLite store and its files. */
+/** Where a migration reads from: the embedded SQLite store (`openSourceRecords`) and its files. */
 export interface MigrationSource {
   records: SqliteRecordStore;
-  storage: FileStorage;
+  /** Read without following links (`SourceFiles`): nothing outside the store is copied. */
+  storage: SourceFiles;
 }
 
 /** Where it writes to (PostgreSQL, and S3 or the same files). */
@@ -38,6 +40,12 @@ export interface MigrationReport {
   failures: { hash: string; reasons: string[] }[];
   /** Records that did not verify in the source either (copied as they are, reported). */
   unverifiedInSource: string[];
+  /**
+   * Records not copied (in a dry run: that would not be), with why: one of their stored files is a link, no
+   * regular file, unreadable, or its key leaves the store ({@link SourceFileError}). Not counted in `copied`,
+   * `files`, `bytes`, `deliveries` or the check of the target.
+   */
+  notCopied: { hash: string; reason: string }[];
 }
 
 /** Options of {@link migrateStores}. */
@@ -71,8 +79,13 @@ interface DeliveryRow {
  * written before it). A record of the same file but another event there (signed on the target) is reported
  * as a failure, never overwritten. A run killed at any point (kill -9) is finished by running it
  * again. Delivered marks are written after the record: a run killed between the two leaves those relays
- * owed until the run is repeated, which marks them again. Upload tokens are not copied:
- * they last minutes; browsers mint new ones.
+ * owed until the run is repeated, which marks them again. Upload tokens are not copied: they last minutes;
+ * browsers mint new ones.
+ *
+ * The source is not trusted: a record whose stored files cannot be read safely ({@link SourceFileError}: a
+ * link, a FIFO, a key out of the store) is left out, none of its files written, and reported in
+ * `notCopied`; the run goes on. A missing file is no such case: the record is copied as it is, fails its
+ * check in both stores, and is reported in `unverifiedInSource`.
  */
 export async function migrateStores(
   source: MigrationSource,
@@ -91,6 +104,7 @@ export async function migrateStores(
     verified: 0,
     failures: [],
     unverifiedInSource: [],
+    notCopied: [],
   };
   const deliveriesOf = source.records.db.prepare(
     'SELECT relay, delivered_at FROM relay_deliveries WHERE event_id = ? ORDER BY relay',
@@ -99,21 +113,27 @@ export async function migrateStores(
   for await (const page of pagesOf(source.records, batch)) {
     for (const record of page) {
       report.records += 1;
+      const there = !options.dryRun && (await target.records.findByHash(record.hash)) !== undefined;
+      let files: SourceFile[] = [];
+      try {
+        // Read (or, when nothing is copied, checked) before anything is written for the record.
+        if (!there) files = await readFiles(record, source.storage, options.dryRun || target.sameFiles);
+      } catch (error) {
+        if (!(error instanceof SourceFileError)) throw error;
+        report.notCopied.push({ hash: record.hash, reason: error.message });
+        continue;
+      }
       const rows = deliveriesOf.all(record.eventId) as unknown as DeliveryRow[];
       report.deliveries += rows.length;
       if (!(await sourceChecker.check(record)).verdict.verified) report.unverifiedInSource.push(record.hash);
       if (options.dryRun) {
-        for (const key of keysOf(record)) {
-          const bytes = await source.storage.get(key);
-          if (bytes === undefined) continue;
+        for (const file of files) {
           report.files += 1;
-          report.bytes += bytes.byteLength;
+          report.bytes += file.size;
         }
         continue;
       }
-      const present =
-        (await target.records.findByHash(record.hash)) !== undefined ||
-        (await copyClaimed(record, rows, source.storage, target, report));
+      const present = there || (await copyClaimed(record, rows, files, target, report));
       // Marked again for a record found present: a run killed before its marks leaves none owed twice.
       for (const row of rows) {
         if (row.delivered_at !== null)
@@ -122,7 +142,9 @@ export async function migrateStores(
       if (present) report.present += 1;
       else report.copied += 1;
     }
-    log(`${report.records} records read, ${report.copied} copied, ${report.present} already there`);
+    log(
+      `${report.records} records read, ${report.copied} copied, ${report.present} already there${report.notCopied.length > 0 ? `, ${report.notCopied.length} not copied` : ''}`,
+    );
   }
   if (options.dryRun) return report;
   await verifyTarget(source, target, report, batch);
@@ -139,7 +161,7 @@ export async function migrateStores(
 async function copyClaimed(
   record: SignedFileRecord,
   rows: readonly DeliveryRow[],
-  from: FileStorage,
+  files: readonly SourceFile[],
   target: MigrationTarget,
   report: MigrationReport,
 ): Promise<boolean> {
@@ -150,7 +172,7 @@ async function copyClaimed(
     if (claim !== undefined) {
       try {
         if ((await target.records.findByHash(record.hash)) !== undefined) return true;
-        if (!target.sameFiles) await copyFiles(record, from, target.storage, report);
+        if (!target.sameFiles) await putFiles(files, target.storage, report);
         await target.records.insert(record, {
           deliverTo: rows.map((row) => row.relay),
           now: Date.now(),
@@ -192,15 +214,44 @@ function keysOf(record: SignedFileRecord): string[] {
   return [record.fileKey, eventPageKey(record.hash, 'index.html'), eventPageKey(record.hash, 'index.json')];
 }
 
-async function copyFiles(
+/** A stored file of a source record: its key, its size, and its bytes when they are to be copied. */
+interface SourceFile {
+  key: string;
+  size: number;
+  bytes?: Uint8Array;
+}
+
+/**
+ * The stored files of `record` in the source, all of them read (`sizesOnly`: only opened and measured)
+ * before any is written, so that a record refused for one of them leaves nothing in the target. A missing
+ * file is left out: it is copied as missing, and the record then fails its check in both stores.
+ *
+ * @throws {SourceFileError} for a file that is a link, no regular file, unreadable, or has no storage key.
+ */
+async function readFiles(
   record: SignedFileRecord,
-  from: FileStorage,
+  from: SourceFiles,
+  sizesOnly: boolean,
+): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  for (const key of keysOf(record)) {
+    if (sizesOnly) {
+      const size = await from.sizeOf(key);
+      if (size !== undefined) files.push({ key, size });
+    } else {
+      const bytes = await from.get(key);
+      if (bytes !== undefined) files.push({ key, size: bytes.byteLength, bytes });
+    }
+  }
+  return files;
+}
+
+async function putFiles(
+  files: readonly SourceFile[],
   to: FileStorage,
   report: MigrationReport,
 ): Promise<void> {
-  for (const key of keysOf(record)) {
-    const bytes = await from.get(key);
-    // A missing file is copied as missing: the record then fails its check in both stores, and is reported.
+  for (const { key, bytes } of files) {
     if (bytes === undefined) continue;
     await to.put(key, bytes);
     report.files += 1;
@@ -217,8 +268,10 @@ async function verifyTarget(
 ): Promise<void> {
   const checker = new RecordChecker(target.records, new StoredFileHashes(target.storage));
   const unverified = new Set(report.unverifiedInSource);
+  const notCopied = new Set(report.notCopied.map((record) => record.hash));
   for await (const page of pagesOf(source.records, batch)) {
     for (const record of page) {
+      if (notCopied.has(record.hash)) continue;
       const checked = await checker.findByHash(record.hash);
       // The target may hold its own signature of the same file (signed there before the migration): the
       // source's record was then not copied, which is a failure however well the other one verifies.

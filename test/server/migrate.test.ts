@@ -3,7 +3,6 @@
 // stored file was altered) is counted by a dry run that writes nothing, copied to PostgreSQL + S3 by a run
 // killed with SIGKILL halfway and run again, then served by the real server on PostgreSQL + S3, where every
 // record verifies. Bad arguments and an unreachable database get one clear line and exit codes 2 and 1.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -18,13 +17,20 @@ import { FileSigner, type FileSignerOptions } from '../../server/src/file-signer
 import { FilesystemStorage } from '../../server/src/storage/filesystem-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import type { SignedFileRecord } from '../../server/src/storage/record-store.js';
-import { S3Storage } from '../../server/src/storage/s3-storage.js';
 import { SqliteRecordStore } from '../../server/src/storage/sqlite-record-store.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 import { type PostgresCluster, startPostgresCluster } from '../support/postgres-cluster.js';
 import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
-import { type RunningServer, SERVER_FIXTURES, SERVER_MAIN, startServer } from './server-process.js';
+import {
+  migrate,
+  numbers,
+  s3Env as s3EnvOf,
+  targetKeys as targetKeysOf,
+  targetRecords as targetRecordsOf,
+  targetStorage as targetStorageOf,
+} from './migrate-support.js';
+import { type RunningServer, SERVER_FIXTURES, startServer } from './server-process.js';
 
 // Timeouts (docs/testing.md): 1 050 records through real servers, a kill -9 and a resume: 36 s alone, 150 s among parallel files
 vi.setConfig({ testTimeout: 300_000 });
@@ -202,88 +208,12 @@ async function fileSizes(dir: string): Promise<number[]> {
   );
 }
 
-function s3Env(folder = prefix): Record<string, string> {
-  return {
-    S3_BUCKET: s3.bucket,
-    S3_ENDPOINT: s3.endpoint,
-    S3_REGION: s3.region,
-    S3_FORCE_PATH_STYLE: 'true',
-    S3_PREFIX: folder,
-    AWS_ACCESS_KEY_ID: s3.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-  };
-}
-
-function targetStorage(folder = prefix): S3Storage {
-  return new S3Storage({
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    forcePathStyle: true,
-    prefix: folder,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  });
-}
-
-async function targetKeys(): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const key of targetStorage().list('')) keys.push(key);
-  return keys;
-}
-
-/** Every record in the PostgreSQL target, by hash order. */
-async function targetRecords(): Promise<SignedFileRecord[]> {
-  const store = await PostgresRecordStore.open(databaseUrl);
-  try {
-    const all: SignedFileRecord[] = [];
-    for (;;) {
-      const page = await store.listRecords(all.at(-1)?.hash, 500);
-      if (page.length === 0) return all;
-      all.push(...page);
-    }
-  } finally {
-    await store.close();
-  }
-}
-
-interface CliRun {
-  child: ChildProcess;
-  stdout(): string;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-}
-
-/** `node server/dist/main.js migrate …args` in an empty working directory (no `.env`), with `env` only. */
-function migrate(args: string[], env: Record<string, string> = {}): CliRun {
-  const child = spawn(process.execPath, [SERVER_MAIN, 'migrate', ...args], {
-    cwd: tmpdir(),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const done = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, stdout: () => stdout, done };
-}
+const s3Env = (folder = prefix) => s3EnvOf(s3, folder);
+const targetStorage = (folder = prefix) => targetStorageOf(s3, folder);
+const targetKeys = () => targetKeysOf(s3, prefix);
+const targetRecords = () => targetRecordsOf(databaseUrl);
 
 const from = () => `sqlite:${population.dataDir}`;
-
-/** The numbers of the last report line `pattern` matches (throws, with the output, when none does). */
-function numbers(output: string, pattern: RegExp): number[] {
-  const match = pattern.exec(output);
-  if (match === null) throw new Error(`no line matches ${pattern} in:\n${output}`);
-  return match.slice(1).map(Number);
-}
 
 describe('siegel-server migrate: SQLite + filesystem to PostgreSQL + S3', () => {
   it('--dry-run counts records, files, bytes and outbox rows, and writes nothing', async () => {
