@@ -6,7 +6,7 @@
 // leaves every later token in the insertion mode it had, so the rest of the page reads as before. Tree
 // order (a foster-parented text, an ignored `<frame>`, `</body>` or NUL before the first body node) does
 // not decide it.
-import { type DefaultTreeAdapterTypes, InsertionMode, html as parse5Html, type Token } from 'parse5';
+import { type DefaultTreeAdapterTypes, InsertionMode, html as parse5Html, Token } from 'parse5';
 import { CurrentParser } from './current-parser.js';
 import { findChild, isElement } from './parse.js';
 import type { ParserInternals } from './recording-parser.js';
@@ -182,10 +182,15 @@ class SlotParser extends CurrentParser {
 
   /**
    * The end of the page is no boundary for a block: the token before it may be one the end cut short (an
-   * unclosed comment, `</` …), which the block's text would continue.
+   * unclosed comment, `</` …), which the block's text would continue. A tag the end cut short is dropped,
+   * though: before it lies a boundary in the state the end finds.
    */
   override onEof(token: Token.EOFToken): void {
-    this.#depth++;
+    const pending = (this as unknown as { tokenizer: { currentToken: Token.Token | null } }).tokenizer
+      .currentToken;
+    const dropped = pending?.type === Token.TokenType.START_TAG || pending?.type === Token.TokenType.END_TAG;
+    if (dropped) this.#before(pending.location);
+    else this.#depth++;
     super.onEof(token);
     this.#after(token.location, this.#length);
   }
