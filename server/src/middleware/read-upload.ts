@@ -95,7 +95,7 @@ function detach(buffer: ArrayBuffer): void {
 }
 
 /** Read and discard the rest of a body (up to `maxBytes`) so a client still sending receives the answer. */
-async function drain(reader: AsyncIterator<Uint8Array>, maxBytes: number): Promise<void> {
+export async function drain(reader: AsyncIterator<Uint8Array>, maxBytes: number): Promise<void> {
   let seen = 0;
   try {
     while (seen <= maxBytes) {
@@ -123,7 +123,7 @@ async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncIterable<
 }
 
 /** Node's request stream when running under `@hono/node-server` (absent in `app.request()` tests). */
-function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
+export function nodeIncoming(c: Context): AsyncIterable<Uint8Array> | undefined {
   const incoming = (
     c.env as { incoming?: AsyncIterable<Uint8Array> & { readableEnded?: boolean } } | undefined
   )?.incoming;
