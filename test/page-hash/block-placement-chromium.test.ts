@@ -120,8 +120,9 @@ beforeAll(async () => {
         // A browser that loads the file drops a leading BOM while decoding; so does DOMParser's caller here.
         const document = new DOMParser().parseFromString(html.replace(/^\ufeff/, ''), 'text/html');
         const metas: Record<string, string> = {};
-        for (const meta of document.head.querySelectorAll('meta[name^="nostr:"]'))
+        document.head.querySelectorAll('meta[name^="nostr:"]').forEach((meta) => {
           metas[meta.getAttribute('name') ?? ''] = meta.getAttribute('content') ?? '';
+        });
         return [name, { metas, main: document.querySelector('main')?.innerHTML ?? null }] as const;
       });
     }, signed),
