@@ -93,6 +93,8 @@ if (phase === 'parse') {
       unchanged: summary.unchanged,
       skipped: summary.skipped,
       failed: summary.failed,
+      // How each written page's block was checked to verify: proven by the parse, or read back (issue 34).
+      blockChecks: summary.blockChecks,
     },
   };
 } else {

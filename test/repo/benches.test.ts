@@ -135,9 +135,9 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
     env: { BENCH_PAGES: '20' },
     prints: [
       /^parse +[\d.]+ s/m,
-      /^cold +[\d.]+ s +[\d.]+× parse +\d+ MB peak RSS .*\{"signed":20,"unchanged":0,"skipped":0,"failed":0\}; cache file/m,
-      /^warm +[\d.]+ s .*× I\/O floor.*\{"signed":0,"unchanged":20,/m,
-      /^one +[\d.]+ s .*\{"signed":1,"unchanged":19,/m,
+      /^cold +[\d.]+ s +[\d.]+× parse +\d+ MB peak RSS .*\{"signed":20,"unchanged":0,"skipped":0,"failed":0,"blockChecks":\{"proven":20,"readBack":0\}\}; cache file/m,
+      /^warm +[\d.]+ s .*× I\/O floor.*\{"signed":0,"unchanged":20,.*"blockChecks":\{"proven":0,"readBack":0\}/m,
+      /^one +[\d.]+ s .*\{"signed":1,"unchanged":19,.*"blockChecks":\{"proven":1,"readBack":0\}/m,
       /^writes +[\d.]+ s .*pages and 6 assets/m,
       /^verify +[\d.]+ s +[\d.]+× parse +\d+ MB peak RSS .*20 valid, 0 invalid/m,
     ],
