@@ -5,16 +5,24 @@
 // DIR, in URL mode and on the verify page in Debian's Chromium, each with `page.encoding` (the header only
 // where it is seen: URL mode and the verify page); a UTF-8 byte order mark and `<meta charset="UTF-8">`
 // stay valid. The sniffing itself is checked against Chromium's own `document.characterSet`.
+// Issue 34: a page of plain ASCII bytes declared in an ASCII-compatible legacy encoding (`<meta charset=
+// "ascii">`, windows-1252, shift_jis, or an HTTP charset iso-8859-1) is signed and valid everywhere, as an
+// undeclared ASCII page is — Chromium reads its `<main>` exactly as DOMParser reads the bytes as UTF-8.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzePage, LocalKeySigner, signSite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkEncoding, sniffEncoding } from '../../packages/core/src/page/encoding.js';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { readInDOMParser } from '../support/dom-parser.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { CASE_KEY } from '../support/verdict-cases.js';
+
+// The verify page test opens the 12 cases' verify pages one after another: 12 s measured on an idle
+// 2-core machine, 43 s with other files running beside it (load average 20).
+vi.setConfig({ testTimeout: 90_000 });
 
 interface JsonReport {
   pages: Array<{ page: string; verdict: string; problems: Array<{ code: string }> }>;
@@ -36,11 +44,28 @@ ${head}
 </html>
 `;
 
+/** A page of plain ASCII bytes: character references stand for Grüße, €, ✓; `\\` and `~` are ASCII too. */
+const asciiPage = (title: string, head: string) =>
+  page(title, head).replace(
+    'Grüße aus Köln — 3 × 4 € — ✓',
+    'Gr&uuml;&szlig;e aus K&ouml;ln &mdash; 3 &times; 4 &euro; &mdash; &#x2713; C:\\Users\\yen ~tilde',
+  );
+
 const ESC = '\x1b';
-/** Per page: how it is tampered after signing (bytes outside `<main>` only) and what each verifier says. */
+/**
+ * Per page: its head when not `<meta charset="utf-8">` (`ascii`: the page is plain ASCII bytes), how it is
+ * tampered after signing (bytes outside `<main>` only), and what each verifier says.
+ */
 const CASES: Record<
   string,
-  { tamper?: (bytes: Buffer) => Buffer; dir: string[]; served: string[]; contentType?: string }
+  {
+    head?: string;
+    ascii?: boolean;
+    tamper?: (bytes: Buffer) => Buffer;
+    dir: string[];
+    served: string[];
+    contentType?: string;
+  }
 > = {
   'meta-utf8-upper.html': { dir: ['valid'], served: ['valid'] },
   'utf8-bom.html': {
@@ -101,7 +126,23 @@ const CASES: Record<
     dir: ['valid'],
     served: ['invalid', 'page.encoding'],
   },
+  // Plain ASCII, declared in a legacy encoding from the start: signed by the CLI's signSite, and valid.
+  'ascii-cp1252.html': {
+    head: '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">',
+    ascii: true,
+    dir: ['valid'],
+    served: ['valid'],
+  },
+  'ascii-meta-ascii.html': { head: '<meta charset="ascii">', ascii: true, dir: ['valid'], served: ['valid'] },
+  'ascii-shift-jis.html': {
+    head: '<meta charset="shift_jis">',
+    ascii: true,
+    dir: ['valid'],
+    served: ['valid'],
+  },
+  'ascii-http-latin1.html': { ascii: true, contentType: LATIN1, dir: ['valid'], served: ['valid'] },
 };
+const ASCII_CASES = Object.keys(CASES).filter((name) => CASES[name]?.ascii);
 
 let root: string;
 let dir: string;
@@ -123,11 +164,15 @@ beforeAll(async () => {
       `<body><nav>${names.map((name) => `<a href="${name}">${name}</a>`).join(' ')}</nav>`,
     ),
   );
-  for (const name of names)
+  for (const name of names) {
+    const c = CASES[name];
     await writeFile(
       join(dir, name),
-      page(name, name === 'meta-utf8-upper.html' ? '<meta charset="UTF-8">' : undefined),
+      c?.ascii
+        ? asciiPage(name, c.head ?? '<meta charset="utf-8">')
+        : page(name, name === 'meta-utf8-upper.html' ? '<meta charset="UTF-8">' : undefined),
     );
+  }
   const summary = await signSite(dir, {
     site: server.url,
     signer: new LocalKeySigner(CASE_KEY),
@@ -180,7 +225,29 @@ describe('a page a browser would not decode as UTF-8 is not valid, in every veri
       'utf16be-bom.html': 'UTF-16BE',
       'cp1252.html': 'windows-1252',
       'http-latin1.html': 'windows-1252',
+      'ascii-cp1252.html': 'windows-1252',
+      'ascii-meta-ascii.html': 'windows-1252',
+      'ascii-shift-jis.html': 'Shift_JIS',
+      'ascii-http-latin1.html': 'windows-1252',
     });
+  });
+
+  it('Chromium reads the <main> of a signed ASCII page in its legacy encoding as its bytes read as UTF-8', async () => {
+    const signed = await Promise.all(ASCII_CASES.map((name) => readFile(join(dir, name))));
+    // Signed, and still plain ASCII: the block adds no byte beyond it.
+    expect(signed.map((bytes) => bytes.every((byte) => byte < 0x80))).toEqual(ASCII_CASES.map(() => true));
+    const files = signed.map((bytes) => bytes.toString('utf8'));
+    for (const html of files) expect(html).toContain('<meta name="nostr:event"');
+    const tab = await chromium.context.newPage();
+    const asUtf8 = await tab.evaluate(readInDOMParser, { pages: files, selector: 'main' });
+    const seen: string[] = [];
+    for (const name of ASCII_CASES) {
+      await tab.goto(`${server.url}${name}`);
+      seen.push(await tab.evaluate(() => document.querySelector('main')?.innerHTML ?? '(no main)'));
+    }
+    await tab.close();
+    expect(seen).toEqual(asUtf8);
+    expect(seen[0]).toContain('Grüße aus Köln — 3 × 4 € — ✓ C:\\Users\\yen ~tilde');
   });
 
   it('siegel verify DIR --site: page.encoding for the bytes (no header in a directory)', async () => {
@@ -246,7 +313,8 @@ const SNIFF: Array<[string, Uint8Array, string?]> = (() => {
     ['http unknown label: meta', doc('<meta charset="iso-8859-7">'), 'text/html; charset=nonsense'],
     ['bom beats http', Uint8Array.from([0xef, 0xbb, 0xbf, ...doc('')]), 'text/html; charset=latin1'],
     ['utf-16le bom', Uint8Array.from([0xff, 0xfe, ...doc('')])],
-    // Past 1024 bytes the prescan finds nothing, but Chromium still switches: why checkEncoding refuses it.
+    // Past 1024 bytes the prescan finds nothing, but Chromium still switches: why checkEncoding refuses it
+    // (when the bytes are not plain ASCII).
     ['late meta latin1', doc(`${pad}<meta charset="latin1">`)],
   ];
 })();
@@ -269,9 +337,79 @@ describe('sniffEncoding decides as Chromium decides', () => {
     }
     await tab.close();
     expect(seen).toEqual({ ...expected, 'late meta latin1': '(none), Chromium: windows-1252' });
+    // Its bytes are plain ASCII, which windows-1252 reads as UTF-8 does; one byte beyond ASCII, and the switch counts.
     const late = SNIFF.find(([name]) => name === 'late meta latin1')?.[1] as Uint8Array;
-    expect(checkEncoding(late)?.message).toMatch(
+    expect(checkEncoding(late)).toBeUndefined();
+    expect(checkEncoding(Uint8Array.from([...late, 0xc3, 0xbc]))?.message).toMatch(
       /windows-1252 in a <meta> at byte \d+, and browsers may switch/,
     );
+  });
+});
+
+/** Every byte below 0x80 but ISO-2022's ESC, SO and SI: what checkEncoding calls plain ASCII. */
+const PLAIN_ASCII = Uint8Array.from({ length: 0x80 }, (_, byte) => byte).filter(
+  (byte) => byte !== 0x1b && byte !== 0x0e && byte !== 0x0f,
+);
+
+describe('plain ASCII reads alike under every ASCII-compatible encoding, in Chromium', () => {
+  it('a <main> of every plain ASCII byte is what DOMParser reads from the bytes as UTF-8; ISO-2022-JP is not', async () => {
+    const labels = [
+      'ascii',
+      'windows-1252',
+      'iso-8859-2',
+      'iso-8859-8-i',
+      'ibm866',
+      'koi8-r',
+      'macintosh',
+      'x-mac-cyrillic',
+      'windows-874',
+      'gbk',
+      'gb18030',
+      'big5',
+      'euc-jp',
+      'shift_jis',
+      'euc-kr',
+      'x-user-defined',
+    ];
+    const rows: Array<[string, Uint8Array, string]> = [
+      ...labels.map((label): [string, Uint8Array, string] => [
+        `meta ${label}`,
+        Buffer.concat([Buffer.from(`<meta charset="${label}"><main>`), PLAIN_ASCII, Buffer.from('</main>')]),
+        'text/html',
+      ]),
+      ...['shift_jis', 'x-user-defined', 'koi8-u'].map((label): [string, Uint8Array, string] => [
+        `http ${label}`,
+        Buffer.concat([Buffer.from('<main>'), PLAIN_ASCII, Buffer.from('</main>')]),
+        `text/html; charset=${label}`,
+      ]),
+      // The control: ISO-2022-JP's ESC $ B makes the ASCII bytes after it kanji.
+      [
+        'meta iso-2022-jp, escaped',
+        Buffer.from('<meta charset="iso-2022-jp"><main>\x1b$B$3$s\x1b(B</main>'),
+        'text/html',
+      ],
+    ];
+    await mkdir(join(dir, 'ascii'), { recursive: true });
+    for (const [index, [, bytes, type]] of rows.entries()) {
+      await writeFile(join(dir, 'ascii', `${index}.html`), bytes);
+      contentTypes[`ascii/${index}.html`] = type;
+    }
+    const tab = await chromium.context.newPage();
+    const asUtf8 = await tab.evaluate(readInDOMParser, {
+      pages: rows.map(([, bytes]) => new TextDecoder().decode(bytes)),
+      selector: 'main',
+    });
+    const seen: Record<string, string> = {};
+    const expected: Record<string, string> = {};
+    for (const [index, [name, bytes, type]] of rows.entries()) {
+      await tab.goto(`${server.url}ascii/${index}.html`);
+      const main = await tab.evaluate(() => document.querySelector('main')?.innerHTML ?? '(no main)');
+      seen[name] = main === asUtf8[index] ? 'as UTF-8' : `otherwise: ${JSON.stringify(main)}`;
+      expected[name] = checkEncoding(bytes, { contentType: type }) ? 'refused' : 'as UTF-8';
+    }
+    await tab.close();
+    expect(Object.values(expected).filter((verdict) => verdict === 'as UTF-8')).toHaveLength(rows.length - 1);
+    expect(seen).toEqual({ ...expected, 'meta iso-2022-jp, escaped': 'otherwise: "こん"' });
+    expect(expected['meta iso-2022-jp, escaped']).toBe('refused');
   });
 });

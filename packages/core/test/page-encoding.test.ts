@@ -164,7 +164,9 @@ describe('checkEncoding: a page a browser would not decode as UTF-8 is not verif
     );
     const cp1252 = bytes('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">', MAIN);
     expect(refused(cp1252)?.code).toBe('encoding');
-    expect(refused(bytes('<meta charset="ascii"><main>Hi</main>'))?.code).toBe('encoding');
+    expect(refused(bytes('<meta charset="ascii"><main>Gr', [0xfc], '&szlig;e</main>'))?.code).toBe(
+      'encoding',
+    );
   });
 
   it('refuses an HTTP charset naming another encoding, whatever the page declares', () => {
@@ -196,5 +198,149 @@ describe('checkEncoding: a page a browser would not decode as UTF-8 is not verif
     );
     // A UTF-8 declaration only after the first 1024 bytes: not every browser reads it.
     expect(refused(bytes(PAD, '<meta charset="utf-8">', MAIN))?.code).toBe('encoding');
+  });
+});
+
+/**
+ * One label (or several) of every ASCII-compatible legacy encoding of the Encoding Standard, with the
+ * encoding a `<meta>` declaring it means (the prescan turns x-user-defined into windows-1252).
+ */
+const ASCII_COMPATIBLE: Array<[string, string]> = [
+  ['ascii', 'windows-1252'],
+  ['us-ascii', 'windows-1252'],
+  ['windows-1252', 'windows-1252'],
+  ['iso-8859-1', 'windows-1252'],
+  ['latin1', 'windows-1252'],
+  ['ibm866', 'ibm866'],
+  ['iso-8859-2', 'iso-8859-2'],
+  ['iso-8859-5', 'iso-8859-5'],
+  ['iso-8859-7', 'iso-8859-7'],
+  ['iso-8859-8-i', 'iso-8859-8-i'],
+  ['iso-8859-16', 'iso-8859-16'],
+  ['koi8-r', 'koi8-r'],
+  ['koi8-u', 'koi8-u'],
+  ['macintosh', 'macintosh'],
+  ['windows-874', 'windows-874'],
+  ['windows-1251', 'windows-1251'],
+  ['windows-1258', 'windows-1258'],
+  ['x-mac-cyrillic', 'x-mac-cyrillic'],
+  ['gbk', 'gbk'],
+  ['gb18030', 'gb18030'],
+  ['big5', 'big5'],
+  ['euc-jp', 'euc-jp'],
+  ['shift_jis', 'shift_jis'],
+  ['sjis', 'shift_jis'],
+  ['euc-kr', 'euc-kr'],
+  ['x-user-defined', 'windows-1252'],
+];
+/** Plain ASCII that still says everything: character references stand for the non-ASCII text. */
+const ASCII_MAIN = '<main><p>Gr&uuml;&szlig;e &#x2713; C:\\dir ~user</p></main>';
+/** The same with one byte beyond ASCII (a Latin-1 ü). */
+const NON_ASCII_MAIN: Array<string | number[]> = ['<main><p>Gr', [0xfc], '&szlig;e</p></main>'];
+const charsetMeta = (label: string) => `<meta charset="${label}">`;
+const httpEquiv = (label: string) => `<meta http-equiv="content-type" content="text/html; charset=${label}">`;
+
+describe('checkEncoding: plain ASCII reads alike under every ASCII-compatible encoding (issue 34)', () => {
+  const check = (page: Uint8Array, contentType?: string) =>
+    checkEncoding(page, contentType === undefined ? {} : { contentType });
+
+  it.each(ASCII_COMPATIBLE)(
+    '%s: signed when the bytes are ASCII, refused as before when not',
+    (label, encoding) => {
+      for (const declare of [charsetMeta, httpEquiv]) {
+        expect(check(bytes('<!doctype html>', declare(label), ASCII_MAIN))).toBeUndefined();
+        expect(check(bytes('<!doctype html>', declare(label), ...NON_ASCII_MAIN))).toEqual({
+          code: 'encoding',
+          message: `the page declares the character encoding ${encoding} (at byte 15): browsers decode it as that, not as UTF-8`,
+        });
+      }
+      const http = `text/html; charset=${label}`;
+      expect(check(bytes('<!doctype html>', ASCII_MAIN), http)).toBeUndefined();
+      // The HTTP charset outranks the page's <meta>, UTF-8 or not.
+      expect(check(bytes(charsetMeta('utf-8'), ASCII_MAIN), http)).toBeUndefined();
+      expect(check(bytes(charsetMeta('iso-2022-jp'), ASCII_MAIN), http)).toBeUndefined();
+      expect(check(bytes('<!doctype html>', ...NON_ASCII_MAIN), http)?.message).toBe(
+        `the page is served with \`Content-Type: ${http}\`: browsers decode it as ${label === 'x-user-defined' ? 'x-user-defined' : encoding}, not as UTF-8`,
+      );
+      expect(check(bytes(charsetMeta('utf-8'), MAIN), http)?.code).toBe('encoding');
+    },
+  );
+
+  it('reads a later <meta> the same way: ASCII-compatible passes for ASCII bytes only', () => {
+    expect(check(bytes('<head>', PAD, charsetMeta('windows-1252'), '</head>', ASCII_MAIN))).toBeUndefined();
+    expect(check(bytes(charsetMeta('utf-8'), PAD, charsetMeta('shift_jis'), ASCII_MAIN))).toBeUndefined();
+    expect(check(bytes(charsetMeta('utf-8'), PAD, charsetMeta('shift_jis'), MAIN))?.message).toMatch(
+      /^the page declares the character encoding shift_jis in a <meta> at byte 1053, and browsers may switch/,
+    );
+    expect(check(bytes(charsetMeta('latin1'), PAD, charsetMeta('iso-2022-kr'), ASCII_MAIN))?.message).toMatch(
+      /^the page declares the character encoding replacement in a <meta> at byte 1054, and browsers may switch/,
+    );
+  });
+
+  it('does not count ISO-2022 shifts (ESC, SO, SI) as plain ASCII under a declaration either', () => {
+    for (const shift of [0x1b, 0x0e, 0x0f]) {
+      const page = bytes(charsetMeta('windows-1252'), '<main>a', [shift], 'b</main>');
+      expect(check(page)?.message).toBe(
+        'the page declares the character encoding windows-1252 (at byte 0): browsers decode it as that, not as UTF-8',
+      );
+      expect(check(bytes('<main>a', [shift], 'b</main>'), 'text/html; charset=shift_jis')?.code).toBe(
+        'encoding',
+      );
+    }
+  });
+
+  it('still refuses ISO-2022-JP, with an ESC byte or without', () => {
+    for (const label of ['iso-2022-jp', 'csiso2022jp']) {
+      const escaped = bytes(
+        charsetMeta(label),
+        '<main>',
+        [0x1b, 0x24, 0x42],
+        '$3',
+        [0x1b, 0x28, 0x42],
+        '</main>',
+      );
+      for (const page of [
+        bytes(charsetMeta(label), ASCII_MAIN),
+        bytes(httpEquiv(label), ASCII_MAIN),
+        escaped,
+      ])
+        expect(check(page)?.message).toMatch(
+          /^the page declares the character encoding iso-2022-jp \(at byte 0\): browsers decode it as that, not as UTF-8$/,
+        );
+      expect(check(bytes(ASCII_MAIN), `text/html; charset=${label}`)?.message).toBe(
+        `the page is served with \`Content-Type: text/html; charset=${label}\`: browsers decode it as iso-2022-jp, not as UTF-8`,
+      );
+    }
+  });
+
+  it.each(['replacement', 'csiso2022kr', 'hz-gb-2312', 'iso-2022-cn', 'iso-2022-cn-ext', 'iso-2022-kr'])(
+    '%s (the replacement encoding: one U+FFFD for the whole page) stays refused',
+    (label) => {
+      for (const declare of [charsetMeta, httpEquiv])
+        expect(check(bytes(declare(label), ASCII_MAIN))?.message).toBe(
+          'the page declares the character encoding replacement (at byte 0): browsers decode it as that, not as UTF-8',
+        );
+      expect(check(bytes(ASCII_MAIN), `text/html; charset=${label}`)?.message).toMatch(
+        /browsers decode it as replacement, not as UTF-8$/,
+      );
+    },
+  );
+
+  it.each([
+    ['utf-16', 'UTF-16LE'],
+    ['utf-16le', 'UTF-16LE'],
+    ['ucs-2', 'UTF-16LE'],
+    ['csunicode', 'UTF-16LE'],
+    ['utf-16be', 'UTF-16BE'],
+    ['unicodefffe', 'UTF-16BE'],
+  ])('%s: refused as the HTTP charset; a <meta> naming it means UTF-8, as today', (label, name) => {
+    expect(check(bytes(ASCII_MAIN), `text/html; charset=${label}`)?.message).toBe(
+      `the page is served with \`Content-Type: text/html; charset=${label}\`: browsers decode it as ${name}, not as UTF-8`,
+    );
+    // The standard's prescan reads a <meta> naming UTF-16 as UTF-8 (a page that is decoded by it is ASCII-compatible).
+    for (const declare of [charsetMeta, httpEquiv]) {
+      expect(check(bytes(declare(label), ASCII_MAIN))).toBeUndefined();
+      expect(check(bytes(declare(label), MAIN))).toBeUndefined();
+    }
   });
 });

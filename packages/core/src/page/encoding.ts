@@ -3,7 +3,8 @@
 // the prescan of the first 1024 bytes for `<meta charset>` / `<meta http-equiv="content-type">` (and an
 // XML declaration). Siegel signs and verifies UTF-8 only, so `checkEncoding` is the one rule every signer
 // and verifier applies to the bytes before it reads them as UTF-8: a page a browser would decode otherwise
-// is not verifiable (`page.encoding`). Pure, no Node built-ins: the browser verify script bundles it.
+// is not verifiable (`page.encoding`) — unless its bytes are plain ASCII and the encoding is one that reads
+// them exactly as UTF-8 does. Pure, no Node built-ins: the browser verify script bundles it.
 //
 // The prescan is written here, not taken from `html-encoding-sniffer`: that package always answers with a
 // fallback encoding, reads only the first declaration, and brings a TextDecoder polyfill along (+25 KB in
@@ -322,6 +323,15 @@ function isPlainAscii(bytes: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * The encodings that do not read an ASCII byte as that ASCII character, as the Encoding Standard names them
+ * ("ASCII-incompatible": ISO-2022-JP, whose escapes switch ASCII bytes to JIS X 0208; UTF-16BE and LE, two
+ * bytes a code unit; `replacement`, one U+FFFD for the whole input — `csiso2022kr`, `hz-gb-2312`,
+ * `iso-2022-cn`, `iso-2022-cn-ext`, `iso-2022-kr`). Every other encoding, x-user-defined included, decodes
+ * bytes 0x00–0x7F as U+0000–U+007F, so plain ASCII reads under it exactly as under UTF-8.
+ */
+const ASCII_INCOMPATIBLE = new Set(['iso-2022-jp', 'utf-16be', 'utf-16le', 'replacement']);
+
 const NAMES: Record<string, string> = { 'utf-8': 'UTF-8', 'utf-16le': 'UTF-16LE', 'utf-16be': 'UTF-16BE' };
 const nameOf = (encoding: string) => NAMES[encoding] ?? encoding;
 const ADD_META = 'declare `<meta charset="utf-8">` within its first 1024 bytes';
@@ -334,9 +344,14 @@ const ADD_META = 'declare `<meta charset="utf-8">` within its first 1024 bytes';
  * (a browser then decodes by its locale's default, windows-1252 in most). A UTF-8 byte order mark or HTTP
  * charset settles it: browsers ignore `<meta>` then.
  *
+ * Bytes that are plain ASCII (below 0x80, without ISO-2022's ESC, SO and SI) read alike under every
+ * ASCII-compatible encoding, so for them any such declaration — `ascii`, `windows-1252`, `shift_jis`… —
+ * is as good as UTF-8, as no declaration is; ISO-2022-JP, UTF-16 and `replacement` stay refused.
+ *
  * @example
  * ```ts
  * checkEncoding(new TextEncoder().encode('<meta charset="utf-8"><main>Grüße</main>')); // undefined
+ * checkEncoding(new TextEncoder().encode('<meta charset="latin1"><main>Gr&uuml;&szlig;e</main>')); // undefined
  * checkEncoding(new TextEncoder().encode('<main>Grüße</main>'))?.message; // '… declares no character encoding …'
  * ```
  */
@@ -346,26 +361,34 @@ export function checkEncoding(
 ): Refusal | undefined {
   const sniff = sniffEncoding(bytes, options);
   const refuse = (message: string): Refusal => ({ code: 'encoding', message });
+  let plain: boolean | undefined;
+  const plainAscii = () => (plain ??= isPlainAscii(bytes));
+  // Whether the encoding reads these bytes as UTF-8 does: UTF-8 itself, or plain ASCII under any ASCII-compatible one.
+  const readsAsUtf8 = (encoding: string) =>
+    encoding === 'utf-8' || (!ASCII_INCOMPATIBLE.has(encoding) && plainAscii());
   if (sniff.encoding === 'utf-8' && sniff.source !== 'meta') return undefined;
   if (sniff.source === 'bom')
     return refuse(
       `the page starts with a ${nameOf(sniff.encoding as string)} byte order mark: browsers decode it as ${nameOf(sniff.encoding as string)}, not as UTF-8`,
     );
-  if (sniff.source === 'http')
+  if (sniff.source === 'http') {
+    // Browsers ignore every <meta> under an HTTP charset, so this settles it either way.
+    if (readsAsUtf8(sniff.encoding as string)) return undefined;
     return refuse(
       `the page is served with \`Content-Type: ${options.contentType}\`: browsers decode it as ${nameOf(sniff.encoding as string)}, not as UTF-8`,
     );
-  if (sniff.source === 'meta' && sniff.encoding !== 'utf-8')
+  }
+  if (sniff.source === 'meta' && !readsAsUtf8(sniff.encoding as string))
     return refuse(
       `the page declares the character encoding ${nameOf(sniff.encoding as string)} (at byte ${sniff.at}): browsers decode it as that, not as UTF-8`,
     );
   // The prescan's answer is tentative in the standard: a later <meta> naming another encoding still switches it.
   for (const later of metaDeclarations(bytes))
-    if (later.encoding !== 'utf-8')
+    if (!readsAsUtf8(later.encoding))
       return refuse(
         `the page declares the character encoding ${nameOf(later.encoding)} in a <meta> at byte ${later.at}, and browsers may switch to it there: Siegel verifies UTF-8 only`,
       );
-  if (sniff.source === 'none' && !isPlainAscii(bytes))
+  if (sniff.source === 'none' && !plainAscii())
     return refuse(
       `the page declares no character encoding in its first 1024 bytes and holds bytes beyond ASCII, which browsers then decode by their locale’s default (windows-1252 in most), not as UTF-8: ${ADD_META}`,
     );
