@@ -37,6 +37,17 @@ export interface FileSignerOptions {
 /** Default of {@link FileSignerOptions.claimLeaseMs}. */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** What one orphan sweep did ({@link FileSigner.removeOrphans}). */
+export interface OrphanSweep {
+  /** The keys it deleted. */
+  removed: string[];
+  /**
+   * Hashes whose files have no record but whose claim another holds — an upload in flight, or one whose
+   * process died before its lease ended — with how long that claim lasts unless renewed, in ms.
+   */
+  held: { hash: string; endsInMs: number }[];
+}
+
 /** Stored keys the orphan sweep looks up in one query. */
 const SWEEP_PAGE = 500;
 
@@ -240,15 +251,21 @@ export class FileSigner {
 
   /**
    * Delete stored files and event pages that have no record (left by a crash between storing and
-   * recording), and what the store left mid-write. Returns the keys removed. Safe while uploads run, here or
-   * on other instances: a hash's files are deleted only under a claim on the hash, taken after its record was
-   * found missing and checked again once held — an upload in flight holds its hash's claim (renewed while it
-   * works), so its files are never taken; a dead upload's claim ends with its lease. Run at start and then
-   * every `ORPHAN_SWEEP_MS` by every instance; whichever runs next cleans up after any instance that died.
+   * recording), and what the store left mid-write. Safe while uploads run, here or on other instances: a
+   * hash's files are deleted only under a claim on the hash, taken after its record was found missing and
+   * checked again once held — an upload in flight holds its hash's claim (renewed while it works), so its
+   * files are never taken; a dead upload's claim ends with its lease, and such a hash is reported `held`
+   * with when its claim ends, for a look again then (`OrphanSweeper`). Without `hashes`, every stored key is
+   * looked at (a full sweep: at start and every `ORPHAN_SWEEP_MS`, by every instance, so whichever runs
+   * next cleans up after any instance that died); with them, only those hashes' files.
    */
-  async removeOrphans(): Promise<string[]> {
+  async removeOrphans(hashes?: readonly string[]): Promise<OrphanSweep> {
     const { storage, records } = this.options;
-    const removed: string[] = (await storage.removeLeftovers?.()) ?? [];
+    const removed: string[] = hashes === undefined ? ((await storage.removeLeftovers?.()) ?? []) : [];
+    const prefixes =
+      hashes === undefined
+        ? ['documents/', 'events/']
+        : hashes.flatMap((hash) => [`documents/${hash}.`, `events/${hash}/`]);
     // Keys per hash that has no record, looked up a page of keys at a time (one query each page).
     const orphans = new Map<string, string[]>();
     let page: { key: string; hash: string }[] = [];
@@ -262,7 +279,7 @@ export class FileSigner {
       }
       page = [];
     };
-    for (const prefix of ['documents/', 'events/']) {
+    for (const prefix of prefixes) {
       for await (const key of storage.list(prefix)) {
         const hash = /^(?:documents|events)\/([0-9a-f]{64})/.exec(key)?.[1];
         if (hash === undefined || key.includes('.tmp-')) {
@@ -276,9 +293,14 @@ export class FileSigner {
       }
     }
     if (page.length > 0) await lookUp();
+    const held: OrphanSweep['held'] = [];
     for (const [hash, keys] of orphans) {
       const claim = await records.claimHash(hash, this.leaseMs);
-      if (claim === undefined) continue; // an upload in flight holds it
+      if (claim === undefined) {
+        // An upload holds it: in flight, or dead with its lease not ended yet. Ended meanwhile: at once.
+        held.push({ hash, endsInMs: (await records.claimEndsIn(hash)) ?? 0 });
+        continue;
+      }
       try {
         if ((await records.findByHash(hash)) !== undefined) continue; // signed since it was listed
         for (const key of keys) {
@@ -289,7 +311,7 @@ export class FileSigner {
         await records.releaseClaim(hash, claim);
       }
     }
-    return removed;
+    return { removed, held };
   }
 }
 

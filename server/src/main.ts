@@ -9,6 +9,7 @@ import { npubEncode } from 'nostr-tools/nip19';
 import { createApp } from './app.js';
 import { readServerConfig, type ServerConfig } from './config.js';
 import { prepareDataDir } from './data-dir.js';
+import { OrphanSweeper } from './orphan-sweeper.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
 import { openStores, type Stores } from './storage/open-stores.js';
@@ -138,21 +139,15 @@ await prepareEventChecks({
     console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);
   },
 });
-/** Delete stored files without a record (a crash, here or on another instance, between file and record). */
-async function sweepOrphans(): Promise<void> {
-  try {
-    const orphans = await fileSigner.removeOrphans();
-    if (orphans.length > 0)
-      console.warn(`Removed ${orphans.length} stored file(s) without a record: ${orphans.join(', ')}`);
-  } catch (error) {
-    console.warn(`Orphan sweep failed, tried again later: ${(error as Error).message}`);
-  }
-}
-// The first sweep runs beside the first requests, not before them: it only ever deletes a hash's files under
-// that hash's claim (see FileSigner.removeOrphans), and listing a large bucket would hold up the start.
-void sweepOrphans();
-const sweeper =
-  config.orphanSweepMs > 0 ? setInterval(() => void sweepOrphans(), config.orphanSweepMs).unref() : undefined;
+// Stored files without a record (a crash, here or on another instance, between file and record) are deleted
+// at start, every ORPHAN_SWEEP_MS, and once the claims that kept a sweep from some of them have ended. The
+// first sweep runs beside the first requests, not before them: it only ever deletes a hash's files under that
+// hash's claim (see FileSigner.removeOrphans), and listing a large bucket would hold up the start.
+const sweeper = new OrphanSweeper({
+  removeOrphans: (hashes) => fileSigner.removeOrphans(hashes),
+  everyMs: config.orphanSweepMs,
+});
+sweeper.start();
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   console.log(
@@ -190,7 +185,7 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 function shutdown(): void {
   server.close(async () => {
     relaySender.close(); // what is on the wire fails now and stays in the outbox
-    clearInterval(sweeper);
+    sweeper.stop();
     await publishing.stop();
     await records.close();
     void analyzer.close().finally(() => process.exit(0));

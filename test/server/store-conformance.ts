@@ -135,12 +135,18 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
       const claim = await a.records.claimHash(hash, 60_000);
       expect(claim).toMatch(/^[0-9a-f]{32}$/);
       expect(await b.records.claimHash(hash, 60_000)).toBeUndefined();
+      // How long it lasts, as any instance sees it.
+      expect(await b.records.claimEndsIn(hash)).toBeGreaterThan(50_000);
+      expect(await b.records.claimEndsIn(hash)).toBeLessThanOrEqual(60_000);
+      expect(await b.records.claimEndsIn('d'.repeat(64))).toBeUndefined();
       expect(await a.records.renewClaim(hash, claim as string, 60_000)).toBe(true);
       await a.records.releaseClaim(hash, claim as string);
+      expect(await b.records.claimEndsIn(hash)).toBeUndefined();
       const second = await b.records.claimHash(hash, 1);
       expect(second).toBeDefined();
       // Expired (1 ms): taken over by another; the old holder can neither renew nor write under it.
       await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await a.records.claimEndsIn(hash)).toBeUndefined();
       const third = await a.records.claimHash(hash, 60_000);
       expect(third).toBeDefined();
       expect(await b.records.renewClaim(hash, second as string, 60_000)).toBe(false);
@@ -345,12 +351,17 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
       const files = signerFor(stores);
       expect(await stores.records.findByHash(hash)).toBeUndefined();
       expect(await keysOf(stores.storage, `documents/${hash}`)).toEqual([`documents/${hash}.md`]);
-      // The dead writer's claim still stands: the sweep leaves its files (an upload in flight looks the same).
-      expect(await files.removeOrphans()).toEqual([]);
-      // Once the claim has ended, whichever instance sweeps next removes them.
+      // The dead writer's claim still stands: the sweep leaves its files (an upload in flight looks the same),
+      // and tells when the claim ends (the writer's lease, 1.5 s, from its last renewal).
+      const first = await files.removeOrphans();
+      expect(first.removed).toEqual([]);
+      expect(first.held.map((entry) => entry.hash)).toEqual([hash]);
+      expect(first.held[0]?.endsInMs).toBeGreaterThan(0);
+      expect(first.held[0]?.endsInMs).toBeLessThanOrEqual(1500);
+      // Once the claim has ended, whichever instance sweeps next removes them: a look at that hash alone.
       let removed: string[] = [];
       await eventually(async () => {
-        removed = await files.removeOrphans();
+        ({ removed } = await files.removeOrphans([hash]));
         return removed.length > 0;
       }, 10_000);
       expect(removed.sort()).toEqual([

@@ -164,6 +164,16 @@ export class PostgresRecordStore implements RecordStore {
     });
   }
 
+  claimEndsIn(hash: string): Promise<number | undefined> {
+    return this.guard(async () => {
+      // On the database's clock, as the lease itself.
+      const [row] = await this.sql<{ left: string }[]>`
+        SELECT (extract(epoch FROM expires_at - now()) * 1000)::bigint AS left
+        FROM hash_claims WHERE hash = ${hash} AND expires_at > now()`;
+      return row === undefined ? undefined : Math.max(1, Number(row.left));
+    });
+  }
+
   insertUploadToken(token: Omit<UploadTokenRecord, 'used'>): Promise<void> {
     return this.guard(async () => {
       await this.sql`

@@ -65,6 +65,12 @@ export interface HashClaims {
   renewClaim(hash: string, claim: string, leaseMs: number): Promise<boolean>;
   /** Give the claim up (nothing happens when it is no longer held). */
   releaseClaim(hash: string, claim: string): Promise<void>;
+  /**
+   * How long the live claim on `hash` lasts unless renewed, in ms on the store's clock; `undefined` when none
+   * holds it (never taken, released, or ended). The orphan sweep looks again once the claim that kept it from
+   * a hash's files has ended.
+   */
+  claimEndsIn(hash: string): Promise<number | undefined>;
 }
 
 /**

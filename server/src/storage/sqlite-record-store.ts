@@ -64,6 +64,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly takeClaim;
   private readonly extendClaim;
   private readonly dropClaim;
+  private readonly claimExpiry;
   private readonly byEventId;
   private readonly insertRow;
   private readonly insertDelivery;
@@ -88,6 +89,7 @@ export class SqliteRecordStore implements RecordStore {
     );
     this.extendClaim = this.db.prepare('UPDATE hash_claims SET expires_at = ? WHERE hash = ? AND token = ?');
     this.dropClaim = this.db.prepare('DELETE FROM hash_claims WHERE hash = ? AND token = ?');
+    this.claimExpiry = this.db.prepare('SELECT expires_at FROM hash_claims WHERE hash = ?');
     this.byHash = this.db.prepare('SELECT * FROM signed_files WHERE hash = ?');
     this.byEventId = this.db.prepare('SELECT * FROM signed_files WHERE event_id = ?');
     // `data_version` changes when another connection (or process) commits; `total_changes()` counts this
@@ -158,6 +160,12 @@ export class SqliteRecordStore implements RecordStore {
 
   async releaseClaim(hash: string, claim: string): Promise<void> {
     this.dropClaim.run(hash, claim);
+  }
+
+  async claimEndsIn(hash: string): Promise<number | undefined> {
+    const row = this.claimExpiry.get(hash) as { expires_at: number } | undefined;
+    const left = row === undefined ? 0 : row.expires_at - Date.now();
+    return left > 0 ? left : undefined;
   }
 
   insertUploadToken(token: Omit<UploadTokenRecord, 'used'>): Promise<void> {
