@@ -5,6 +5,7 @@ import { createFileAnalyzer, type FileAnalyzer } from './analysis/file-analyzer.
 import { ApiError } from './api-error.js';
 import { RecordChecker } from './checked-records.js';
 import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from './config.js';
+import { DownloadBudget } from './download-budget.js';
 import { FileSigner } from './file-signer.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   maxBufferedBytes?: number;
   /** How long an upload waits for room before 503 `SERVER_BUSY`, in ms (default 10 000; 0: at once). */
   uploadWaitMs?: number;
+  /** Bytes of stored files all downloads hold at once (default 64 MiB; at least 256 KiB, one download). */
+  maxDownloadBufferedBytes?: number;
   /** Worker threads that read uploads (default: the CPUs, at most 4; 0: on the event loop, tests only). */
   analysisWorkers?: number;
   /** Processor time one upload may take to read, in ms (default 5000; ten times that on the clock). */
@@ -210,6 +213,8 @@ export function createApp(deps: AppDeps): SiegelApp {
       cdnUrl,
       // A presigned URL lives 5 minutes: long enough for a slow client to start, short enough to go stale.
       ...(deps.fileRedirect === 'presigned' && { redirect: { seconds: 300 } }),
+      downloads: new DownloadBudget({ maxBufferedBytes: deps.maxDownloadBufferedBytes }),
+      signTokens: deps.signTokens,
     }),
   );
   site.notFound((c) =>

@@ -1,5 +1,5 @@
 import type { RecordStore, SignedFileRecord } from './storage/record-store.js';
-import type { StoredFileHashes } from './storage/stored-file-hashes.js';
+import type { StoredFileHash, StoredFileHashes } from './storage/stored-file-hashes.js';
 import { bindRecord, type RecordVerdict, verifyRecord } from './verify-record.js';
 
 /** A stored record, checked: what it says, what its signed event says, and whether the two agree. */
@@ -11,6 +11,11 @@ export interface CheckedRecord {
   verdict: RecordVerdict;
   /** The stamp of the stored file the verdict was made under; `undefined`: not reusable. */
   fileVersion: string | undefined;
+  /**
+   * The stored file's check: its digest under that stamp (`undefined`: missing, or unreadable with `error`).
+   * The served file routes send a file only while it is this digest, hashing it again on the way out.
+   */
+  file: StoredFileHash;
 }
 
 /**
@@ -49,6 +54,6 @@ export class RecordChecker {
     const record = bindRecord(stored);
     const file = await this.hashes.hashOf(record.fileKey);
     const verdict = verifyRecord(stored, record, file.digest, file.error);
-    return { stored, record, verdict, fileVersion: file.version };
+    return { stored, record, verdict, fileVersion: file.version, file };
   }
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readRelaysFromEnv } from '@siegel/core';
+import { DEFAULT_DOWNLOAD_BUFFERED_BYTES, DOWNLOAD_WINDOW_BYTES } from './download-budget.js';
 import { readPubkeys } from './middleware/blossom-auth.js';
 import { MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 import { readCorsOrigins } from './upload-tokens.js';
@@ -33,6 +34,8 @@ export interface ServerConfig {
   maxBufferedBytes: number;
   /** `UPLOAD_WAIT_MS`: how long an upload waits for room before 503, default 10 000 (0: answer at once). */
   uploadWaitMs: number;
+  /** `MAX_DOWNLOAD_BUFFERED_BYTES`: bytes of stored files all downloads hold at once, default 64 MiB (at least one download's 256 KiB). */
+  maxDownloadBufferedBytes: number;
   /** `ANALYSIS_WORKERS`: worker threads reading uploads, default the CPUs (at most 4). */
   analysisWorkers: number;
   /** `ANALYSIS_TIMEOUT_MS`: processor time one upload may take to read (10× that on the clock), default 5000. */
@@ -82,6 +85,7 @@ export const SERVER_DEFAULTS = {
   /** At least this, and at least one largest upload (see {@link defaultMaxBufferedBytes}). */
   maxBufferedBytes: 128 * 1024 * 1024,
   uploadWaitMs: 10_000,
+  maxDownloadBufferedBytes: DEFAULT_DOWNLOAD_BUFFERED_BYTES,
   /** The CPUs this process may use, at most 4. */
   analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
   analysisTimeoutMs: 5000,
@@ -113,6 +117,16 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
       `MAX_BUFFERED_BYTES must hold at least one upload (MAX_UPLOAD_BYTES + ${MULTIPART_OVERHEAD} = ${maxUploadBytes + MULTIPART_OVERHEAD}), got \`${maxBufferedBytes}\``,
     );
   }
+  const maxDownloadBufferedBytes = readInteger(
+    env,
+    'MAX_DOWNLOAD_BUFFERED_BYTES',
+    SERVER_DEFAULTS.maxDownloadBufferedBytes,
+  );
+  if (maxDownloadBufferedBytes < DOWNLOAD_WINDOW_BYTES) {
+    throw new Error(
+      `MAX_DOWNLOAD_BUFFERED_BYTES must hold at least one download (${DOWNLOAD_WINDOW_BYTES}), got \`${maxDownloadBufferedBytes}\``,
+    );
+  }
   const s3 = readS3(env);
   return {
     host: env.HOST?.trim() || SERVER_DEFAULTS.host,
@@ -131,6 +145,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     maxUploadsInFlight: readInteger(env, 'MAX_UPLOADS_IN_FLIGHT', SERVER_DEFAULTS.maxUploadsInFlight),
     maxBufferedBytes,
     uploadWaitMs: readInteger(env, 'UPLOAD_WAIT_MS', SERVER_DEFAULTS.uploadWaitMs, 0),
+    maxDownloadBufferedBytes,
     analysisWorkers: readInteger(env, 'ANALYSIS_WORKERS', SERVER_DEFAULTS.analysisWorkers),
     analysisTimeoutMs: readInteger(env, 'ANALYSIS_TIMEOUT_MS', SERVER_DEFAULTS.analysisTimeoutMs),
     relays: readRelaysFromEnv(env.SIEGEL_RELAYS),

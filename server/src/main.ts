@@ -122,6 +122,7 @@ const { app, fileSigner, analyzer } = createApp({
   maxUploadsInFlight: config.maxUploadsInFlight,
   maxBufferedBytes: config.maxBufferedBytes,
   uploadWaitMs: config.uploadWaitMs,
+  maxDownloadBufferedBytes: config.maxDownloadBufferedBytes,
   analysisWorkers: config.analysisWorkers,
   analysisTimeoutMs: config.analysisTimeoutMs,
   publishing,

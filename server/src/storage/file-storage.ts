@@ -16,9 +16,11 @@ export interface FileStorage {
   removeLeftovers?(): Promise<string[]>;
   /**
    * The bytes under `key` as a stream of chunks, or `undefined` when there are none. Optional: it lets a
-   * stored file be hashed without holding all of it in memory; without it, `get` is used.
+   * stored file be hashed or served without holding all of it in memory; without it, `get` is used.
+   * `chunkBytes`: the largest chunk wanted, where the store reads in chunks of its choosing (the filesystem:
+   * default 128 KiB; S3 hands over what arrives, at most 64 KiB).
    */
-  stream?(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  stream?(key: string, options?: { chunkBytes?: number }): Promise<AsyncIterable<Uint8Array> | undefined>;
   /**
    * A cheap, synchronous stamp of the bytes under `key`: it differs whenever they may have changed (the
    * filesystem: device, inode, size, modification and change time). `undefined` when the store cannot tell

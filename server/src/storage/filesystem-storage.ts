@@ -1,5 +1,5 @@
 import { type Dirent, statSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { isStaleTempName, writeFileDurable } from '@siegel/core/fs';
 import { type FileStorage, isStorageKey } from './file-storage.js';
@@ -15,8 +15,8 @@ export const RACY_VERSION_MS = 2000;
 /** How many key → path resolutions {@link FilesystemStorage.readVersion} keeps (then starts over). */
 const MAX_VERSION_PATHS = 10_000;
 
-/** Chunk size of {@link FilesystemStorage.stream}. */
-const STREAM_CHUNK_BYTES = 256 * 1024;
+/** Default chunk size of {@link FilesystemStorage.stream}: a download's chunk (`DOWNLOAD_CHUNK_BYTES`). */
+const STREAM_CHUNK_BYTES = 128 * 1024;
 
 /**
  * {@link FileStorage} on the local filesystem under `root` (the default: `{SIEGEL_DATA_DIR}/files`).
@@ -66,16 +66,24 @@ export class FilesystemStorage implements FileStorage {
     }
   }
 
-  async stream(key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
-    let handle: Awaited<ReturnType<typeof open>>;
+  /**
+   * The file's bytes in chunks of at most `chunkBytes` (default 128 KiB), each read when the reader asks for
+   * it: nothing is read ahead (a download that waits for its client holds no more than the chunk it has).
+   * The handle is closed at the end, on an error, or when the reader stops early (`return`); a reader must
+   * iterate the result (or call its `return`) to close it.
+   */
+  async stream(
+    key: string,
+    options: { chunkBytes?: number } = {},
+  ): Promise<AsyncIterable<Uint8Array> | undefined> {
+    let handle: FileHandle;
     try {
       handle = await open(this.pathOf(key), 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    // The stream owns the handle: it closes it at the end, on an error, or when the reader stops early.
-    return handle.createReadStream({ highWaterMark: STREAM_CHUNK_BYTES });
+    return readChunks(handle, options.chunkBytes ?? STREAM_CHUNK_BYTES);
   }
 
   /**
@@ -136,5 +144,19 @@ export class FilesystemStorage implements FileStorage {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+  }
+}
+
+/** `handle`'s bytes from where it stands, `chunkBytes` at a time, each read on demand; closes it. */
+async function* readChunks(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  try {
+    while (true) {
+      const buffer = Buffer.allocUnsafe(chunkBytes);
+      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
   }
 }

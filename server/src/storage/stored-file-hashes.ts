@@ -176,7 +176,8 @@ export class StoredFileHashes {
       const bytes = await this.#storage.get(key);
       return bytes === undefined ? undefined : { sha256: await hashBytes(bytes), size: bytes.byteLength };
     }
-    const chunks = await this.#storage.stream(key);
+    // Large chunks: each one waits for a turn of the event loop, which downloads may keep busy (~4 ms).
+    const chunks = await this.#storage.stream(key, { chunkBytes: HASH_SLICE_BYTES });
     if (chunks === undefined) return undefined;
     const hash = createHash('sha256');
     let size = 0;

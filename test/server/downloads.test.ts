@@ -1,0 +1,231 @@
+// Issue 34 §2: served files are streamed, not loaded whole (120 parallel GETs of one 24 MiB file took the
+// server to 3 GB), within a budget of bytes in flight (MAX_DOWNLOAD_BUFFERED_BYTES), and hashed on the way
+// out, so a file changed after its check is cut off, never sent complete with other bytes. Against the real
+// server process over HTTP, files in its data directory, the counters read from `GET /api/downloads`. The
+// memory and latency figures themselves are bench/server/download-memory.mjs.
+import { createHash, randomBytes } from 'node:crypto';
+import { open, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DOWNLOAD_CHUNK_BYTES, DOWNLOAD_WINDOW_BYTES } from '../../server/src/download-budget.js';
+import { type RunningBunker, useBunker } from '../support/bunker-process.js';
+import { eventually } from '../support/eventually.js';
+import { type RunningServer, signOverHttp, startServer } from './server-process.js';
+
+// Timeouts (docs/testing.md): 120 downloads of 24 MiB hashed on both ends (2.9 GB): 12–25 s on 2 busy cores
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const MIB = 1024 * 1024;
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** A Markdown file of `mib` MiB naming its author, new bytes on every call. */
+function largeMarkdown(mib: number): Buffer {
+  const head = `---\nauthor: Dora Download\ntitle: Large note ${randomBytes(8).toString('hex')}\n---\n\n`;
+  const line = 'Ein Absatz, der sich wiederholt, bis die Datei groß genug ist. Grüße!\n';
+  return Buffer.from(head + line.repeat(Math.ceil((mib * MIB - head.length) / Buffer.byteLength(line))));
+}
+
+/** The counters `GET /api/downloads` answers (docs/server-api.md). */
+interface DownloadCounters {
+  downloads: number;
+  waiting: number;
+  reserved_bytes: number;
+  buffered_bytes: number;
+  peak_buffered_bytes: number;
+  max_buffered_bytes: number;
+  refused: number;
+  cut_off: number;
+}
+
+/** The download counters of `GET /api/downloads` (a sign token). */
+async function downloadsOf(server: RunningServer): Promise<DownloadCounters> {
+  const response = await fetch(`${server.url}/api/downloads`, {
+    headers: { Authorization: `Bearer ${server.token}` },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as DownloadCounters;
+}
+
+/** GET `path` and hash the body as it arrives: its status, headers, length, SHA-256, and whether it was cut off. */
+function download(server: RunningServer, path: string) {
+  return new Promise<{
+    status: number | undefined;
+    headers: Record<string, string | string[] | undefined>;
+    length: number;
+    sha256: string;
+    cutOff: boolean;
+  }>((resolve, reject) => {
+    const req = request(`${server.url}${path}`, { agent: false }, (res) => {
+      const hash = createHash('sha256');
+      let length = 0;
+      const answer = (cutOff: boolean) =>
+        resolve({ status: res.statusCode, headers: res.headers, length, sha256: hash.digest('hex'), cutOff });
+      res.on('data', (chunk: Buffer) => {
+        hash.update(chunk);
+        length += chunk.length;
+      });
+      res.on('end', () => answer(false));
+      res.on('error', () => answer(true));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * A GET of `path` on a raw socket that reads nothing (a client that stopped reading) until `resume()`;
+ * `answer` resolves once the connection ends, with the status, `Content-Length` and the body received.
+ */
+function heldDownload(server: RunningServer, path: string) {
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  socket.pause();
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // A response cut off may end in a reset: what arrived before it is the answer.
+  socket.on('error', () => undefined);
+  const answer = new Promise<{ status: number; contentLength: number; body: Buffer }>((resolve) => {
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf('\r\n\r\n');
+      const head = all.subarray(0, end).toString('latin1');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]),
+        contentLength: Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]),
+        body: all.subarray(end + 4),
+      });
+    });
+  });
+  return { answer, resume: () => socket.resume(), destroy: () => socket.destroy() };
+}
+
+describe('downloads streamed within a budget, hashed on the way out (real server process)', () => {
+  let bunker: RunningBunker;
+  const servers: RunningServer[] = [];
+  const start = async (env: Record<string, string> = {}) => {
+    const server = await startServer({ bunker, env });
+    servers.push(server);
+    return server;
+  };
+
+  beforeAll(async () => {
+    bunker = await useBunker();
+  });
+  afterAll(async () => {
+    for (const server of servers) {
+      await server.stop();
+      await rm(server.dataDir, { recursive: true, force: true });
+    }
+    await bunker?.stop();
+  });
+
+  it('serves 120 parallel GETs of a 24 MiB file, each body the file, within the default budget', async () => {
+    const server = await start();
+    const file = largeMarkdown(24);
+    const { status, body } = await signOverHttp(server, 'large.md', file);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 120 }, () => download(server, `/${body.hash}`)));
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ status: 200, length: file.length, sha256: sha256(file), cutOff: false });
+      expect(answer.headers['content-length']).toBe(String(file.length));
+      expect(answer.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    }
+    // A download's share is freed once its connection has sent the last bytes (a moment after they arrive).
+    await eventually(async () => (await downloadsOf(server)).downloads === 0, 5000, 50);
+    const usage = await downloadsOf(server);
+    // Each download holds at most its window: 120 of them fit in the default 64 MiB at once.
+    expect(usage).toMatchObject({ waiting: 0, buffered_bytes: 0, reserved_bytes: 0, refused: 0, cut_off: 0 });
+    expect(usage.peak_buffered_bytes).toBeGreaterThan(0);
+    expect(usage.peak_buffered_bytes).toBeLessThanOrEqual(120 * DOWNLOAD_WINDOW_BYTES);
+    // A HEAD tells the size and type without holding any of the budget.
+    const head = await fetch(`${server.url}/${body.hash}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(file.length));
+    expect(await downloadsOf(server)).toMatchObject({ downloads: 0, buffered_bytes: 0 });
+  });
+
+  it('holds downloads of clients that read nothing within the budget; one more waits, then gets 503', async () => {
+    // Room for four downloads (their windows) and no more.
+    const server = await start({ MAX_DOWNLOAD_BUFFERED_BYTES: String(4 * DOWNLOAD_WINDOW_BYTES) });
+    const file = largeMarkdown(24);
+    const { body } = await signOverHttp(server, 'large.md', file);
+    const path = `/${body.hash}`;
+    const held = Array.from({ length: 4 }, () => heldDownload(server, path));
+    // Each has read its first chunks and stalls on a connection that takes nothing more.
+    await eventually(async () => {
+      const usage = await downloadsOf(server);
+      return usage.downloads === 4 && usage.buffered_bytes >= 4 * DOWNLOAD_CHUNK_BYTES;
+    }, 20_000);
+    let usage = await downloadsOf(server);
+    expect(usage).toMatchObject({ downloads: 4, reserved_bytes: 4 * DOWNLOAD_WINDOW_BYTES, waiting: 0 });
+    expect(usage.buffered_bytes).toBeLessThanOrEqual(usage.max_buffered_bytes);
+
+    // A fifth waits for room, and after the wait is refused with 503 SERVER_BUSY and Retry-After.
+    const refused = download(server, path);
+    await eventually(async () => (await downloadsOf(server)).waiting === 1, 1500, 50);
+    const answer = await refused;
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+
+    // Another waits, and gets the file once one of the stalled clients leaves.
+    const served = download(server, path);
+    await eventually(async () => (await downloadsOf(server)).waiting === 1, 1500, 50);
+    held[0]?.destroy();
+    expect(await served).toMatchObject({ status: 200, length: file.length, sha256: sha256(file) });
+
+    // The other stalled clients read on, and get all of it.
+    for (const client of held.slice(1)) client.resume();
+    for (const client of held.slice(1)) {
+      const { status, body: received } = await client.answer;
+      expect(status).toBe(200);
+      expect(sha256(received)).toBe(sha256(file));
+    }
+    await eventually(async () => (await downloadsOf(server)).downloads === 0, 5000, 50);
+    usage = await downloadsOf(server);
+    expect(usage).toMatchObject({ waiting: 0, buffered_bytes: 0, reserved_bytes: 0, refused: 1, cut_off: 0 });
+    expect(usage.peak_buffered_bytes).toBeGreaterThanOrEqual(4 * DOWNLOAD_CHUNK_BYTES);
+    expect(usage.peak_buffered_bytes).toBeLessThanOrEqual(4 * DOWNLOAD_WINDOW_BYTES);
+  });
+
+  it('cuts off a response whose file is changed on disk after its check: never a complete body', async () => {
+    const server = await start();
+    const file = largeMarkdown(24);
+    const { body } = await signOverHttp(server, 'large.md', file);
+    const path = join(server.dataDir, 'files', `documents/${body.hash}.md`);
+    // The client reads nothing until the file is changed, so the server can have read no more than the
+    // connection's kernel buffers take (the send buffer grows to tcp_wmem's largest; the receive buffer
+    // stays at tcp_rmem's default while nothing is read) and its window: the file's last byte is past that.
+    const [, , wmemMax] = (await readFile('/proc/sys/net/ipv4/tcp_wmem', 'utf8')).trim().split(/\s+/);
+    const [, rmemDefault] = (await readFile('/proc/sys/net/ipv4/tcp_rmem', 'utf8')).trim().split(/\s+/);
+    expect(Number(wmemMax) + Number(rmemDefault) + DOWNLOAD_WINDOW_BYTES).toBeLessThan(file.length - 1);
+
+    const client = heldDownload(server, `/${body.hash}`);
+    // Admitted: the record and the file were checked, and the body is on its way.
+    await eventually(async () => (await downloadsOf(server)).downloads === 1, 20_000, 50);
+    const altered = Buffer.from(file);
+    altered[altered.length - 2] = altered[altered.length - 2] === 0x41 ? 0x42 : 0x41; // same size
+    const handle = await open(path, 'r+'); // in place: the server's open file sees it
+    await handle.write(altered.subarray(altered.length - 2), 0, 2, altered.length - 2);
+    await handle.close();
+    client.resume();
+    const answer = await client.answer;
+    expect(answer.status).toBe(200);
+    expect(answer.contentLength).toBe(file.length);
+    // Cut off before its last chunk: the client never holds a complete body. (What the connection still
+    // held, at most a chunk, may be dropped with it.)
+    expect(answer.body.length).toBeLessThan(file.length);
+    expect(answer.body.length).toBeGreaterThanOrEqual(file.length - DOWNLOAD_WINDOW_BYTES);
+    expect(answer.body.equals(file.subarray(0, answer.body.length))).toBe(true);
+    await eventually(async () => (await downloadsOf(server)).cut_off === 1, 5000, 50);
+    expect(server.output()).toContain(
+      `The stored file \`documents/${body.hash}.md\` changed after its check`,
+    );
+    // The next request checks the file again: 410, none of it sent.
+    const next = await download(server, `/${body.hash}`);
+    expect(next.status).toBe(410);
+    expect(await downloadsOf(server)).toMatchObject({ downloads: 0, buffered_bytes: 0, reserved_bytes: 0 });
+  });
+});
