@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
+import { readServerConfig } from '../src/config.js';
 import {
   DOWNLOAD_CHUNK_BYTES,
   DOWNLOAD_TURN_BYTES,
@@ -71,9 +72,16 @@ describe('DownloadBudget', () => {
     other.release();
   });
 
-  it('refuses a budget smaller than one download', () => {
+  it('refuses a budget smaller than one download; MAX_DOWNLOAD_BUFFERED_BYTES is 64 MiB unless set', () => {
     expect(() => new DownloadBudget({ maxBufferedBytes: DOWNLOAD_WINDOW_BYTES - 1 })).toThrow(
       /at least 262144 \(one download\), got `262143`/,
+    );
+    expect(readServerConfig({}).maxDownloadBufferedBytes).toBe(64 * 1024 * 1024);
+    expect(readServerConfig({ MAX_DOWNLOAD_BUFFERED_BYTES: '1048576' }).maxDownloadBufferedBytes).toBe(
+      1 << 20,
+    );
+    expect(() => readServerConfig({ MAX_DOWNLOAD_BUFFERED_BYTES: '1000' })).toThrow(
+      'MAX_DOWNLOAD_BUFFERED_BYTES must hold at least one download (262144), got `1000`',
     );
   });
 

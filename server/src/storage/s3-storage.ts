@@ -78,6 +78,13 @@ export interface S3StorageOptions {
  */
 export class S3Storage implements FileStorage {
   readonly client: S3Client;
+  /**
+   * The client {@link stream} reads through: a pool of connections of its own, so that downloads — held
+   * open as long as their clients take to read — never keep `HEAD`s, writes and other reads waiting for a
+   * connection (which fail after 5 s). Unbounded here: its callers bound it (the download budget,
+   * `MAX_DOWNLOAD_BUFFERED_BYTES` / 256 KiB downloads at once; the file checks, two at once).
+   */
+  readonly #streams: S3Client;
   readonly bucket: string;
   readonly #prefix: string;
   readonly #where: string;
@@ -95,24 +102,27 @@ export class S3Storage implements FileStorage {
     this.#where = `S3 bucket \`${options.bucket}\` at ${options.endpoint ?? `AWS S3 (${options.region})`}`;
     this.#versionTtlMs = options.versionTtlMs ?? S3_VERSION_TTL_MS;
     this.#listPageSize = options.listPageSize;
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region,
-      forcePathStyle: options.forcePathStyle,
-      credentials: options.credentials,
-      maxAttempts: options.maxAttempts,
-      // Only the checksums the S3 API requires: many S3-compatible stores refuse the CRC32 trailers the SDK
-      // adds by default. Writes carry Content-MD5, which every store checks.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: {
-        connectionTimeout: 5000,
-        // Idle time allowed within a request; a store that stops answering mid-request fails it.
-        socketTimeout: 30_000,
-        httpAgent: { keepAlive: true, maxSockets: options.maxSockets ?? 50 },
-        httpsAgent: { keepAlive: true, maxSockets: options.maxSockets ?? 50 },
-      },
-    });
+    const clientOf = (maxSockets: number) =>
+      new S3Client({
+        endpoint: options.endpoint,
+        region: options.region,
+        forcePathStyle: options.forcePathStyle,
+        credentials: options.credentials,
+        maxAttempts: options.maxAttempts,
+        // Only the checksums the S3 API requires: many S3-compatible stores refuse the CRC32 trailers the SDK
+        // adds by default. Writes carry Content-MD5, which every store checks.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: {
+          connectionTimeout: 5000,
+          // Idle time allowed within a request; a store that stops answering mid-request fails it.
+          socketTimeout: 30_000,
+          httpAgent: { keepAlive: true, maxSockets },
+          httpsAgent: { keepAlive: true, maxSockets },
+        },
+      });
+    this.client = clientOf(options.maxSockets ?? 50);
+    this.#streams = clientOf(Number.POSITIVE_INFINITY);
   }
 
   /** The object key of storage key `key` (validated as {@link isStorageKey}). */
@@ -161,12 +171,15 @@ export class S3Storage implements FileStorage {
     );
   }
 
-  /** `GetObject` of `key`, `undefined` when it is missing. */
-  async #getObject(key: string): Promise<{ body: Readable; length: number | undefined } | undefined> {
+  /** `GetObject` of `key` through `client`, `undefined` when it is missing. */
+  async #getObject(
+    key: string,
+    client = this.client,
+  ): Promise<{ body: Readable; length: number | undefined } | undefined> {
     const Key = this.objectKey(key);
     let output: GetObjectCommandOutput;
     try {
-      output = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      output = await client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw classifyS3Error(error, `GET \`${key}\``, this.#where) ?? error;
@@ -195,12 +208,14 @@ export class S3Storage implements FileStorage {
   }
 
   /**
-   * The object's bytes as they arrive (chunks of the HTTP response, never all of it in memory). A reader
-   * that stops early (`break`, `return`, a thrown error) closes the response, which frees the connection;
-   * a reader must iterate the result (or call its `return`) to free it.
+   * The object's bytes as they arrive (chunks of the HTTP response, at most 64 KiB each, never all of it in
+   * memory), through a pool of connections of its own. A reader that stops early (`break`, `return`, a
+   * thrown error) closes the response, which frees the connection; a reader must iterate the result (or call
+   * its `return`) to free it. A reader that takes nothing for 30 s loses the connection (the store's idle
+   * timeout): the iteration then fails with {@link StoreUnavailableError}.
    */
   async stream(key: string): Promise<AsyncIterable<Uint8Array> | undefined> {
-    const object = await this.#getObject(key);
+    const object = await this.#getObject(key, this.#streams);
     return object === undefined ? undefined : this.#chunks(key, object.body);
   }
 
@@ -304,6 +319,7 @@ export class S3Storage implements FileStorage {
   /** Close the connections kept to the store. */
   close(): void {
     this.client.destroy();
+    this.#streams.destroy();
   }
 }
 
