@@ -51,7 +51,10 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     '--openssl-legacy-provider',
     S3_SERVER,
     ...['--port', String(port), '--directory', directory, '--bucket', bucket],
-    ...['--access-key-id', accessKeyId, '--secret-access-key', secretAccessKey],
+    // `--name=value`: a base64url secret may start with `-`, which parseArgs reads as an option otherwise
+    // ("argument is ambiguous": one start in 64 failed).
+    `--access-key-id=${accessKeyId}`,
+    `--secret-access-key=${secretAccessKey}`,
   ];
   const spawn = () => spawnUntilReady<{ endpoint: string }>(args, READY, 's3rver');
   let running: ReadyProcess<{ endpoint: string }> | undefined = await spawn();
