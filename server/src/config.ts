@@ -48,6 +48,8 @@ export interface ServerConfig {
   relayWaitMs: number;
   /** `DATABASE_URL`: `postgres://…` keeps records, the outbox and upload tokens in PostgreSQL; none: SQLite in the data directory. */
   databaseUrl: string | undefined;
+  /** `DATABASE_TIMEOUT_MS`: how long a PostgreSQL call or connection attempt waits for an answer before 503 `STORE_UNAVAILABLE` (its connections are then abandoned), default 5000. */
+  databaseTimeoutMs: number;
   /** `S3_BUCKET` and the other `S3_*` settings: files in S3-compatible object storage; none: the data directory. */
   s3: S3Config | undefined;
   /** `FILE_REDIRECT`: `proxy` (default) serves files through the server; `presigned` redirects `/{hash}` to a presigned S3 URL (after the record check). */
@@ -93,6 +95,7 @@ export const SERVER_DEFAULTS = {
   relayWaitMs: 2000,
   s3Region: 'us-east-1',
   s3StampMs: 15_000,
+  databaseTimeoutMs: 5000,
   claimLeaseMs: 60_000,
   orphanSweepMs: 60 * 60_000,
 } as const;
@@ -152,6 +155,7 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     relayRetryMs: readInteger(env, 'RELAY_RETRY_MS', SERVER_DEFAULTS.relayRetryMs),
     relayWaitMs: readInteger(env, 'RELAY_WAIT_MS', SERVER_DEFAULTS.relayWaitMs, 0),
     databaseUrl: readDatabaseUrl(env.DATABASE_URL),
+    databaseTimeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', SERVER_DEFAULTS.databaseTimeoutMs),
     s3,
     fileRedirect: readFileRedirect(env.FILE_REDIRECT, s3),
     claimLeaseMs: readInteger(env, 'CLAIM_LEASE_MS', SERVER_DEFAULTS.claimLeaseMs),

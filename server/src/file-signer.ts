@@ -77,6 +77,12 @@ const SIGNER_ERROR_CODES = new Set([
  */
 export class FileSigner {
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * Told the hash of a write whose record may or may not have committed (the store went away during its
+   * transaction); its files are left in place. The server has its orphan sweeper look at the hash once its
+   * claim has ended (`CLAIM_LEASE_MS`); without it, the next full sweep does.
+   */
+  onUnsettled?: (hash: string) => void;
 
   constructor(readonly options: FileSignerOptions) {}
 
@@ -207,6 +213,7 @@ export class FileSigner {
     const urls = fileUrls(record, baseUrl, cdnUrl);
     const text = analysis.type.kind === 'text' ? pageText(bytes) : undefined;
     const written: string[] = [];
+    let recording = false;
     try {
       for (const [key, data] of [
         [fileKey, bytes],
@@ -222,10 +229,16 @@ export class FileSigner {
         written.push(key);
         await storage.put(key, data);
       }
+      recording = true;
       await records.insert(record, { deliverTo: this.options.deliverTo ?? [], claim });
     } catch (error) {
+      // The store went away while the record's transaction ran (its answer lost, or given up past the
+      // bound): the record may have committed all the same. Its files stay, for the orphan sweep to look at
+      // once the claim has ended — deleted then only if no record came of it.
+      const unsettled = recording && error instanceof StoreUnavailableError;
+      if (unsettled) this.onUnsettled?.(analysis.hash);
       // A lost claim's files are its new holder's; a duplicate's are the existing record's (same bytes).
-      if (!(error instanceof ClaimLostError || error instanceof DuplicateRecordError))
+      if (!(error instanceof ClaimLostError || error instanceof DuplicateRecordError || unsettled))
         await Promise.allSettled(written.map((key) => storage.delete(key)));
       if (error instanceof DuplicateRecordError) await this.rejectIfSigned(analysis.hash);
       throw error;

@@ -149,6 +149,7 @@ const sweeper = new OrphanSweeper({
   everyMs: config.orphanSweepMs,
 });
 sweeper.start();
+fileSigner.onUnsettled = (hash) => sweeper.lookLater([{ hash, endsInMs: config.claimLeaseMs }]);
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   console.log(

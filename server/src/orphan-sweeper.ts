@@ -77,18 +77,22 @@ export class OrphanSweeper {
         const { removed, held } = await this.options.removeOrphans(hashes);
         if (removed.length > 0)
           warn(`Removed ${removed.length} stored file(s) without a record: ${removed.join(', ')}`);
-        this.lookAgain(held);
+        this.lookLater(held);
       } catch (error) {
         warn(`Orphan sweep failed, tried again later: ${(error as Error).message}`);
         // A full sweep runs again in `everyMs`; held hashes are not forgotten.
-        if (hashes !== undefined) this.lookAgain(hashes.map((hash) => ({ hash, endsInMs: HELD_RETRY_MS })));
+        if (hashes !== undefined) this.lookLater(hashes.map((hash) => ({ hash, endsInMs: HELD_RETRY_MS })));
       }
     });
     return this.running;
   }
 
-  /** Look at `held` again once the earliest of their claims has ended (with those held already). */
-  private lookAgain(held: OrphanSweep['held']): void {
+  /**
+   * Look at the files of `held` hashes once the earliest of their claims has ended (with those waiting
+   * already): what a sweep reports held, and the hash of a write whose outcome is unknown (`FileSigner`'s
+   * `onUnsettled`).
+   */
+  lookLater(held: OrphanSweep['held']): void {
     if (held.length === 0 || this.stopped) return;
     for (const { hash } of held) this.held.add(hash);
     const at = Date.now() + Math.min(...held.map((entry) => entry.endsInMs)) + AFTER_CLAIM_ENDS_MS;

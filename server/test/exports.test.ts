@@ -47,18 +47,24 @@ describe('@siegel/server', () => {
       maxUploadsInFlight: 8,
       maxBufferedBytes: 128 * 1024 * 1024,
       uploadWaitMs: 10_000,
+      maxDownloadBufferedBytes: 64 * 1024 * 1024,
       analysisWorkers: Math.max(1, Math.min(4, availableParallelism())),
       analysisTimeoutMs: 5000,
       relays: [],
       relayRetryMs: 30_000,
       relayWaitMs: 2000,
       databaseUrl: undefined,
+      databaseTimeoutMs: 5000,
       s3: undefined,
       fileRedirect: 'proxy',
       claimLeaseMs: 60_000,
       orphanSweepMs: 3_600_000,
     });
     expect(readServerConfig({ RELAY_WAIT_MS: '0' }).relayWaitMs).toBe(0);
+    expect(readServerConfig({ DATABASE_TIMEOUT_MS: '1500' }).databaseTimeoutMs).toBe(1500);
+    expect(() => readServerConfig({ DATABASE_TIMEOUT_MS: '0' })).toThrow(
+      'DATABASE_TIMEOUT_MS must be a positive integer, got `0`',
+    );
     expect(
       readServerConfig(
         { BASE_URL: 'https://s.example/', CDN_URL: 'https://cdn.example', SIGN_API_TOKENS: ' a, ,b ' },

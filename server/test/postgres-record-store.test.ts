@@ -36,7 +36,7 @@ async function openStores(count: number): Promise<PostgresRecordStore[]> {
   databases += 1;
   databaseUrl = await cluster.createDatabase(`test_${databases}`);
   const opened = await Promise.all(
-    Array.from({ length: count }, () => PostgresRecordStore.open(databaseUrl, { connectTimeoutSeconds: 2 })),
+    Array.from({ length: count }, () => PostgresRecordStore.open(databaseUrl, { timeoutMs: 2000 })),
   );
   stores.push(...opened);
   return opened;
@@ -175,5 +175,29 @@ describe('PostgresRecordStore', () => {
     await eventually(() => a?.readChangeStamp() !== undefined, 10_000, 50);
     const epoch = (value: string | undefined) => value?.split(':')[0];
     expect(epoch(a?.readChangeStamp())).not.toBe(epoch(before));
+  });
+
+  it('a feed connection silent past the bound is given up: a new one listens while the old stays silent', async () => {
+    const [a] = await openStores(1);
+    const feedBackends = () =>
+      query<{ pid: number }>(
+        databaseUrl,
+        `SELECT pid FROM pg_stat_activity WHERE application_name = '${FEED_APPLICATION_NAME}' AND datname = current_database()`,
+      );
+    const [backend] = await feedBackends();
+    if (backend === undefined) throw new Error('no change feed connection');
+    process.kill(backend.pid, 'SIGSTOP');
+    try {
+      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 50);
+      // The store's bound here is 2 s: then a new connection listens, and the stamp is back.
+      await eventually(() => a?.readChangeStamp() !== undefined, 15_000, 50);
+      expect((await feedBackends()).map((row) => row.pid)).toContain(backend.pid);
+      // A statement on signed_files from elsewhere moves the stamp: the new connection hears it.
+      const stamp = a?.readChangeStamp();
+      await query(databaseUrl, `DELETE FROM signed_files WHERE hash = '${'e'.repeat(64)}'`);
+      await eventually(() => a?.readChangeStamp() !== stamp, 5_000, 20);
+    } finally {
+      process.kill(backend.pid, 'SIGCONT');
+    }
   });
 });

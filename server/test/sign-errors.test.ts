@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGermanError, LocalKeySigner, type NostrEvent, SiegelError } from '@siegel/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailableError } from '../src/storage/store-errors.js';
 import { BASE_URL, makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 // Timeouts (docs/testing.md): each case runs the whole sign route (analysis in a worker thread, SQLite, durable
@@ -239,5 +240,49 @@ describe('sign API errors', () => {
     expect((await listFiles(join(t.dir, 'files'))).filter((f) => /\.(md|html|json)$/.test(f))).toEqual([]);
     failing.insert = original;
     t.errors.length = 0;
+  });
+
+  it('keeps the stored files when the store went away while the record was written (it may have committed), and the look once its claim ended keeps or removes them as the record says', async () => {
+    t = await makeTestApp();
+    const app = t;
+    const original = app.records.insert.bind(app.records);
+    const told: string[] = [];
+    app.fileSigner.onUnsettled = (hash) => told.push(hash);
+    const stored = async (hash: string) =>
+      (await listFiles(join(app.dir, 'files'))).filter(
+        (file) => file.includes(hash) && /\.(md|html|json)$/.test(file),
+      );
+    const sign = async (label: string) => {
+      const response = await signRequest(
+        app.app,
+        uploadForm(`${label}.md`, new TextEncoder().encode(`---\nauthor: Ann Lee\ntitle: ${label}\n---\n`)),
+      );
+      return { status: response.status, body: await response.json() };
+    };
+    // Not written: the answer is 503, the files stay until the look, which finds no record and removes them.
+    app.records.insert = async () => {
+      throw new StoreUnavailableError('Cannot reach PostgreSQL at db:5432 (ECONNRESET)');
+    };
+    const lost = await sign('lost');
+    expect(lost.status).toBe(503);
+    expect(lost.body.error).toBe('STORE_UNAVAILABLE');
+    const [lostHash] = told;
+    expect(lostHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await stored(lostHash as string)).toHaveLength(3);
+    expect((await app.fileSigner.removeOrphans([lostHash as string])).removed).toHaveLength(3);
+    expect(await stored(lostHash as string)).toEqual([]);
+    // Written, its answer lost: the files stay, and the look keeps them with their record.
+    app.records.insert = async (record, outbox) => {
+      await original(record, outbox);
+      throw new StoreUnavailableError('PostgreSQL at db:5432 did not answer within 5000 ms');
+    };
+    expect((await sign('committed')).status).toBe(503);
+    const committed = told[1] as string;
+    expect(await app.fileSigner.removeOrphans([committed])).toEqual({ removed: [], held: [] });
+    expect(await stored(committed)).toHaveLength(3);
+    app.records.insert = original;
+    const verified = await app.app.request(`/api/verify?hash=${committed}`);
+    expect((await verified.json()).verified).toBe(true);
+    expect(told).toHaveLength(2);
   });
 });

@@ -29,6 +29,14 @@ export interface PostgresCluster {
   stop(): Promise<void>;
   /** Start it again, on the same port and data. */
   start(): Promise<void>;
+  /**
+   * Freeze the server as a hung host would: SIGSTOP to the postmaster (first, so that it forks no more) and
+   * to every process it started. Its sockets stay open and the kernel still accepts connections, but nothing
+   * answers. Always {@link thaw} it after (in a `finally`): a frozen cluster cannot be stopped.
+   */
+  freeze(): void;
+  /** SIGCONT to the postmaster and every process it started: the server goes on where it stopped. */
+  thaw(): void;
   /** Stop it and remove its directory. */
   destroy(): Promise<void>;
   /** A fresh database owned by the same login; resolves with its URL. */
@@ -107,6 +115,30 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     return urlOf(name);
   };
 
+  /** The postmaster's process id, from its pid file. */
+  const postmaster = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  /** The processes `parent` started, by their parent in /proc. */
+  const childrenOf = (parent: number) =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+        } catch {
+          return false; // ended meanwhile
+        }
+      })
+      .map(Number);
+  const send = (pids: number[], signal: 'SIGSTOP' | 'SIGCONT') => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {} // ended meanwhile
+    }
+  };
+
   await start();
   await admin((sql) => sql.unsafe(`CREATE ROLE siegel LOGIN PASSWORD '${password}'`));
   await createDatabase('siegel');
@@ -116,6 +148,15 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     port,
     start,
     stop,
+    freeze() {
+      const pid = postmaster();
+      send([pid], 'SIGSTOP'); // first: a stopped postmaster starts no more children
+      send(childrenOf(pid), 'SIGSTOP');
+    },
+    thaw() {
+      const pid = postmaster();
+      send([...childrenOf(pid), pid], 'SIGCONT');
+    },
     async destroy() {
       await stop().catch(() => {});
       rmSync(dir, { recursive: true, force: true });

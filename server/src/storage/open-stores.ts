@@ -23,7 +23,7 @@ export async function openStores(config: ServerConfig): Promise<Stores> {
   let recordsDescription: string;
   if (config.databaseUrl !== undefined) {
     const { PostgresRecordStore } = await import('./postgres-record-store.js');
-    records = await PostgresRecordStore.open(config.databaseUrl);
+    records = await PostgresRecordStore.open(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs });
     const url = new URL(config.databaseUrl);
     recordsDescription = `PostgreSQL ${url.hostname}:${url.port || '5432'}${url.pathname}`;
   } else {

@@ -2,8 +2,11 @@ import type { Sql } from 'postgres';
 import type { DeliveryStore, PendingDelivery } from './delivery-store.js';
 import { type DueRow, parseDueRows } from './stored-rows.js';
 
-/** Runs one store operation, turning connection failures into `StoreUnavailableError`. */
-export type StoreGuard = <T>(work: () => Promise<T>) => Promise<T>;
+/**
+ * Runs one store operation on the store's current pool (given to `work`), turning connection failures, and
+ * no answer within the store's bound, into `StoreUnavailableError`.
+ */
+export type StoreGuard = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;
 
 interface ClaimedRow extends DueRow {
   due_at: string;
@@ -20,14 +23,13 @@ export class PostgresDeliveryStore implements DeliveryStore {
    * delivery was marked, which changes verify answers (`published_to`).
    */
   constructor(
-    private readonly sql: Sql,
     private readonly guard: StoreGuard,
     private readonly onDelivered: () => void = () => {},
   ) {}
 
   claimDue(now: number, leaseMs: number, limit = 200): Promise<PendingDelivery[]> {
-    return this.guard(async () => {
-      const rows = await this.sql<ClaimedRow[]>`
+    return this.guard(async (sql) => {
+      const rows = await sql<ClaimedRow[]>`
         WITH due AS (
           SELECT d.event_id, d.relay, d.next_try_at
           FROM relay_deliveries d JOIN signed_files f ON f.event_id = d.event_id
@@ -47,8 +49,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   markDelivered(eventId: string, relay: string, now: number): Promise<void> {
-    return this.guard(async () => {
-      await this.sql`
+    return this.guard(async (sql) => {
+      await sql`
         UPDATE relay_deliveries SET delivered_at = ${now}, last_error = NULL
         WHERE event_id = ${eventId} AND relay = ${relay}`;
       this.onDelivered();
@@ -56,8 +58,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   markFailed(eventId: string, relay: string, reason: string, nextTryAt: number): Promise<void> {
-    return this.guard(async () => {
-      await this.sql`
+    return this.guard(async (sql) => {
+      await sql`
         UPDATE relay_deliveries
         SET attempts = attempts + 1, next_try_at = ${nextTryAt}, last_error = ${reason.slice(0, 500)}
         WHERE event_id = ${eventId} AND relay = ${relay} AND delivered_at IS NULL`;
@@ -65,8 +67,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   deliveredTo(eventId: string): Promise<string[]> {
-    return this.guard(async () => {
-      const rows = await this.sql<{ relay: string }[]>`
+    return this.guard(async (sql) => {
+      const rows = await sql<{ relay: string }[]>`
         SELECT relay FROM relay_deliveries
         WHERE event_id = ${eventId} AND delivered_at IS NOT NULL ORDER BY relay`;
       return rows.map((row) => row.relay);
@@ -74,8 +76,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   count(): Promise<{ pending: number; delivered: number }> {
-    return this.guard(async () => {
-      const [row] = await this.sql<{ pending: string; delivered: string }[]>`
+    return this.guard(async (sql) => {
+      const [row] = await sql<{ pending: string; delivered: string }[]>`
         SELECT count(*) FILTER (WHERE delivered_at IS NULL) AS pending,
                count(*) FILTER (WHERE delivered_at IS NOT NULL) AS delivered
         FROM relay_deliveries`;
