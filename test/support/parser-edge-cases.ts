@@ -1,7 +1,9 @@
 // Issue 23, item 1: the inputs at the edges of today's standard where parse5 8.1 lagged — `select` as a scope
 // boundary, CDATA in foreign content by "adjusted current node not in the HTML namespace", `template` as a
-// table-scope boundary — the issue's minimal inputs and variants generated around them. One home for the
-// tables, read by the browser comparisons (test/page-hash/parser-edges-chromium.test.ts, …-firefox.test.ts).
+// table-scope boundary — the issue's minimal inputs and variants generated around them; issue 34: what a
+// `<template>` drops in table modes, and the shapes Chromium or Firefox read otherwise than the standard. One
+// home for the tables, read by the browser comparisons (test/page-hash/parser-edges-chromium.test.ts,
+// …-firefox.test.ts).
 
 /** The issue's inputs, each as the content of `<main>`. */
 export const MINIMAL = [
@@ -107,6 +109,81 @@ function templateVariants(): string[] {
   return out;
 }
 
+// Issue 34: start tags a `<template>` ignores "in column group" (after `<col>`, the template current) and "in
+// table body" (after `<tbody>`, or a closed `<tr>`): both browsers drop them with nothing kept, and they are
+// signed.
+const DROPPING_OPENERS = ['<template>', '<div><template>', '<table><template>'];
+const DROPPING_MODES = ['<col>', '<col> ', '<tbody>', '<tr></tr>', '<thead><tr></tr>'];
+const DROPPED = [
+  '<div>x</div>',
+  '<table>x</table>',
+  '<table><tr><td>a</table>b',
+  '<p>p',
+  '<img src=y>',
+  '<a href=u>l</a>',
+  '<caption>c',
+  '<col>',
+];
+
+function droppedInTemplate(): string[] {
+  const out: string[] = [];
+  for (const open of DROPPING_OPENERS)
+    for (const mode of DROPPING_MODES)
+      for (const dropped of DROPPED) out.push(`${open}${mode}${dropped}</template>q`);
+  return out;
+}
+
+/** Issue 34: every page in which a template drops tags in those two modes, each signed (main's content). */
+export const TEMPLATE_DROPPED: readonly string[] = droppedInTemplate();
+
+/**
+ * Issue 34: `<template>` markup Chromium reads otherwise than the standard, each as the content of `<main>`:
+ * refused by the signer (page/browser-departures.ts), read by Firefox as the standard (and Siegel) has it.
+ * - the template read "in body" after a `<title>`, `<base>`, `<basefont>`, `<bgsound>` or `<noframes>` as its
+ *   first tag (Chromium ignores the table tags after it, and keeps a `<table>` the column-group mode drops);
+ * - a `<form>` in a table mode, which the standard ignores in a template and Chromium keeps as `<form></form>`;
+ * - `</form>` with a special element open in the form, which Chromium ignores in a template.
+ */
+export const CHROMIUM_TEMPLATE_DEPARTURES: readonly string[] = [
+  ...['<title>t</title>', '<base>', '<basefont>', '<bgsound>', '<noframes>n</noframes>'].flatMap((head) =>
+    [
+      '<col><table>x</table>',
+      '<col><div>x</div>',
+      '<tr><td>x',
+      '<caption>c',
+      '<tbody><table>y',
+      '</p>x',
+      '</br>x',
+    ].map((rest) => `<template>${head}${rest}</template>q`),
+  ),
+  ...['<caption></caption>', '<colgroup></colgroup>', '<tbody>', '<tr>', '<tr></tr>', '<td></td>'].map(
+    (table) => `<template>${table}<form>x</template>q`,
+  ),
+  ...['<dl>', '<div>', '<p>', '<ul><li>', '<dl><dd>', '<section><span>', '<button>'].map(
+    (inner) => `<template><form>${inner}</form>x</template>q`,
+  ),
+];
+
+/**
+ * Issue 34: misnested tags whose handling crosses an open `<dialog>` or `<search>`, as the content of `<main>`:
+ * Firefox counts both as special elements and builds another tree; Chromium reads them as the standard does
+ * for `<dialog>` (and as we do for `<search>`). The signer refuses every one (firefox-differences.ts).
+ */
+export const FIREFOX_SPECIAL_CROSSINGS: readonly string[] = ['<dialog>', '<dialog open>', '<search>'].flatMap(
+  (open) => {
+    const close = open.startsWith('<dialog') ? '</dialog>' : '</search>';
+    return [
+      `<em>${open}a</em>x${close}y`,
+      `<a href=u>${open}a</a>x${close}y`,
+      `<b><p>${open}a</b>x${close}y`,
+      `<span>${open}a</span>x${close}y`,
+      `<foo>${open}a</foo>x${close}y`,
+      `<ul><li>${open}a<li>b${close}</ul>`,
+      `<dl><dd>${open}a<dt>b${close}</dl>`,
+    ];
+  },
+);
+
 /** A page whose `<main>` holds `content`, with something after it for a missing end tag to swallow. */
 export const pageOf = (content: string) =>
   `<!doctype html><title>t</title><main>${content}</main><footer>f</footer>`;
@@ -117,4 +194,6 @@ export const PARSER_EDGE_CASES: readonly string[] = [
   ...selectVariants(),
   ...cdataVariants(),
   ...templateVariants(),
+  ...TEMPLATE_DROPPED,
+  ...FIREFOX_SPECIAL_CROSSINGS,
 ].map(pageOf);

@@ -59,10 +59,95 @@ describe('which elements a signature may cover', () => {
       ).refusal,
     ).toBeUndefined();
     expect(analyzePage(page('<main><p><col>x</p></main>')).refusal).toBeUndefined();
-    // Other ignored tags are refused, inside a template in the element too (<p> after <col> in a template).
-    expect(analyzePage(page('<main><template><col><p>x</p></template></main>')).refusal?.code).toBe(
+    // Other ignored tags are refused, inside a template in the element too (<table> in a template's row).
+    expect(analyzePage(page('<main><template><tr><table>x</template></main>')).refusal?.code).toBe(
       'ignored-markup',
     );
+  });
+
+  it('signs tags a template drops after <col> or in a table body, unless Chromium reads the template "in body" (issue 34)', () => {
+    // "In column group" with the template current ignores every tag but <col> and <template>; "in table body"
+    // ignores <table> and the table's own tags: both browsers drop them with nothing kept.
+    for (const [main, content] of [
+      ['<template><col><div>x</div></template>', '<template><col></template>'],
+      ['<template><col><table>x</table><img src=y></template>', '<template><col></template>'],
+      [
+        '<template><tbody><table><tr><td>a</table>b</template>',
+        '<template><tbody><tr><td>ab</td></tr></tbody></template>',
+      ],
+      ['<template><tr></tr><caption>c</template>', '<template><tr></tr>c</template>'],
+    ] as const) {
+      const analysis = analyzePage(page(`<main>${main}</main>`));
+      expect(analysis.refusal, main).toBeUndefined();
+      expect(analysis.hash, main).toBe(hashContent(content));
+    }
+    // After a <title> (<base>, <basefont>, <bgsound>, <noframes>) first in a template, Chromium reads it "in
+    // body": it ignores the <col> and keeps the <table> (`x<table></table>`), where the standard has <col>.
+    const title = analyzePage(
+      page('<main><template><title>t</title><col><table>x</table></template></main>'),
+    );
+    expect(title.refusal?.code).toBe('ignored-markup');
+    expect(title.refusal?.message).toBe(
+      'the start tag <col> at line 1, column 89 inside <main>, which the standard reads as table markup, and Chromium by the "in body" rules (it reads a <template> so from a <title>, <base>, <basefont>, <bgsound> or <noframes> on): a reader in that browser is shown other markup than the hash covers',
+    );
+    expect(analyzePage(page('<main><template><base><tr><td>x</template></main>')).refusal?.code).toBe(
+      'ignored-markup',
+    );
+    expect(analyzePage(page('<main><template><title>t</title></p>x</template></main>')).refusal?.code).toBe(
+      'ignored-markup',
+    );
+    // <link>, <meta>, <script>, <style> keep the template "in template" in Chromium too.
+    expect(analyzePage(page('<main><template><link><tr><td>x</template></main>')).refusal).toBeUndefined();
+    // A <form> in a template's table body is ignored by the standard and kept (empty) by Chromium.
+    expect(analyzePage(page('<main><template><tbody><form>x</template></main>')).refusal?.message).toContain(
+      'the start tag <form> at line 1, column 80 inside <main>, which the standard ignores in a table inside a <template>, and Chromium keeps as an empty <form>',
+    );
+  });
+
+  it('refuses the shapes Chromium reads otherwise inside <template>: <form> in a table, </form> across a special element', () => {
+    const formInTable = analyzePage(page('<main><template><caption></caption><form>x</template></main>'));
+    expect(formInTable.refusal?.code).toBe('ignored-markup');
+    expect(formInTable.refusal?.message).toContain('start tag <form>');
+    // The standard closes the form and the <dl>; Chromium ignores </form> at the <dl> and keeps `x` in it.
+    const formEnd = analyzePage(page('<main><template><form><dl></form>x</template></main>'));
+    expect(formEnd.refusal?.message).toBe(
+      'the end tag </form> at line 1, column 83 inside <main>, which the standard lets close the form across the open <dl>, and Chromium ignores there (inside a <template> it reads </form> as any other end tag): a reader in that browser is shown other markup than the hash covers',
+    );
+    // Read alike: no special element above the form, or no template open, or a second form outside one.
+    for (const main of [
+      '<template><form><span></form>x</template>',
+      '<template><form><b></form>x</template>',
+      '<div><form><dl></form>x</div>',
+      '<form><table><form></table></form>',
+    ])
+      expect(analyzePage(page(`<main>${main}</main>`)).refusal, main).toBeUndefined();
+  });
+
+  it('refuses a page whose misnested tags cross an open <dialog> or <search>, which Firefox counts as special', () => {
+    for (const main of [
+      '<em><dialog>a</em>x</dialog>y', // the adoption agency: Firefox moves `x` into the closed dialog
+      '<a href="/s"><search>s</a>x</search>y',
+      '<span><dialog open>a</span>x</dialog>y', // any other end tag
+      '<ul><li><dialog>a<li>b</dialog></ul>', // <li> does not close the first item in Firefox: `b` is hidden
+      '<dl><dd><search>a<dt>b</search></dl>',
+    ]) {
+      const refusal = analyzePage(page(`<main>${main}</main>`)).refusal;
+      expect(refusal?.code, main).toBe('ignored-markup');
+      expect(refusal?.message, main).toMatch(/which Firefox counts as a special element/);
+    }
+    // Anywhere in the page: before the element, Firefox would put it inside the closed dialog.
+    expect(analyzePage(page('<main>m</main>', '<em><dialog>a</em>')).refusal?.message).toBe(
+      'the end tag </em> at line 1, column 70 in the page, whose handling crosses an open <dialog>, which Firefox counts as a special element: Firefox builds another tree from there on (it can move the rest of the page into a closed <dialog>): a reader in that browser is shown other markup than the hash covers',
+    );
+    // Well nested, or a special element (<div>, <section>) stops the walk before the dialog: read alike.
+    for (const main of [
+      '<dialog open><em>a</em></dialog><search><a href="/s">s</a></search>',
+      '<dialog><em>a</dialog>b',
+      '<span><div><dialog>a</span>x</dialog></div>',
+      '<ul><li><section><dialog>a<li>b</dialog></section></ul>',
+      '<p><dialog>a</p>x</dialog>y',
+    ])
+      expect(analyzePage(page(`<main>${main}</main>`)).refusal, main).toBeUndefined();
   });
 
   it('keeps markup inside <select> (siegel-page/2), where siegel-page/1 ignored it', () => {

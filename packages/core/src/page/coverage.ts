@@ -1,6 +1,7 @@
-import type { DefaultTreeAdapterTypes } from 'parse5';
+import { type DefaultTreeAdapterTypes, InsertionMode } from 'parse5';
 import { findHider } from './not-shown.js';
 import { findChild, type IgnoredStartTag, isElement, type PageSpec, parseDocument } from './parse.js';
+import type { BrowserDeparture } from './recording-parser.js';
 import { compileCachedSelector, describeSelector, selectAll } from './selector.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
@@ -33,15 +34,36 @@ const DROPPED_WITH_NOTHING_KEPT = new Set([
   'th',
 ]);
 
+/**
+ * Modes in which a start tag is only ever ignored inside a `<template>`, with nothing kept, whatever its name:
+ * "in column group" with the template as current node (`<template><col><div>`: every tag but `<col>` and
+ * `<template>`) and "in table body" (`<template><tr></tr><caption>`, `<template><tbody><table>`). Chromium
+ * and Firefox drop them too; the exceptions are recorded by the parser (`departs`, page/browser-departures.ts):
+ * a `<form>` there, which Chromium keeps, and a template Chromium reads "in body" after a `<title>`, where a
+ * `<table>` appears instead.
+ */
+const MODES_DROPPING_ANY_TAG = new Set<number>([InsertionMode.IN_COLUMN_GROUP, InsertionMode.IN_TABLE_BODY]);
+
 function isHarmless(tag: IgnoredStartTag, spec: PageSpec): boolean {
-  return (
-    spec !== 'siegel-page/1' && !tag.kept && !tag.overwritten && DROPPED_WITH_NOTHING_KEPT.has(tag.tagName)
-  );
+  if (spec === 'siegel-page/1' || tag.kept || tag.overwritten || tag.departs) return false;
+  return DROPPED_WITH_NOTHING_KEPT.has(tag.tagName) || MODES_DROPPING_ANY_TAG.has(tag.mode as number);
 }
+
+/** Why a browser reads a recorded departure otherwise than the standard, given the element it stands in. */
+const DEPARTURES: Record<BrowserDeparture, (within: string) => string> = {
+  'chromium-template-form': () =>
+    'which the standard ignores in a table inside a <template>, and Chromium keeps as an empty <form>',
+  'chromium-template-form-end': (within) =>
+    `which the standard lets close the form across the open <${within}>, and Chromium ignores there (inside a <template> it reads </form> as any other end tag)`,
+  'chromium-template-in-body': () =>
+    'which the standard reads as table markup, and Chromium by the "in body" rules (it reads a <template> so from a <title>, <base>, <basefont>, <bgsound> or <noframes> on)',
+  'firefox-special': (within) =>
+    `whose handling crosses an open <${within}>, which Firefox counts as a special element: Firefox builds another tree from there on (it can move the rest of the page into a closed <dialog>)`,
+};
 
 /** Why a page's signed element cannot carry a signature that means "the reader sees what was signed". */
 export interface Refusal {
-  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element. `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. `encoding`: a browser would not decode the page's bytes as UTF-8 (page/encoding.ts). */
+  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element, or a browser builds the markup otherwise than the standard (page/browser-departures.ts). `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. `encoding`: a browser would not decode the page's bytes as UTF-8 (page/encoding.ts). */
   code: 'multiple' | 'hidden' | 'ignored-markup' | 'ambiguous-noscript' | 'encoding';
   message: string;
 }
@@ -152,6 +174,21 @@ function hasAmbiguousNoscript(element: Element): boolean {
   return false;
 }
 
+/** The reason for refusing a recorded tag, `what` being the signed element's description. */
+function describeRecord(tag: IgnoredStartTag, what: string, inside: boolean): string {
+  const where = tag.line === undefined ? '' : ` at line ${tag.line}, column ${tag.col}`;
+  if (tag.departs) {
+    const name = `${tag.endTag ? 'end' : 'start'} tag <${tag.endTag ? '/' : ''}${tag.tagName}>`;
+    const why = DEPARTURES[tag.departs]((tag.within as Element).tagName);
+    return `the ${name}${where} ${inside ? `inside ${what}` : 'in the page'}, ${why}: a reader in that browser is shown other markup than the hash covers`;
+  }
+  if (tag.overwritten)
+    return `the <selectedcontent>${where} inside ${what} holds markup of its own, which the parser replaces with the selected option's content: a browser may load or keep it, and the hash would not cover it`;
+  if (tag.tagName === 'frameset' && !inside)
+    return `the HTML parser ignores the start tag <frameset>${where}, but Firefox may show the frameset in place of the page's body (and of ${what})`;
+  return `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}${tag.kept ? ' and moves its attributes onto the page’s own element' : ''}: a browser may show markup there that the hash would not cover`;
+}
+
 /**
  * Check that a signature over `matches[0]` would mean what a reader sees: exactly one element matches, a
  * browser with scripts on would show it (page/not-shown.ts), and no start tag inside it was ignored by the
@@ -194,19 +231,18 @@ export function checkCoverage(
       return located;
     };
     const bodyImplied = () => !findChild(findChild(locate().document, 'html'), 'body')?.sourceCodeLocation;
+    // A Firefox departure anywhere in the page: the tree it builds differs from there on, around the element too.
     const inside = ignoredStartTags.findIndex(
       (tag) =>
+        tag.departs === 'firefox-special' ||
         (!isHarmless(tag, spec) && isWithin(tag.within, element, templateOf)) ||
         (tag.tagName === 'frameset' && spec !== 'siegel-page/1' && bodyImplied()),
     );
     if (inside >= 0) {
-      const tag = locate().ignoredStartTags[inside] ?? (ignoredStartTags[inside] as IgnoredStartTag);
-      const where = tag.line === undefined ? '' : ` at line ${tag.line}, column ${tag.col}`;
-      const message = tag.overwritten
-        ? `the <selectedcontent>${where} inside ${what} holds markup of its own, which the parser replaces with the selected option's content: a browser may load or keep it, and the hash would not cover it`
-        : tag.tagName === 'frameset' && !isWithin(tag.within, element, templateOf)
-          ? `the HTML parser ignores the start tag <frameset>${where}, but Firefox may show the frameset in place of the page's body (and of ${what})`
-          : `the HTML parser ignores the start tag <${tag.tagName}>${where} inside ${what}${tag.kept ? ' and moves its attributes onto the page’s own element' : ''}: a browser may show markup there that the hash would not cover`;
+      // The record of this parse says where the tag stands; the same record of the located parse, its line.
+      const tag = ignoredStartTags[inside] as IgnoredStartTag;
+      const { line, col } = locate().ignoredStartTags[inside] ?? tag;
+      const message = describeRecord({ ...tag, line, col }, what, isWithin(tag.within, element, templateOf));
       return { code: 'ignored-markup', message };
     }
   }

@@ -8,8 +8,9 @@
 //   scope; in a row, `</tbody>` (`</tfoot>`, `</thead>`) not in table scope is ignored.
 // - Processing instructions become nodes where the tokenizer (current-tokenizer.ts) hands them over.
 //
-// Separate from the tokenizer (characters) and from the record of ignored start tags (recording-parser.ts,
-// shared with `siegel-page/1`): this file is only the insertion-mode rules that changed.
+// Separate from the tokenizer (characters), from the record of ignored start tags (recording-parser.ts,
+// shared with `siegel-page/1`) and from the record of where browsers build another tree than the standard
+// (browser-departures.ts, which this extends): this file is only the insertion-mode rules that changed.
 //
 // parse5 pins: its protected methods are overridden here, so core depends on an exact parse5 version.
 import {
@@ -20,9 +21,10 @@ import {
   type ParserOptions,
   Token,
 } from 'parse5';
+import { DepartureRecordingParser } from './browser-departures.js';
 import { CurrentTokenizer, type InstructionToken, type ProcessingInstruction } from './current-tokenizer.js';
 import { applyCurrentScopes, type ScopedStack } from './parser-scope.js';
-import { type ParserInternals, RecordingParser } from './recording-parser.js';
+import type { ParserInternals } from './recording-parser.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -42,7 +44,7 @@ const SELECT_RULE_TAGS = new Set<number>([$.SELECT, $.OPTION, $.OPTGROUP, $.HR, 
  * The tree builder of today's standard: parse5's, plus relaxed `<select>` and processing instructions.
  * Only full documents are parsed (no fragment case).
  */
-export class CurrentParser extends RecordingParser {
+export class CurrentParser extends DepartureRecordingParser {
   /** Whether a `<select>` was inserted: only then is there `<selectedcontent>` to fill. */
   sawSelect = false;
 

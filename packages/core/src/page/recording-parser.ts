@@ -23,13 +23,38 @@ type TagToken = Token.TagToken;
 
 const $ = html.TAG_ID;
 
-/** A start tag the parser did not turn into an element, and the node that was current when it came. */
+/**
+ * Markup today's browsers build otherwise than the standard, where the standard's tree would be signed
+ * (recorded by current-parser.ts): `chromium-template-form` a `<form>` in a table inside a `<template>`
+ * (Chromium inserts an empty form, the standard ignores it); `chromium-template-form-end` a `</form>` in a
+ * `<template>` with a special element open inside the form (Chromium ignores it, the standard closes the
+ * form); `chromium-template-in-body` a table tag, `</p>` or `</br>` in a `<template>` whose first tag was
+ * `<title>`, `<base>`, `<basefont>`, `<bgsound>` or `<noframes>` (Chromium reads such a template "in body");
+ * `firefox-special` a tag whose handling crosses an open `<dialog>` or `<search>` (Firefox counts both as
+ * special elements).
+ */
+export type BrowserDeparture =
+  | 'chromium-template-form'
+  | 'chromium-template-form-end'
+  | 'chromium-template-in-body'
+  | 'firefox-special';
+
+/**
+ * A start tag the parser did not turn into an element, and the node that was current when it came; or (with
+ * `departs`) a tag a browser builds otherwise than the standard.
+ */
 export interface IgnoredStartTag {
   tagName: string;
   /** The open element the tag stood in (the insertion point): used to tell whether it lies in the signed element. */
   within: ParentNode;
   /** True for an `<html>` or `<body>` start tag whose attributes were added to the page's own element. */
   kept?: true;
+  /** The insertion mode the parser was in when it ignored the tag (parse5's `InsertionMode`). */
+  mode?: number;
+  /** Set for a tag a browser builds otherwise than the standard; `within` is then the element that decides it. */
+  departs?: BrowserDeparture;
+  /** True when the tag is an end tag (only with `departs`). */
+  endTag?: true;
   /** True for a `<selectedcontent>` whose own markup the parser's clone of the selected option replaced. */
   overwritten?: true;
   /** 1-based line and column of the tag's `<`, when the parse kept source locations. */
@@ -97,12 +122,20 @@ export class RecordingParser extends Parser<DefaultTreeAdapterMap> {
     super.onStartTag(token);
     this.#startTag = null;
     if (this.#startTagMadeElement) return;
-    const location = token.location;
     const kept = targets.some((element, i) => element.attrs.length !== before[i]);
+    this.record(token, self.openElements.current ?? self.document, {
+      mode: self.insertionMode,
+      ...(kept ? { kept: true as const } : {}),
+    });
+  }
+
+  /** Add `token` to the record, standing in `within`, with its source location when the parse keeps them. */
+  protected record(token: TagToken, within: ParentNode, details: Partial<IgnoredStartTag>): void {
+    const location = token.location;
     this.ignoredStartTags.push({
       tagName: token.tagName,
-      within: self.openElements.current ?? self.document,
-      ...(kept ? { kept: true as const } : {}),
+      within,
+      ...details,
       ...(location ? { line: location.startLine, col: location.startCol } : {}),
     });
   }
