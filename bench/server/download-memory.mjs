@@ -12,7 +12,7 @@
 // Exits 1 when a download ends in anything but 200 with the file's bytes: then it measured something else.
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { hashedDownload } from '../../test/support/hashed-download.mjs';
 import { createBenchRun, memoryOf, signFile, startProbe } from './processes.mjs';
 
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 120);
@@ -25,35 +25,6 @@ function makeMarkdown() {
   const head = `---\nauthor: Bench Author\ntitle: Download bench ${randomBytes(8).toString('hex')}\n---\n# Download bench\n\n`;
   const body = line.repeat(Math.floor((FILE_MIB * 1024 * 1024 - head.length) / Buffer.byteLength(line)));
   return Buffer.from(head + body);
-}
-
-/**
- * GET `path`, hashing the body as it arrives; its status, Retry-After, the body's SHA-256 and length, and
- * whether the server cut the response off.
- */
-function download(port, path) {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path }, (res) => {
-      const hash = createHash('sha256');
-      let length = 0;
-      const answer = (cutOff) =>
-        resolve({
-          status: res.statusCode,
-          retryAfter: res.headers['retry-after'],
-          sha256: hash.digest('hex'),
-          length,
-          cutOff,
-        });
-      res.on('data', (chunk) => {
-        hash.update(chunk);
-        length += chunk.length;
-      });
-      res.on('end', () => answer(false));
-      res.on('error', () => answer(true));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -71,7 +42,7 @@ try {
   // verify's worst 250–710 ms, each call waiting for a read of the file among the downloads.
   await new Promise((resolve) => setTimeout(resolve, 2500));
   // One download first: the server loads what serving needs, and the file's check is made (and remembered).
-  const first = await download(server.port, `/${hash}`);
+  const first = await hashedDownload(`http://127.0.0.1:${server.port}/${hash}`);
   if (first.status !== 200 || first.sha256 !== hash)
     throw new Error(`the first download got ${first.status}`);
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -86,14 +57,16 @@ try {
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
       while (true) {
-        const answer = await download(server.port, `/${hash}`);
+        const answer = await hashedDownload(`http://127.0.0.1:${server.port}/${hash}`);
         statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
         if (answer.status === 503) {
-          await new Promise((resolve) => setTimeout(resolve, 1000 * Number(answer.retryAfter ?? 1)));
+          await new Promise((resolve) =>
+            setTimeout(resolve, 1000 * Number(answer.headers['retry-after'] ?? 1)),
+          );
           continue;
         }
         if (answer.status !== 200 || answer.sha256 !== hash || answer.length !== file.length)
-          wrong.push(answer);
+          wrong.push({ status: answer.status, length: answer.length, cutOff: answer.cutOff });
         return;
       }
     }),

@@ -5,13 +5,13 @@
 // counters read from `GET /api/downloads`. The memory and latency figures are bench/server/download-memory.mjs.
 import { createHash, randomBytes } from 'node:crypto';
 import { open, readFile, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DOWNLOAD_CHUNK_BYTES, DOWNLOAD_WINDOW_BYTES } from '../../server/src/download-budget.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
+import { hashedDownload } from '../support/hashed-download.mjs';
 import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
 import { type RunningServer, signOverHttp, startServer } from './server-process.js';
 
@@ -50,31 +50,8 @@ async function downloadsOf(server: RunningServer): Promise<DownloadCounters> {
   return (await response.json()) as DownloadCounters;
 }
 
-/** GET `path` and hash the body as it arrives: its status, headers, length, SHA-256, and whether it was cut off. */
-function download(server: RunningServer, path: string) {
-  return new Promise<{
-    status: number | undefined;
-    headers: Record<string, string | string[] | undefined>;
-    length: number;
-    sha256: string;
-    cutOff: boolean;
-  }>((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { agent: false }, (res) => {
-      const hash = createHash('sha256');
-      let length = 0;
-      const answer = (cutOff: boolean) =>
-        resolve({ status: res.statusCode, headers: res.headers, length, sha256: hash.digest('hex'), cutOff });
-      res.on('data', (chunk: Buffer) => {
-        hash.update(chunk);
-        length += chunk.length;
-      });
-      res.on('end', () => answer(false));
-      res.on('error', () => answer(true));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** GET `path` of `server`, hashing the body as it arrives. */
+const download = (server: RunningServer, path: string) => hashedDownload(`${server.url}${path}`);
 
 /**
  * A GET of `path` on a raw socket that reads nothing (a client that stopped reading) until `resume()`;
