@@ -11,8 +11,9 @@ export const CURRENT_SPEC: PageSpec = 'siegel-page/2';
  * The revision of how this code reads a page under its spec: raised when a fix changes the hash or the
  * refusal of some pages without a new spec (2: issue 23 — `select` and `template` scopes, CDATA in foreign
  * content; the not-shown, `<selectedcontent>`, scripts-on `<noscript>` and encoding refusals; 3: issue 34 — the
- * signature block's place in source order, so offsets cached by an older run are found anew; and plain ASCII
- * pages declaring an ASCII-compatible legacy encoding, refused before, are signed). The sign cache records it: a cache of an older
+ * signature block's place in source order, so offsets cached by an older run are found anew; plain ASCII
+ * pages declaring an ASCII-compatible legacy encoding, refused before, are signed; and so is what a
+ * `<template>` drops after `<col>` or in a table body, while markup a browser builds otherwise is refused). The sign cache records it: a cache of an older
  * revision keeps its events but reads every page again once, so exactly the pages whose reading changed are
  * re-signed or refused (cache/sign-cache.ts).
  */
