@@ -50,7 +50,7 @@ export interface DownloadUsage {
   peakBufferedBytes: number;
   /** The budget, `MAX_DOWNLOAD_BUFFERED_BYTES`. */
   maxBufferedBytes: number;
-  /** Downloads answered 503 `SERVER_BUSY` since the start. */
+  /** Downloads answered 503 `SERVER_BUSY` since the start (not those whose client left while waiting). */
   refused: number;
   /** Responses cut off since the start: the file's bytes no longer matched its hash as they were sent. */
   cutOff: number;
@@ -147,7 +147,7 @@ export class DownloadBudget {
       free = await this.#admission.acquire(reservedBytes, signal);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      this.#refused++;
+      if (signal?.aborted !== true) this.#refused++; // else the client left: nobody is answered
       throw new ApiError(
         503,
         'SERVER_BUSY',

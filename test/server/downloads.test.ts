@@ -125,7 +125,7 @@ function downloadCases(storeEnv: () => Record<string, string>, chunkBytes: numbe
     expect(usage).toMatchObject({ waiting: 0, buffered_bytes: 0, reserved_bytes: 0, refused: 0, cut_off: 0 });
     expect(usage.peak_buffered_bytes).toBeGreaterThan(0);
     expect(usage.peak_buffered_bytes).toBeLessThanOrEqual(120 * DOWNLOAD_WINDOW_BYTES);
-    // A HEAD tells the size and type without holding any of the budget.
+    // A HEAD tells the size and type, and holds none of the budget once answered.
     const head = await fetch(`${server.url}/${body.hash}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(file.length));
