@@ -10,6 +10,7 @@ import { FileSigner } from './file-signer.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
 import { rateLimit } from './middleware/rate-limit.js';
+import { discardUnreadBody, MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { uploadGuard } from './middleware/upload-guard.js';
 import type { RelayPublishing } from './publishing/relay-publishing.js';
@@ -161,6 +162,9 @@ export function createApp(deps: AppDeps): SiegelApp {
 
   // Everything but the open verify API: security headers on every response, then one router per resource.
   const site = new Hono();
+  // First, so that it wraps every answer: a request refused before its body was read gets its answer, and
+  // its body is read and thrown away before the answer ends (the client reads it instead of a reset).
+  site.use('*', discardUnreadBody(maxUploadBytes + MULTIPART_OVERHEAD));
   site.use('*', securityHeaders({ https }));
   // CORS for browser pages of SIGN_CORS_ORIGINS (upload tokens); none listed: no CORS header anywhere.
   const corsOrigins = deps.corsOrigins ?? [];

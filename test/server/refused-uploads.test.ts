@@ -16,6 +16,7 @@ vi.setConfig({ testTimeout: 90_000 });
 
 const PARALLEL = 60;
 const MIB = 24;
+const MIB_BYTES = 1024 * 1024;
 
 interface Answer {
   status: number;
@@ -29,15 +30,15 @@ interface Answer {
  * after another with backpressure; resolves with the complete answer, rejects when the connection fails
  * before the answer has been read to its end. `readWhileSending`: read the answer as it comes, as browsers
  * and Node do; otherwise only once the whole body is sent, as Python's http.client (and requests) and many
- * other simple clients do.
+ * other simple clients do. `bytesPerSecond`: send no faster, as over a slow uplink.
  */
 function upload(
   server: RunningServer,
   name: string,
   parts: Buffer[],
-  readWhileSending: boolean,
-  token = server.token,
+  options: { readWhileSending: boolean; token?: string; bytesPerSecond?: number },
 ): Promise<Answer> {
+  const { readWhileSending, token = server.token, bytesPerSecond } = options;
   const boundary = `b${randomBytes(8).toString('hex')}`;
   const body = [
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\n`),
@@ -70,9 +71,20 @@ function upload(
     socket.on('close', () => reject(new Error(`closed after ${received.length} bytes of the answer`)));
     if (readWhileSending) read();
     void (async () => {
-      for (const piece of [Buffer.from(head), ...body]) {
-        if (socket.destroyed) return;
-        if (!socket.write(piece)) await new Promise((done) => socket.once('drain', done).once('close', done));
+      const started = performance.now();
+      let sent = 0;
+      for (const part of [Buffer.from(head), ...body]) {
+        for (let at = 0; at < part.length; at += MIB_BYTES) {
+          if (socket.destroyed) return;
+          const piece = part.subarray(at, at + MIB_BYTES);
+          if (!socket.write(piece))
+            await new Promise((done) => socket.once('drain', done).once('close', done));
+          sent += piece.length;
+          // The client's own pace (a slow uplink), not a wait for the server.
+          const due =
+            bytesPerSecond === undefined ? 0 : (sent / bytesPerSecond) * 1000 - (performance.now() - started);
+          if (due > 0) await new Promise((done) => setTimeout(done, due));
+        }
       }
       if (!readWhileSending && !socket.destroyed) read();
     })();
@@ -119,7 +131,9 @@ describe('uploads refused by the admission control (real server process)', () =>
 
   it(`${PARALLEL} parallel ${MIB} MiB inspects: every client gets a complete answer, 200 or 503 SERVER_BUSY with Retry-After`, async () => {
     const outcomes = await Promise.allSettled(
-      Array.from({ length: PARALLEL }, (_, i) => upload(server, `note-${i}.md`, note(i), i % 2 === 0)),
+      Array.from({ length: PARALLEL }, (_, i) =>
+        upload(server, `note-${i}.md`, note(i), { readWhileSending: i % 2 === 0 }),
+      ),
     );
     const failures = outcomes.flatMap((outcome, i) =>
       outcome.status === 'rejected' ? [`upload ${i}: ${(outcome.reason as Error).message}`] : [],
@@ -143,8 +157,13 @@ describe('uploads refused by the admission control (real server process)', () =>
     expect(server.child.exitCode).toBeNull();
   });
 
-  it('a wrong token: the 401 reaches a client that reads only after sending its 24 MiB', async () => {
-    const answer = await upload(server, 'note.md', note(0), false, 'not-a-token');
+  it('a wrong token: the 401 reaches a client that sends its 24 MiB over 3 s and reads only then', async () => {
+    // The answer comes at once; the connection must outlive the body still coming.
+    const answer = await upload(server, 'note.md', note(0), {
+      readWhileSending: false,
+      token: 'not-a-token',
+      bytesPerSecond: 8 * MIB_BYTES,
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(401);
     expect(answer.body).toMatchObject({ success: false, error: 'UNAUTHORIZED' });
   });

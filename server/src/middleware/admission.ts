@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../api-error.js';
-import { drain, nodeIncoming } from './read-upload.js';
 
 /** Options of {@link UploadAdmission}. */
 export interface AdmissionOptions {
@@ -145,34 +144,6 @@ export function admitUploads(
       await next();
     } finally {
       release();
-    }
-  };
-}
-
-/**
- * Answer an upload refused before its body was read (rate limit, token, admission: 429, 401, 403, 503) only
- * once its body has been read and thrown away, up to `maxBytes`, so that its client reads the answer.
- * Answered while the client still sends, the connection would be closed with the body unread (the Node
- * adapter drains it for 500 ms, then closes the socket): the client, still sending, or reading only once it
- * has sent everything (Python's http.client, requests and many other simple clients do), gets a reset
- * (ECONNRESET, EPIPE) in place of the answer — of 60 parallel 24 MiB inspects, every refused client that
- * reads after sending, and now and then one that reads while sending. The discarded body costs its bytes on
- * the wire, one chunk of memory at a time and no admission slot. A body declared larger than `maxBytes` is
- * answered at once (413 if it gets that far): reading part of it would not save the connection. Put it first
- * on an upload route.
- */
-export function discardRefusedBody(maxBytes: number): MiddlewareHandler {
-  return async function discardRefusedBodyMiddleware(c, next) {
-    try {
-      await next();
-    } finally {
-      // Unread: no route reached the body. One that read part of it (a 413) has drained it its own way.
-      const incoming = nodeIncoming(c) as
-        | (AsyncIterable<Uint8Array> & { readableDidRead?: boolean })
-        | undefined;
-      const declared = Number(c.req.header('Content-Length') ?? Number.NaN);
-      if (incoming !== undefined && incoming.readableDidRead !== true && !(declared > maxBytes))
-        await drain(incoming[Symbol.asyncIterator](), maxBytes);
     }
   };
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import type { UploadTokenStore } from '../storage/upload-token-store.js';
-import { admitUploads, discardRefusedBody, type UploadAdmission } from './admission.js';
+import { admitUploads, type UploadAdmission } from './admission.js';
 import { rateLimit } from './rate-limit.js';
 import { MULTIPART_OVERHEAD, readUpload, type Upload } from './read-upload.js';
 import { takeUploadTokenUse, uploadAuth } from './upload-auth.js';
@@ -28,8 +28,8 @@ export interface UploadGuardOptions {
  * checked, which throttles token guessing too), the token — a sign token, or a minted upload token from its
  * origin — (checked before a byte of the body is read), the admission control (uploads in flight, bytes
  * buffered), one use of an upload token taken, then the body read (`readUpload`). An upload refused before
- * its body is read is answered once the body has been discarded (`discardRefusedBody`), so its client reads
- * the answer.
+ * its body is read is answered at once, and its body then read and thrown away (`discardUnreadBody`, in front
+ * of every route), so that its client reads the answer.
  *
  * @example
  * ```ts
@@ -42,7 +42,6 @@ export function uploadGuard(
   options: UploadGuardOptions,
 ): MiddlewareHandler<{ Variables: { upload: Upload } }> {
   return every(
-    discardRefusedBody(options.maxUploadBytes + MULTIPART_OVERHEAD),
     options.rateLimiter ?? rateLimit({ limit: options.rateLimitPerMinute }),
     uploadAuth(options.signTokens, options.uploadTokens),
     admitUploads(options.admission, options.maxUploadBytes + MULTIPART_OVERHEAD),

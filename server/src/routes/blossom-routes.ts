@@ -4,7 +4,7 @@ import type { FileAnalyzer } from '../analysis/file-analyzer.js';
 import { ApiError, invalidFormat } from '../api-error.js';
 import type { FileSigner } from '../file-signer.js';
 import { FILE_FORMATS, SUPPORTED_FORMATS } from '../metadata/formats.js';
-import { admitUploads, discardRefusedBody, type UploadAdmission } from '../middleware/admission.js';
+import { admitUploads, type UploadAdmission } from '../middleware/admission.js';
 import { type BlossomUploader, blossomAuth, requireBlob } from '../middleware/blossom-auth.js';
 import { readRawUpload, type Upload } from '../middleware/read-upload.js';
 import { fileUrls } from '../public-urls.js';
@@ -127,7 +127,6 @@ export function createBlossomRoutes(options: BlossomRoutesOptions): Hono<Blossom
 
   app.put(
     '/upload',
-    discardRefusedBody(maxUploadBytes),
     options.rateLimiter,
     auth,
     // A client that states the hash (`X-SHA-256`, as nostr-tools sends it) learns of a wrong `x` tag before
