@@ -35,7 +35,12 @@ import {
   type ParserOptions,
   Token,
 } from 'parse5';
-import { type BrowserDeparture, type ParserInternals, RecordingParser } from './recording-parser.js';
+import {
+  type BrowserDeparture,
+  type IgnoredStartTag,
+  type ParserInternals,
+  RecordingParser,
+} from './recording-parser.js';
 
 type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
@@ -98,33 +103,33 @@ export class DepartureRecordingParser extends RecordingParser {
 
   override onStartTag(token: TagToken): void {
     const self = this.#self;
-    const template = self.openElements.current;
-    if (self.insertionMode === MODE.IN_TEMPLATE && template !== undefined) {
-      if (CHROMIUM_IN_BODY_HEAD_TAGS.has(token.tagID)) this.#chromiumInBody.add(template);
-      else if (TABLE_MODE_TAGS.has(token.tagID) && this.#chromiumInBody.has(template))
-        this.#depart(token, template, 'chromium-template-in-body');
-    }
+    if (self.insertionMode === MODE.IN_TEMPLATE) this.#startTagInTemplate(token);
     const recorded = this.ignoredStartTags.length;
     this.#tag = token;
     super.onStartTag(token);
     this.#tag = null;
-    const last = this.ignoredStartTags.at(-1);
-    if (
-      this.ignoredStartTags.length > recorded &&
-      last?.tagName === 'form' &&
-      last.departs === undefined &&
-      TABLE_MODES.has(last.mode as number) &&
-      self.tmplInsertionModeStack.length > 0
-    )
+    // A `<form>` ignored in a table mode with a template open: Chromium inserts an empty form there.
+    if (token.tagID !== $.FORM || this.ignoredStartTags.length === recorded) return;
+    const last = this.ignoredStartTags.at(-1) as IgnoredStartTag;
+    if (TABLE_MODES.has(last.mode as number) && self.tmplInsertionModeStack.length > 0)
       last.departs = 'chromium-template-form';
+  }
+
+  /** A start tag "in template": watch for the head tags Chromium reads "in body", and the table tags after them. */
+  #startTagInTemplate(token: TagToken): void {
+    const template = this.#self.openElements.current;
+    if (template === undefined) return;
+    if (CHROMIUM_IN_BODY_HEAD_TAGS.has(token.tagID)) this.#chromiumInBody.add(template);
+    else if (TABLE_MODE_TAGS.has(token.tagID) && this.#chromiumInBody.has(template))
+      this.#depart(token, template, 'chromium-template-in-body');
   }
 
   override onEndTag(token: TagToken): void {
     const self = this.#self;
-    const current = self.openElements.current;
     if (self.insertionMode === MODE.IN_TEMPLATE) {
-      if (IN_BODY_END_TAG_ELEMENTS.has(token.tagID) && current && this.#chromiumInBody.has(current))
-        this.#depart(token, current, 'chromium-template-in-body');
+      const template = self.openElements.current;
+      if (IN_BODY_END_TAG_ELEMENTS.has(token.tagID) && template && this.#chromiumInBody.has(template))
+        this.#depart(token, template, 'chromium-template-in-body');
     } else if (token.tagID === $.FORM && self.tmplInsertionModeStack.length > 0)
       this.#formEndTagInTemplate(token);
     this.#tag = token;
