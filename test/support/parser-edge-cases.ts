@@ -175,6 +175,7 @@ export const FIREFOX_SPECIAL_CROSSINGS: readonly string[] = ['<dialog>', '<dialo
     return [
       `<em>${open}a</em>x${close}y`,
       `<a href=u>${open}a</a>x${close}y`,
+      `<a href=u>${open}x<a href=v>y</a>${close}z`, // a second <a> runs the adoption agency too
       `<b><p>${open}a</b>x${close}y`,
       `<span>${open}a</span>x${close}y`,
       `<foo>${open}a</foo>x${close}y`,
