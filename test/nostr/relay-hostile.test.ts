@@ -22,7 +22,8 @@ import {
 } from '@siegel/core';
 import * as nip04 from 'nostr-tools/nip04';
 import { neventEncode } from 'nostr-tools/nip19';
-import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
+import * as nip44 from 'nostr-tools/nip44';
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signOverHttp, startServer } from '../server/server-process.js';
 import { runSiegel } from '../site/support.js';
@@ -227,6 +228,35 @@ describe('a hostile NIP-46 signer', () => {
         logger: quiet,
       }).catch((caught: unknown) => caught);
       expect((error as SiegelError).code).toBe('bunker_error');
+    } finally {
+      await signer.close();
+    }
+  });
+
+  it('a relay that confirms and answers each request only after 5 s still carries it (the request timeout, not 4.4 s)', async () => {
+    // A signer (or its relay) that takes 5 s per request, well within the request timeout (30 s):
+    // nostr-tools' default publish timeout (4.4 s) failed each one ("publish timed out", "No relay of the
+    // NIP-46 signer is reachable") — also a signer waiting for a person to approve.
+    const signer = await startHostileSigner(
+      (request, { secretKey, client }) => {
+        const result =
+          request.method === 'get_public_key'
+            ? getPublicKey(secretKey)
+            : request.method === 'sign_event'
+              ? JSON.stringify(finalizeEvent(JSON.parse(request.params[0]), secretKey))
+              : 'ack';
+        return nip44.encrypt(
+          JSON.stringify({ id: request.id, result }),
+          nip44.getConversationKey(secretKey, client),
+        );
+      },
+      { delayMs: 5_000 },
+    );
+    try {
+      const result = await signThrough(signer.uri, 'slow-ok');
+      expect(result.stderr).not.toMatch(/timed out|unreachable/i);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Siegel: 2 signed');
     } finally {
       await signer.close();
     }

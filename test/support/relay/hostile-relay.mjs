@@ -144,8 +144,10 @@ export async function startOversizedRelay(bytes = 64 * 1024 * 1024) {
  * A relay that is also a hostile NIP-46 signer (kind 24133): it takes every request to its key (`OK` true),
  * reads it (NIP-44), and replies to the subscriptions of its connections with `reply(request, client)`'s
  * content, signed by its key — a NIP-04 ciphertext, or a 30 MB string, as a broken or hostile signer can.
+ * `delayMs`: how long the relay holds back each `OK` and each reply (a slow relay, or a signer waiting for a
+ * person to approve).
  */
-export async function startHostileSigner(reply) {
+export async function startHostileSigner(reply, { delayMs = 0 } = {}) {
   const secretKey = generateSecretKey();
   const pubkey = getPublicKey(secretKey);
   const requests = [];
@@ -165,7 +167,8 @@ export async function startHostileSigner(reply) {
       }
       if (message[0] !== 'EVENT') return;
       const event = message[1];
-      send(JSON.stringify(['OK', event.id, true, '']));
+      const later = (action) => (delayMs > 0 ? setTimeout(action, delayMs) : action());
+      later(() => send(JSON.stringify(['OK', event.id, true, ''])));
       if (event.kind !== 24133) return;
       const request = JSON.parse(
         nip44.decrypt(event.content, nip44.getConversationKey(secretKey, event.pubkey)),
@@ -180,9 +183,11 @@ export async function startHostileSigner(reply) {
         },
         secretKey,
       );
-      answers.push(answer);
-      for (const { subscription, send: sendTo } of subscriptions.values())
-        sendTo(JSON.stringify(['EVENT', subscription, answer]));
+      later(() => {
+        answers.push(answer);
+        for (const { subscription, send: sendTo } of subscriptions.values())
+          sendTo(JSON.stringify(['EVENT', subscription, answer]));
+      });
     });
   });
   return {

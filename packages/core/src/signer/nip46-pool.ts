@@ -28,12 +28,18 @@ export interface Nip46PoolOptions {
   onTooLarge: (relay: string) => void;
   /** Default {@link MAX_NIP46_MESSAGE_BYTES}. */
   maxPayload?: number;
+  /**
+   * How long a relay has to confirm a request's publish, in milliseconds: the request's own timeout
+   * (nostr-tools' 4.4 s would fail a request the signer still answers in time through a slow relay).
+   */
+  publishTimeoutMs?: number;
 }
 
 /** nostr-tools' pool for BunkerSigner: capped sockets, quiet relays, guarded reply handlers. */
 export class Nip46Pool extends AbstractSimplePool {
   readonly #socket: typeof WebSocket;
   readonly #onBadReply: Nip46PoolOptions['onBadReply'];
+  readonly #publishTimeoutMs: number | undefined;
 
   constructor(options: Nip46PoolOptions) {
     const socket = createRelaySocket({
@@ -43,6 +49,7 @@ export class Nip46Pool extends AbstractSimplePool {
     super({ verifyEvent: options.verifyEvent, websocketImplementation: socket, maxWaitForConnection: 5000 });
     this.#socket = socket;
     this.#onBadReply = options.onBadReply;
+    this.#publishTimeoutMs = options.publishTimeoutMs;
   }
 
   override ensureRelay(url: string, params?: Parameters<AbstractSimplePool['ensureRelay']>[1]) {
@@ -54,6 +61,7 @@ export class Nip46Pool extends AbstractSimplePool {
       // would arm that timer again when the subscription of a relay that already dropped is closed,
       // holding the process open for 20 s after a failed run.
       const relay: AbstractRelay = new RelayConnection(key, this.#socket, { verifyEvent: this.verifyEvent });
+      if (this.#publishTimeoutMs !== undefined) relay.publishTimeout = this.#publishTimeoutMs;
       relay.onclose = () => {
         if (this.relays.get(key) === relay) this.relays.delete(key);
       };

@@ -258,6 +258,7 @@ export class Nip46Signer implements Signer {
       verifyEvent: (event) => event.id === computeEventId(event) && verifyEventSignature(engine, event),
       onBadReply: (event) => this.#failPending(this.#unreadableReply(event)),
       onTooLarge: (relay) => this.#failPending(this.#tooLarge(relay)),
+      publishTimeoutMs: this.#timeoutMs,
     });
     const bunker = BunkerSigner.fromBunker(
       Buffer.from(key.secretKey, 'hex'),
