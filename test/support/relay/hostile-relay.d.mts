@@ -48,14 +48,21 @@ export interface HostileServer {
  */
 export function startOversizedRelay(bytes?: number): Promise<HostileServer & { flood: boolean }>;
 
-/** A relay that is also a NIP-46 signer replying to every request with `reply(...)` as its content. */
+/**
+ * A relay that is also a NIP-46 signer replying to every request with `reply(...)` as its content;
+ * `delayMs` holds back each `OK` and each reply.
+ */
 export function startHostileSigner(
-  reply: (request: { id: string; method: string }, keys: { secretKey: Uint8Array; client: string }) => string,
+  reply: (
+    request: { id: string; method: string; params: string[] },
+    keys: { secretKey: Uint8Array; client: string },
+  ) => string,
+  options?: { delayMs?: number },
 ): Promise<
   HostileServer & {
     pubkey: string;
     secretKey: Uint8Array;
-    requests: Array<{ id: string; method: string }>;
+    requests: Array<{ id: string; method: string; params: string[] }>;
     /** `bunker://PUBKEY?relay=ws://…&secret=s3cret` */
     uri: string;
   }
