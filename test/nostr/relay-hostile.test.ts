@@ -243,7 +243,7 @@ describe('a hostile NIP-46 signer', () => {
           request.method === 'get_public_key'
             ? getPublicKey(secretKey)
             : request.method === 'sign_event'
-              ? JSON.stringify(finalizeEvent(JSON.parse(request.params[0]), secretKey))
+              ? JSON.stringify(finalizeEvent(JSON.parse(request.params[0] ?? '{}'), secretKey))
               : 'ack';
         return nip44.encrypt(
           JSON.stringify({ id: request.id, result }),
