@@ -99,14 +99,20 @@ class SlotParser extends CurrentParser {
   structuralEnd = 0;
   /** Start of the token that started the body. */
   bodyStart: number | undefined;
+  /** Length of the text parsed: where the end of the page lies. */
+  #length = 0;
   /** Nesting of the token handlers: the tree builder hands a token back to itself to reprocess it. */
   #depth = 0;
+
+  get #self(): ParserInternals {
+    return this as unknown as ParserInternals;
+  }
 
   /** Note the boundary before a token the tokenizer hands over (not one the tree builder reprocesses). */
   #before(location: Location): void {
     this.#depth++;
     const at = location?.startOffset;
-    const self = this as unknown as ParserInternals;
+    const self = this.#self;
     if (this.#depth > 1 || at === undefined || self.tmplInsertionModeStack.length > 0) return;
     switch (self.insertionMode) {
       case MODE.INITIAL:
@@ -124,60 +130,56 @@ class SlotParser extends CurrentParser {
   }
 
   /** After a token: stop once it started the body (or a frameset). */
-  #after(location: Location, end: number | undefined): void {
+  #after(location: Location): void {
     this.#depth--;
     if (this.#depth > 0) return;
-    const self = this as unknown as ParserInternals;
-    const last = findChild(self.document, 'html')?.childNodes.at(-1);
+    const last = findChild(this.document, 'html')?.childNodes.at(-1);
     if (isElement(last) && (last.tagName === 'body' || last.tagName === 'frameset')) {
-      this.bodyStart = location?.startOffset ?? end;
+      this.bodyStart = location?.startOffset ?? this.#length;
       throw BODY_STARTED;
     }
   }
 
+  /** One token handed over by the tokenizer: the boundary before it, the tree builder's handling, the check after. */
+  #token(location: Location, handle: () => void): void {
+    this.#before(location);
+    handle();
+    this.#after(location);
+  }
+
   override onStartTag(token: Token.TagToken): void {
-    this.#before(token.location);
-    super.onStartTag(token);
-    if (token.tagID === $.HTML || token.tagID === $.HEAD)
-      this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => {
+      super.onStartTag(token);
+      if (token.tagID === $.HTML || token.tagID === $.HEAD)
+        this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
+    });
   }
 
   override onDoctype(token: Token.DoctypeToken): void {
-    this.#before(token.location);
-    super.onDoctype(token);
-    this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => {
+      super.onDoctype(token);
+      this.structuralEnd = Math.max(this.structuralEnd, token.location?.endOffset ?? 0);
+    });
   }
 
   override onEndTag(token: Token.TagToken): void {
-    this.#before(token.location);
-    super.onEndTag(token);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => super.onEndTag(token));
   }
 
   override onComment(token: Token.CommentToken): void {
-    this.#before(token.location);
-    super.onComment(token);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => super.onComment(token));
   }
 
   override onCharacter(token: Token.CharacterToken): void {
-    this.#before(token.location);
-    super.onCharacter(token);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => super.onCharacter(token));
   }
 
   override onNullCharacter(token: Token.CharacterToken): void {
-    this.#before(token.location);
-    super.onNullCharacter(token);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => super.onNullCharacter(token));
   }
 
   override onWhitespaceCharacter(token: Token.CharacterToken): void {
-    this.#before(token.location);
-    super.onWhitespaceCharacter(token);
-    this.#after(token.location, undefined);
+    this.#token(token.location, () => super.onWhitespaceCharacter(token));
   }
 
   /**
@@ -192,16 +194,14 @@ class SlotParser extends CurrentParser {
     if (dropped) this.#before(pending.location);
     else this.#depth++;
     super.onEof(token);
-    this.#after(token.location, this.#length);
+    this.#after(token.location);
   }
-
-  #length = 0;
 
   /** Parse `text` up to the start of its body. */
   read(text: string): void {
     this.#length = text.length;
     try {
-      (this as unknown as ParserInternals).tokenizer.write(text, true);
+      this.#self.tokenizer.write(text, true);
     } catch (error) {
       if (error !== BODY_STARTED) throw error;
     }
@@ -234,7 +234,7 @@ export function locateBlockSlot(html: string): BlockSlot {
   const parser = new SlotParser({ scriptingEnabled: false, sourceCodeLocationInfo: true });
   parser.read(text);
   const { insertAt, headPhase } = parser.place();
-  const document = (parser as unknown as ParserInternals).document;
+  const document = parser.document;
   const root = findChild(document, 'html');
   const block = findExistingBlock([document, root, findChild(root, 'head')]);
   return {

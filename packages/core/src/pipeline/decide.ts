@@ -163,7 +163,7 @@ export function decideByHash(
  * verifier reads it (one more full parse); `undefined` when it verifies. For the pages whose block's place
  * the parse could not prove safe (ParsedPage.splicesSafely): no run writes a page that would not verify.
  */
-export function readBack(
+function readBack(
   options: ResolvedSignSiteOptions,
   output: Buffer,
   event: NostrEvent,
