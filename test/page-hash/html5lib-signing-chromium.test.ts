@@ -133,7 +133,13 @@ describe('html5lib corpus: signed pages hash as in Chromium, refusals only where
     try {
       const tab = await blank.page.context().newPage();
       for (const [i, page] of pages.entries()) {
-        await tab.goto(`http://127.0.0.1:${port}/?i=${i}`);
+        // The parsed document is all this reads: no waiting for `load`. A navigation that does not commit
+        // names its page (a CI run once timed the whole test out here with no page named).
+        await tab
+          .goto(`http://127.0.0.1:${port}/?i=${i}`, { waitUntil: 'domcontentloaded', timeout: 20_000 })
+          .catch((error: unknown) => {
+            throw new Error(`${page.name} (${page.selector}) did not load: ${String(error)}`);
+          });
         const [live, parsed] = await tab.evaluate(
           ({ selector, html, shownSource }) => {
             const show = new Function(`return ${shownSource}`)() as (root: Element | null) => string | null;
@@ -148,6 +154,7 @@ describe('html5lib corpus: signed pages hash as in Chromium, refusals only where
       }
       await tab.close();
     } finally {
+      server.closeAllConnections(); // the browser keeps its connections alive; close() would wait for them
       await new Promise((resolve) => server.close(resolve));
     }
     console.log(`html5lib pages with <noscript>: ${pages.length} signed, ${differ.length} differ live`);
