@@ -67,6 +67,13 @@ a loopback, link-local or private address unless the site itself is on one — t
                                (repeatable; default: only within the site's origin)
   --request-timeout S  seconds for one request, from connecting to the last byte (default: 30)
   --total-timeout S    seconds for the whole check (default: 600)
+  --user-agent UA      the User-Agent pages are asked for with (default: a current Chromium's). Pages are
+                       asked for as a browser's navigation asks (Sec-Fetch-*, Accept, Accept-Language…),
+                       so a site that tells browsers and tools apart sends what it sends readers
+  --check-cloaking     ask for each page a second time as a plain client (no Sec-Fetch-*, User-Agent
+                       siegel-verify): a page whose signed element differs between the two is invalid
+                       (page.cloaked). A site can still tell this machine apart in other ways (its address,
+                       TLS): only the browser extension checks the page a reader's browser got
 
   -h, --help        show this help
   -v, --version     show the version
@@ -136,6 +143,8 @@ async function main(argv: string[]): Promise<number> {
       'allow-redirects-to',
       'request-timeout',
       'total-timeout',
+      'user-agent',
+      'check-cloaking',
     ] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
@@ -167,6 +176,8 @@ async function main(argv: string[]): Promise<number> {
       'allow-redirects-to',
       'request-timeout',
       'total-timeout',
+      'user-agent',
+      'check-cloaking',
     ] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is not for publish`);
     }
@@ -188,7 +199,13 @@ async function main(argv: string[]): Promise<number> {
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const isUrl = /^https?:\/\//i.test(target ?? '');
     if (!isUrl) {
-      for (const name of ['allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
+      for (const name of [
+        'allow-redirects-to',
+        'request-timeout',
+        'total-timeout',
+        'user-agent',
+        'check-cloaking',
+      ] as const)
         if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
     } else if (values.site !== undefined) {
       throw new UsageError('`--site` is for verify <dir>: a URL is checked at the address it is served at');
@@ -213,6 +230,8 @@ async function main(argv: string[]): Promise<number> {
       ...(totalTimeout !== undefined
         ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') }
         : {}),
+      ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
+      ...(values['check-cloaking'] ? { checkCloaking: true } : {}),
     });
     if (values.json) logger.info(formatVerifyReportJson(report));
     else
@@ -260,6 +279,8 @@ function parse(argv: string[]) {
       'request-timeout': { type: 'string' },
       'total-timeout': { type: 'string' },
       'publish-timeout': { type: 'string' },
+      'user-agent': { type: 'string' },
+      'check-cloaking': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
