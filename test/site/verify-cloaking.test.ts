@@ -10,9 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { analyzePage, LocalKeySigner, signSite } from '@siegel/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pageHtml } from '../support/verdict-cases.js';
 import { runSiegel } from './support.js';
+
+// Timeouts (docs/testing.md): up to three CLI runs per test, 3–4 s each at a load of 18 on 2 cores.
+vi.setConfig({ testTimeout: 60_000 });
 
 /** How the server tells a reader's browser from a tool; `honest` sends everyone the signed page. */
 type Mode = 'honest' | 'sec-fetch-dest' | 'user-agent';

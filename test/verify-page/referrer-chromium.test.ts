@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzePage, LocalKeySigner, signSite } from '@siegel/core';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
+
+// Timeouts (docs/testing.md): a link click and a verify page's check per test: up to 12 s each at a load of
+// 18 on 2 cores (4 s idle); the verdict itself waits at most 20 s.
+vi.setConfig({ testTimeout: 60_000 });
 
 let root: string;
 /** The signed site. */
