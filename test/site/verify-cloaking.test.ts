@@ -9,8 +9,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
-import { analyzePage, LocalKeySigner, signSite } from '@siegel/core';
+import { analyzePage } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { signTestSite } from '../support/sign-test-site.js';
 import { pageHtml } from '../support/verdict-cases.js';
 import { runSiegel } from './support.js';
 
@@ -60,14 +61,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   await writeFile(join(dir, 'index.html'), pageHtml('Home', 'Signed words.'));
-  await signSite(dir, {
-    site,
-    signer: new LocalKeySigner('7'.repeat(64)),
-    cacheFile: join(root, 'sign-cache.json'),
-    logger: { info: () => {}, warn: () => {} },
-    progress: false,
-    parseWorkers: 0,
-  });
+  await signTestSite(dir, site, '7'.repeat(64), join(root, 'sign-cache.json'));
   const signed = await readFile(join(dir, 'index.html'), 'utf8');
   signedHash = analyzePage(signed).hash as string;
   forgedHash = analyzePage(signed.replace('Signed words.', 'Forged words.')).hash as string;

@@ -7,10 +7,11 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { analyzePage, LocalKeySigner, signSite } from '@siegel/core';
+import { analyzePage } from '@siegel/core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { signTestSite } from '../support/sign-test-site.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
 
@@ -35,14 +36,7 @@ beforeAll(async () => {
   await mkdir(dir, { recursive: true });
   await mkdir(other, { recursive: true });
   await writeFile(join(dir, 'x.html'), pageHtml('X', 'The signed page.'));
-  await signSite(dir, {
-    site: site.url,
-    signer: new LocalKeySigner('5'.repeat(64)),
-    cacheFile: join(root, 'sign-cache.json'),
-    logger: { info: () => {}, warn: () => {} },
-    progress: false,
-    parseWorkers: 0,
-  });
+  await signTestSite(dir, site.url, '5'.repeat(64), join(root, 'sign-cache.json'));
   const signed = await readFile(join(dir, 'x.html'), 'utf8');
   eventId = analyzePage(signed).signatureBlock?.eventId as string;
   // Links to both verify pages, outside `<main>` (the signature stays valid): on the signed page itself,

@@ -100,6 +100,15 @@ function version(): string {
 
 class UsageError extends Error {}
 
+/** The options of `siegel verify <url>` alone: the careful client's limits and how pages are asked for. */
+const URL_ONLY = [
+  'allow-redirects-to',
+  'request-timeout',
+  'total-timeout',
+  'user-agent',
+  'check-cloaking',
+] as const;
+
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -136,16 +145,7 @@ async function main(argv: string[]): Promise<number> {
       ? undefined
       : parseByteSize(values['max-page-bytes'], '--max-page-bytes');
   if (command === 'sign') {
-    for (const name of [
-      'pubkey',
-      'signer',
-      'json',
-      'allow-redirects-to',
-      'request-timeout',
-      'total-timeout',
-      'user-agent',
-      'check-cloaking',
-    ] as const)
+    for (const name of ['pubkey', 'signer', 'json', ...URL_ONLY] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const summary = await signSite(target ?? 'dist', {
@@ -173,11 +173,7 @@ async function main(argv: string[]): Promise<number> {
       'json',
       'pubkey',
       'max-page-bytes',
-      'allow-redirects-to',
-      'request-timeout',
-      'total-timeout',
-      'user-agent',
-      'check-cloaking',
+      ...URL_ONLY,
     ] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is not for publish`);
     }
@@ -199,13 +195,7 @@ async function main(argv: string[]): Promise<number> {
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const isUrl = /^https?:\/\//i.test(target ?? '');
     if (!isUrl) {
-      for (const name of [
-        'allow-redirects-to',
-        'request-timeout',
-        'total-timeout',
-        'user-agent',
-        'check-cloaking',
-      ] as const)
+      for (const name of URL_ONLY)
         if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
     } else if (values.site !== undefined) {
       throw new UsageError('`--site` is for verify <dir>: a URL is checked at the address it is served at');
