@@ -67,6 +67,13 @@ a loopback, link-local or private address unless the site itself is on one — t
                                (repeatable; default: only within the site's origin)
   --request-timeout S  seconds for one request, from connecting to the last byte (default: 30)
   --total-timeout S    seconds for the whole check (default: 600)
+  --user-agent UA      the User-Agent pages are asked for with (default: a current Chromium's). Pages are
+                       asked for as a browser's navigation asks (Sec-Fetch-*, Accept, Accept-Language…),
+                       so a site that tells browsers and tools apart sends what it sends readers
+  --check-cloaking     ask for each page a second time as a plain client (no Sec-Fetch-*, User-Agent
+                       siegel-verify): a page whose signed element differs between the two is invalid
+                       (page.cloaked). A site can still tell this machine apart in other ways (its address,
+                       TLS): only the browser extension checks the page a reader's browser got
 
   -h, --help        show this help
   -v, --version     show the version
@@ -92,6 +99,15 @@ function version(): string {
 }
 
 class UsageError extends Error {}
+
+/** The options of `siegel verify <url>` alone: the careful client's limits and how pages are asked for. */
+const URL_ONLY = [
+  'allow-redirects-to',
+  'request-timeout',
+  'total-timeout',
+  'user-agent',
+  'check-cloaking',
+] as const;
 
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -129,14 +145,7 @@ async function main(argv: string[]): Promise<number> {
       ? undefined
       : parseByteSize(values['max-page-bytes'], '--max-page-bytes');
   if (command === 'sign') {
-    for (const name of [
-      'pubkey',
-      'signer',
-      'json',
-      'allow-redirects-to',
-      'request-timeout',
-      'total-timeout',
-    ] as const)
+    for (const name of ['pubkey', 'signer', 'json', ...URL_ONLY] as const)
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const summary = await signSite(target ?? 'dist', {
@@ -164,9 +173,7 @@ async function main(argv: string[]): Promise<number> {
       'json',
       'pubkey',
       'max-page-bytes',
-      'allow-redirects-to',
-      'request-timeout',
-      'total-timeout',
+      ...URL_ONLY,
     ] as const) {
       if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is not for publish`);
     }
@@ -188,7 +195,7 @@ async function main(argv: string[]): Promise<number> {
     if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const isUrl = /^https?:\/\//i.test(target ?? '');
     if (!isUrl) {
-      for (const name of ['allow-redirects-to', 'request-timeout', 'total-timeout'] as const)
+      for (const name of URL_ONLY)
         if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
     } else if (values.site !== undefined) {
       throw new UsageError('`--site` is for verify <dir>: a URL is checked at the address it is served at');
@@ -213,6 +220,8 @@ async function main(argv: string[]): Promise<number> {
       ...(totalTimeout !== undefined
         ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') }
         : {}),
+      ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
+      ...(values['check-cloaking'] ? { checkCloaking: true } : {}),
     });
     if (values.json) logger.info(formatVerifyReportJson(report));
     else
@@ -260,6 +269,8 @@ function parse(argv: string[]) {
       'request-timeout': { type: 'string' },
       'total-timeout': { type: 'string' },
       'publish-timeout': { type: 'string' },
+      'user-agent': { type: 'string' },
+      'check-cloaking': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

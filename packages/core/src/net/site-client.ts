@@ -13,6 +13,7 @@ import type { LookupFunction } from 'node:net';
 import { SiegelError } from '../errors.js';
 import { classifyAddress } from './address-policy.js';
 import { readBody } from './bounded-body.js';
+import { PLAIN_USER_AGENT } from './navigation-headers.js';
 
 /** An address a name resolved to. */
 export interface ResolvedAddress {
@@ -81,6 +82,8 @@ export interface SiteGetOptions {
   maxBytes: number;
   /** `Accept` header. */
   accept: string;
+  /** Further request headers (lowercase names); a `user-agent` among them replaces the client's. Default none. */
+  headers?: Record<string, string>;
   /** Read the body of a 2xx response with these headers? (Default: yes.) Not read: the connection is closed. */
   wantBody?: (headers: IncomingHttpHeaders) => boolean;
 }
@@ -140,7 +143,7 @@ export class SiteClient {
     this.#totalTimeoutMs = options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs;
     this.#deadline = AbortSignal.timeout(this.#totalTimeoutMs);
     this.#resolve = options.resolve ?? systemResolve;
-    this.#userAgent = options.userAgent ?? 'siegel-verify';
+    this.#userAgent = options.userAgent ?? PLAIN_USER_AGENT;
     this.#wording = { ...VERIFY_WORDING, ...options.wording };
   }
 
@@ -273,6 +276,7 @@ export class SiteClient {
           accept: options.accept,
           'accept-encoding': 'gzip, deflate, br',
           'user-agent': this.#userAgent,
+          ...options.headers,
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });

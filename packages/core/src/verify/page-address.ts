@@ -1,5 +1,5 @@
-// When two addresses name the same page (used by rules.ts for the event's `url` and `fallback` tags, and
-// exported through `@siegel/core/rules`): one normal form every way of serving a file reduces to. Separate
+// When two addresses name the same page (used by rules.ts for the event's `url` and `fallback` tags and for
+// the reader's referrer, and exported through `@siegel/core/rules`): one normal form every way of serving a file reduces to. Separate
 // from the judging because it is a question about URLs alone, asked outside a verdict too. Pure, like
 // rules.ts: no Node built-ins.
 
@@ -31,4 +31,39 @@ export function normalizeAddress(address: string): string | undefined {
 export function isSameAddress(a: string, b: string): boolean {
   const left = normalizeAddress(a);
   return left !== undefined && left === normalizeAddress(b);
+}
+
+/**
+ * Where a reader came from, against the addresses a check is about (the page it fetched, the event's `url`
+ * and its `fallback` mirrors): `none` when there is no referrer (or it is not a URL); `same` when it is one
+ * of `addresses` by {@link isSameAddress}; `other` otherwise. A referrer that is only an origin
+ * (`https://example.com/`: what a link to another origin sends under the default policy,
+ * `strict-origin-when-cross-origin`) is compared by origin — a site's home page sends the same form.
+ *
+ * @example
+ * ```ts
+ * compareReferrer('https://evil.example/', ['https://example.com/blog/x/']); // 'other'
+ * compareReferrer('https://example.com/', ['https://example.com/blog/x/']); // 'same': only an origin
+ * compareReferrer('https://example.com/blog/y/', ['https://example.com/blog/x/']); // 'other'
+ * compareReferrer('', ['https://example.com/blog/x/']); // 'none'
+ * ```
+ */
+export function compareReferrer(referrer: string, addresses: readonly string[]): 'none' | 'same' | 'other' {
+  let from: URL;
+  try {
+    from = new URL(referrer);
+  } catch {
+    return 'none';
+  }
+  if (from.protocol !== 'http:' && from.protocol !== 'https:') return 'none';
+  const onlyOrigin = from.pathname === '/' && from.search === '';
+  const same = addresses.some((address) => {
+    if (!onlyOrigin) return isSameAddress(referrer, address);
+    try {
+      return new URL(address).origin === from.origin;
+    } catch {
+      return false;
+    }
+  });
+  return same ? 'same' : 'other';
 }

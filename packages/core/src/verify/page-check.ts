@@ -2,7 +2,7 @@ import { readPageForCheck } from '../page/analyze.js';
 import type { PageSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
 import { createProblem, decideVerdict, type EventChecks, type EventEvidence, judgePage } from './rules.js';
-import type { SourcePage } from './site-source.js';
+import type { PageBytes, SourcePage } from './site-source.js';
 import type { PageVerification } from './verify-report.js';
 
 /** What one page is judged against: the same for every page of a check. */
@@ -34,16 +34,18 @@ export function checkPage(
   const first = page.reading;
   // The page read again only when its event was signed under another spec (rare: the current one is read
   // already). A page a browser would not decode as UTF-8 is not verifiable, whatever its element.
-  const read = (spec: PageSpec) =>
-    spec === first.spec
-      ? first
-      : readPageForCheck(page.bytes(), selector, { spec, contentType: page.contentType });
+  const read = (from: PageBytes, spec: PageSpec) =>
+    spec === from.reading.spec
+      ? from.reading
+      : readPageForCheck(from.bytes(), selector, { spec, contentType: from.contentType });
+  const judged = (from: PageBytes) => (spec: PageSpec) => {
+    const reading = read(from, spec);
+    return { hash: reading.hash, refusal: reading.encoding ?? reading.refusal };
+  };
   const judgement = judgePage({
     selector,
-    readPage: (spec) => {
-      const reading = read(spec);
-      return { hash: reading.hash, refusal: reading.encoding ?? reading.refusal };
-    },
+    readPage: judged(page),
+    ...(page.plain ? { readPlainPage: judged(page.plain) } : {}),
     block,
     ...(loaded.event ? { event: loaded.event } : {}),
     address: page.address,

@@ -111,6 +111,16 @@ export const PROBLEM_CODES = {
     meaning:
       'The page’s address is not known to the verifier (a directory without `--site`), so it was not compared.',
   },
+  'page.cloaked': {
+    severity: 'error',
+    meaning:
+      'The site serves a browser’s navigation another signed element than a plain client (`siegel verify <url> --check-cloaking`): a verifier could be shown the signed page while readers get another.',
+  },
+  'referrer.other_page': {
+    severity: 'warning',
+    meaning:
+      'The reader came to this verify page from another page than the one it checked: its verdict says nothing about the page they came from.',
+  },
 } as const satisfies Record<string, { severity: Severity; meaning: string; outage?: true }>;
 
 /** A stable problem code: `area.what`, one of {@link PROBLEM_CODES}. */

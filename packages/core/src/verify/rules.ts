@@ -15,7 +15,7 @@ import type { Refusal } from '../page/coverage.js';
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
-import { isSameAddress } from './page-address.js';
+import { compareReferrer, isSameAddress } from './page-address.js';
 import {
   createProblem,
   decideVerdict,
@@ -76,6 +76,16 @@ export interface JudgeInput {
   expected?: { pubkey?: string; nip05?: string };
   /** Id and signature checks (default: nostr-tools' pure JS). */
   checks?: EventChecks;
+  /**
+   * The page as a plain client read it (`siegel verify <url> --check-cloaking`), called with the event's
+   * spec; `readPage` is then a browser's navigation's reading. A different hash is `page.cloaked`.
+   */
+  readPlainPage?: (spec: PageSpec) => PageReading;
+  /**
+   * Where the reader came from, for a verifier a reader opens from another page (a verify page:
+   * `document.referrer`, `''` when there is none). Absent (the CLI): not compared. See `Judgement.referrer`.
+   */
+  referrer?: string;
 }
 
 /** What {@link judgePage} decided. */
@@ -89,6 +99,12 @@ export interface Judgement {
   hash?: string;
   /** The event, when it has the shape of a signed event (checked or not). */
   event?: NostrEvent;
+  /**
+   * The referrer against the addresses checked (the page's, the event's `url` and `fallback` tags), when
+   * `referrer` was given: `same`, `other` (the warning `referrer.other_page`), or `none` — no referrer, or
+   * nothing to compare it with: the reader must compare the address shown with the one they came from.
+   */
+  referrer?: 'none' | 'same' | 'other';
 }
 
 const PURE_CHECKS: EventChecks = {
@@ -119,7 +135,8 @@ function readTag(event: NostrEvent, name: string): string | undefined {
  * expected signer, the page's hash (read under the event's spec) against the event's `x` tag, the page's
  * coverage (one element, shown, nothing ignored inside), and the event's `url` — or one of its NIP-94
  * `fallback` tags, the page's address at a mirror named at signing — against the address the page was
- * found at.
+ * found at; when given, a plain client's reading of the page against a browser's (`page.cloaked`) and
+ * where the reader came from against the addresses checked (`referrer.other_page`).
  *
  * @example
  * ```ts
@@ -209,9 +226,8 @@ export function judgePage(input: JudgeInput): Judgement {
 
   // The page, read by the rules its event was signed under (the signed `spec` tag, never the block's word).
   if (input.readPage && (spec !== undefined || event === undefined)) {
-    const reading = input.readPage(
-      spec ?? readEventSpec({ tags: [['spec', block?.spec ?? '']] }) ?? 'siegel-page/2',
-    );
+    const readSpec = spec ?? readEventSpec({ tags: [['spec', block?.spec ?? '']] }) ?? 'siegel-page/2';
+    const reading = input.readPage(readSpec);
     if (reading.hash !== undefined) result.hash = reading.hash;
     if (reading.hash === undefined) add('page.no_element', `no element matches \`${selector}\``);
     else if (reading.refusal)
@@ -227,6 +243,15 @@ export function judgePage(input: JudgeInput): Judgement {
         'block.hash',
         `the block states the hash \`${block.hash}\`; the page’s ${selector} hashes to \`${reading.hash}\``,
       );
+    // Cloaking: the page a browser's navigation gets against the one a plain client gets.
+    const plain = input.readPlainPage?.(readSpec).hash;
+    if (input.readPlainPage && plain !== reading.hash) {
+      const named = (hash: string | undefined) => (hash === undefined ? `no \`${selector}\`` : `\`${hash}\``);
+      add(
+        'page.cloaked',
+        `the site serves a browser another ${selector} than a plain client: a browser’s navigation got ${named(reading.hash)}, a plain client ${named(plain)}`,
+      );
+    }
   }
 
   // The address: the event's `url`, or one of its `fallback` tags (the page's address at a mirror the
@@ -249,6 +274,21 @@ export function judgePage(input: JudgeInput): Judgement {
         `signed for \`${url ?? '(no url)'}\`${mirrors}, but the page was found at \`${address}\``,
       );
     }
+  }
+
+  // Where the reader came from: a genuine verify page opened from a forged page is about another page.
+  if (input.referrer !== undefined) {
+    const url = event ? readTag(event, 'url') : undefined;
+    const fallbacks = url === undefined || !event ? [] : event.tags.filter((tag) => tag[0] === 'fallback');
+    const checked = [input.address, url, ...fallbacks.map((tag) => tag[1])].filter(
+      (candidate): candidate is string => typeof candidate === 'string',
+    );
+    result.referrer = checked.length === 0 ? 'none' : compareReferrer(input.referrer, checked);
+    if (result.referrer === 'other')
+      add(
+        'referrer.other_page',
+        `you came from \`${input.referrer}\`, which is not the page this check is about (\`${checked[0]}\`): this verdict says nothing about the page you came from`,
+      );
   }
   return judgement();
 }

@@ -9,20 +9,26 @@ import { describeByteSize } from '../text/byte-size.js';
  */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 
+/** A page's bytes, what one parse of them says (under the current spec) and its HTTP `Content-Type`. */
+export interface PageBytes {
+  /** The page's bytes again, for a reading under another spec (rare: the current spec is read already). */
+  bytes: () => Buffer;
+  reading: PageCheckReading;
+  /** The HTTP `Content-Type` it was served with (a URL), for a reading under another spec. */
+  contentType?: string | undefined;
+}
+
 /**
- * A page of a source: its bytes, what one parse of them says (under the current spec) and the address it
- * is judged at — or why it could not be read.
+ * A page of a source: its bytes, what one parse of them says and the address it is judged at — or why it
+ * could not be read.
  */
 export type SourcePage =
-  | {
+  | (PageBytes & {
       name: string;
-      /** The page's bytes again, for a reading under another spec (rare: the current spec is read already). */
-      bytes: () => Buffer;
-      reading: PageCheckReading;
-      /** The HTTP `Content-Type` it was served with (a URL), for a reading under another spec. */
-      contentType?: string | undefined;
       address: string | undefined;
-    }
+      /** The same page as a plain client got it, when asked for (URL mode, `checkCloaking`). */
+      plain?: PageBytes;
+    })
   | { name: string; problem: string; code: 'page.too_large' | 'page.unavailable' };
 
 /** An event as read (its shape is the rule book's to judge) and where it was read. */

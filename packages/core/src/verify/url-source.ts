@@ -1,8 +1,9 @@
 import { SiegelError } from '../errors.js';
-import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
+import { NAVIGATION_ACCEPT, navigationHeaders, PLAIN_PAGE_ACCEPT } from '../net/navigation-headers.js';
+import { SITE_CLIENT_DEFAULTS, SiteClient, type SiteGetOptions } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { readPageForCheck } from '../page/analyze.js';
-import { MAX_EVENT_BYTES, MissingEvent, type Source } from './site-source.js';
+import { MAX_EVENT_BYTES, MissingEvent, type PageBytes, type Source } from './site-source.js';
 
 /** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
 export interface UrlSourceOptions {
@@ -11,12 +12,16 @@ export interface UrlSourceOptions {
   maxRedirects?: number;
   requestTimeoutMs?: number;
   totalTimeoutMs?: number;
+  userAgent?: string;
+  checkCloaking?: boolean;
 }
 
 /**
  * A live site, crawled from `start` (same origin, under its path, at most `maxPages` pages) by a careful
  * client (`net/`): bounded responses and time, redirects only within the site's origin, no private
- * addresses but the site's own. Each page is judged at the URL it was fetched from.
+ * addresses but the site's own. Each page is asked for as a browser's navigation asks
+ * (net/navigation-headers.ts) and judged at the URL it was fetched from; with `checkCloaking`, it is asked
+ * for again as a plain client, for the rule book to compare (`page.cloaked`).
  */
 export function urlSource(
   start: string,
@@ -35,6 +40,33 @@ export function urlSource(
     totalTimeoutMs: options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs,
   });
   const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
+  const pageRequest = (url: URL, plain: boolean): SiteGetOptions => ({
+    maxBytes: maxPageBytes,
+    wantBody: (headers) => isHtml(headers['content-type']),
+    ...(plain
+      ? { accept: PLAIN_PAGE_ACCEPT }
+      : { accept: NAVIGATION_ACCEPT, headers: navigationHeaders(url, options.userAgent) }),
+  });
+  /** The page as a plain client gets it, or why it could not be read: then the two were not compared. */
+  const readPlain = async (url: URL): Promise<PageBytes | string> => {
+    const failed = 'as a plain client (`--check-cloaking`), so the two readings were not compared';
+    try {
+      const response = await client.get(url, pageRequest(url, true));
+      if (response.status < 200 || response.status >= 300)
+        return `\`${url.href}\` answered HTTP ${response.status} ${failed}`;
+      const { body } = response;
+      if (!body) return `\`${url.href}\` sent no HTML ${failed}`;
+      const contentType = response.headers['content-type'];
+      return {
+        bytes: () => body,
+        reading: readPageForCheck(body, selector, { contentType }),
+        contentType,
+      };
+    } catch (error) {
+      if (client.expired) throw client.expired;
+      return `${(error as Error).message} ${failed}`;
+    }
+  };
   return {
     async *pages() {
       const queue: URL[] = [root];
@@ -44,11 +76,7 @@ export function urlSource(
         const url = queue.shift() as URL;
         let response: Awaited<ReturnType<SiteClient['get']>>;
         try {
-          response = await client.get(url, {
-            maxBytes: maxPageBytes,
-            accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-            wantBody: (headers) => isHtml(headers['content-type']),
-          });
+          response = await client.get(url, pageRequest(url, false));
         } catch (error) {
           // The start page and the check's time are the run's; any other page fails alone.
           if (visited === 0 || client.expired) throw client.expired ?? error;
@@ -72,13 +100,22 @@ export function urlSource(
         // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
         const contentType = response.headers['content-type'];
         const body = response.body;
-        yield {
-          name: response.url.href,
-          bytes: () => body,
-          reading: readPageForCheck(response.body, selector, { contentType }),
-          contentType,
-          address: response.url.href,
-        };
+        const plain = options.checkCloaking ? await readPlain(url) : undefined;
+        if (typeof plain === 'string')
+          yield {
+            name: response.url.href,
+            problem: plain,
+            code: /more than/.test(plain) ? 'page.too_large' : 'page.unavailable',
+          };
+        else
+          yield {
+            name: response.url.href,
+            bytes: () => body,
+            reading: readPageForCheck(response.body, selector, { contentType }),
+            contentType,
+            address: response.url.href,
+            ...(plain ? { plain } : {}),
+          };
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {

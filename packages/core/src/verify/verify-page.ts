@@ -117,6 +117,7 @@ ${pageHead(`Signature check: ${e(title)}`)}
 <main>
 <h1>Signature check</h1>
 <p id="siegel-status" role="status" data-state="pending" data-page="${e(fromVerifyDirectory(input.pagePath, basePath))}" data-selector="${e(selector)}">Checking the signature…</p>
+${checkedPage(input.pageUrl)}
 <noscript><p>The check runs in your browser and needs JavaScript. Without it, compare the facts below by hand: the page hash is the SHA-256 of <code>${e(covered)}</code>.</p></noscript>
 <dl>
 <dt>Page</dt><dd><a href="${e(input.pageUrl)}">${e(title)}</a><br><code>${e(input.pageUrl)}</code></dd>
@@ -172,6 +173,7 @@ ${pageHead('Signature check')}
 <main>
 <h1>Signature check</h1>
 <p id="siegel-status" role="status" data-state="pending" data-lookup="" data-site="${e(input.site)}" data-selector="${e(selector)}">Looking for the signature event…</p>
+${checkedPage()}
 <noscript><p>The check runs in your browser and needs JavaScript.</p></noscript>
 <p>Open this page with the signature's Nostr event after <code>#</code>: <code>verify/#nevent1…</code> (the page's <code>nostr:</code> link) or <code>verify/#{event id}</code>.</p>
 <dl id="siegel-facts" hidden>
@@ -220,6 +222,17 @@ export async function readVerifyScript(): Promise<string> {
 }
 
 /**
+ * The first fact beside the verdict on both verify pages: the address of the page checked (the script puts
+ * in the address it fetched; the lookup page's is hidden until its event names one), and the place where
+ * the script says whether the reader came from that page (`#siegel-referrer`, see script/checked-page.ts).
+ */
+function checkedPage(pageUrl?: string): string {
+  const url = pageUrl === undefined ? '' : escapeHtml(pageUrl);
+  return `<p id="siegel-checked"${pageUrl === undefined ? ' hidden' : ''}>Checked page: <a id="siegel-checked-page" href="${url}">${url}</a></p>
+<p id="siegel-referrer" hidden></p>`;
+}
+
+/**
  * The sentence both verify pages carry: this check comes from the site it checks, and how to check without
  * trusting the site (the CLI, run by the reader; `pageUrl` fills in the command when known).
  */
@@ -243,6 +256,9 @@ code{font-size:.85em;word-break:break-all}dt{font-weight:600;margin-top:.6rem}dd
 #siegel-status[data-state=valid]{background:#e3f6e8;color:#0d5b23}
 #siegel-status[data-state=invalid],#siegel-status[data-state=error]{background:#fde8e8;color:#8a1111}
 #siegel-status[data-state=not_found]{background:#fff4d6;color:#6b4a00}
+#siegel-checked a{word-break:break-all}
+#siegel-referrer{padding:.6rem 1rem;border-radius:.4rem;background:#f1f1f4}
+#siegel-referrer[data-referrer=other]{background:#fff4d6;color:#6b4a00;font-weight:600}
 #siegel-content-frame{display:block;width:100%;height:24rem;border:1px solid #d2d2d7;border-radius:.4rem;box-sizing:border-box}
 #siegel-content-text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24rem;overflow:auto;padding:.8rem;border-radius:.4rem;background:#f6f6f8;font-size:.8rem}
 </style>

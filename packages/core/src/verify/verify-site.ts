@@ -54,6 +54,17 @@ export interface VerifySiteOptions {
   /** URL only: time for the whole check, in ms (default 600 000). */
   totalTimeoutMs?: number;
   /**
+   * URL only: the User-Agent pages are asked for with (default `BROWSER_USER_AGENT`, a current Chromium's:
+   * pages are asked for as a browser's navigation asks, `Sec-Fetch-*` headers and all; event files as before).
+   */
+  userAgent?: string;
+  /**
+   * URL only: ask for each page a second time as a plain client (no `Sec-Fetch-*`, User-Agent
+   * `siegel-verify`) and report `page.cloaked` when its signed element differs from the browser's (default
+   * `false`). A page the plain client cannot read is `page.unavailable`: the two were not compared.
+   */
+  checkCloaking?: boolean;
+  /**
    * Relays to ask for an event whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's
    * block (default none): `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
    */
@@ -88,7 +99,8 @@ export interface VerifySiteOptions {
  * the event's `url` against the address (URL: where the page was fetched; directory: `site` joined with
  * its path — without `site`, the warning `address.unchecked`). A URL is fetched by a careful client
  * (`net/`): bounded responses and time, redirects only within the site's origin, no private addresses but
- * the site's own.
+ * the site's own; its pages are asked for as a browser's navigation asks (`userAgent`), and with
+ * `checkCloaking` also as a plain client, whose reading must be the same (`page.cloaked`).
  *
  * @example
  * ```ts
@@ -113,6 +125,17 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     throw new SiegelError(
       'invalid_options',
       '`site` is for a directory: a URL is checked at the address it is served at',
+    );
+  for (const name of ['userAgent', 'checkCloaking'] as const)
+    if (!isUrl && options[name] !== undefined)
+      throw new SiegelError(
+        'invalid_options',
+        `\`${name}\` is for a URL: a directory's pages are read from disk`,
+      );
+  if (options.userAgent !== undefined && !/^[\x20-\x7e]+$/.test(options.userAgent))
+    throw new SiegelError(
+      'invalid_options',
+      `The User-Agent must be printable ASCII, got \`${options.userAgent}\``,
     );
   const site = options.site === undefined ? undefined : pageUrl(options.site, '');
   const source = isUrl

@@ -8,7 +8,8 @@
  * (`../rules.ts`, the same `judgePage` as `siegel verify`) decides.
  * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `not_found`, or
  * `error` when there was nothing to judge) with `data-reason` (the first problem's code, `ok` when valid)
- * and `data-codes` (every problem's code) for tools and tests. Once valid, the signer's NIP-05 name is
+ * and `data-codes` (every problem's code) for tools and tests; beside it, the address it checked and whether
+ * the reader came from there (`document.referrer`, judged by the rule book: checked-page.ts). Once valid, the signer's NIP-05 name is
  * shown when their profile on the relays names one that its domain confirms (identity.ts).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -29,6 +30,7 @@ import {
   type Verdict,
 } from '../rules.js';
 import { pickRelays } from './browser-relays.js';
+import { type CheckedPage, showCheckedPage } from './checked-page.js';
 import { showIdentity } from './identity.js';
 import { LookupFailure, lookUpEvent } from './lookup.js';
 import { showSignedContent } from './show-content.js';
@@ -45,6 +47,8 @@ interface Outcome {
   message: string;
   /** When valid: the key the page's block names (and the event is signed by) — the only one whose NIP-05 is shown. */
   signer?: string;
+  /** When the page was read: the address checked and whether the reader came from it. */
+  checked?: CheckedPage;
 }
 
 async function hashText(text: string): Promise<string> {
@@ -147,11 +151,24 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
     hash: content === undefined ? undefined : await hashText(content),
     refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
   };
-  const judgement = judgePage({ selector, readPage: () => reading, block, event, address });
-  if (judgement.verdict !== 'valid') return fromProblems(judgement.problems);
+  const judgement = judgePage({
+    selector,
+    readPage: () => reading,
+    block,
+    event,
+    address,
+    referrer: document.referrer,
+  });
+  const checked: CheckedPage = { address, referrer: judgement.referrer ?? 'none' };
+  if (judgement.verdict !== 'valid') return { ...fromProblems(judgement.problems), checked };
   if (content !== undefined) showSignedContent(content);
-  const notes = judgement.problems.map((problem) => ` Note: ${problem.message}.`).join('');
+  // The referrer's warning has its own place beside the address checked (checked-page.ts).
+  const notes = judgement.problems
+    .filter((problem) => problem.code !== 'referrer.other_page')
+    .map((problem) => ` Note: ${problem.message}.`)
+    .join('');
   return {
+    checked,
     state: 'valid',
     reason: 'ok',
     codes: judgement.problems.map((problem) => problem.code),
@@ -181,12 +198,14 @@ async function run(): Promise<void> {
   status.dataset.reason = outcome.reason;
   status.dataset.codes = outcome.codes.join(' ');
   status.dataset.state = outcome.state;
+  if (outcome.checked) showCheckedPage(outcome.checked);
   if (outcome.state !== 'valid') return;
-  // Beside "Valid", in one sentence: what it covers and what it cannot (stylesheets, scripts).
+  // Beside "Valid", after the address checked, in one sentence: what it covers and what it cannot
+  // (stylesheets, scripts).
   const coverage = document.createElement('p');
   coverage.id = 'siegel-coverage';
   coverage.textContent = describeCoverage(status.dataset.selector || 'main');
-  status.after(coverage);
+  (document.getElementById('siegel-referrer') ?? status).after(coverage);
   if (outcome.signer !== undefined && target && 'event' in target)
     await showIdentity(outcome.signer, target.relays).catch(() => undefined);
   // For tools and tests: the identity step is over (`confirmed` when a NIP-05 name is shown).
