@@ -42,7 +42,8 @@ export function checkPage(
     selector,
     readPage: (spec) => {
       const reading = read(spec);
-      return { hash: reading.hash, refusal: reading.encoding ?? reading.refusal };
+      const { hash, refusal, encoding, title, baseHref } = reading;
+      return { hash, refusal: encoding ?? refusal, title, baseHref };
     },
     block,
     ...(loaded.event ? { event: loaded.event } : {}),
