@@ -2,6 +2,7 @@ import { SiegelError } from '../errors.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { readPageForCheck } from '../page/analyze.js';
+import { resolveBaseUrl } from '../page/page-facts.js';
 import { MAX_EVENT_BYTES, MissingEvent, type Source } from './site-source.js';
 
 /** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
@@ -72,17 +73,20 @@ export function urlSource(
         // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
         const contentType = response.headers['content-type'];
         const body = response.body;
+        const reading = readPageForCheck(response.body, selector, { contentType });
         yield {
           name: response.url.href,
           bytes: () => body,
-          reading: readPageForCheck(response.body, selector, { contentType }),
+          reading,
           contentType,
           address: response.url.href,
         };
+        // Links resolve against the page's base URL, as in a browser (a Hugo page's `<base href>`).
+        const base = resolveBaseUrl(reading.baseHref, response.url.href) ?? response.url;
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {
-            link = new URL((match[1] as string).replace(/&amp;/g, '&'), response.url);
+            link = new URL((match[1] as string).replace(/&amp;/g, '&'), base);
           } catch {
             continue;
           }
