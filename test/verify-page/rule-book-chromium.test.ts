@@ -13,7 +13,7 @@ import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { buildCaseSite, type CaseSite, VERDICT_CASES } from '../support/verdict-cases.js';
 
 // Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files for 8
-// cases; 14 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine
+// cases; 13 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine
 vi.setConfig({ testTimeout: 90_000 });
 
 interface JsonReport {
