@@ -101,9 +101,11 @@ export function resolveBaseUrl(href: string | undefined, address: string): strin
 
 /**
  * The title and `<base href>` of a page as a reader with scripts on reads them: from `document` (the
- * hash's reading, scripting off), and — when the page holds a `<noscript>`, which a live page reads as text
- * up to its first `</noscript>` — from a second parse with scripting on, so that a `<title>` or `<base>`
- * hidden from the hash's reading in a `<noscript>` comment is still the one read.
+ * hash's reading, scripting off), and — when a `<title` or `<base` tag follows a `<noscript>`, which a live
+ * page reads as text up to its first `</noscript>` — from a second parse with scripting on, so that a
+ * `<title>` or `<base>` hidden from the hash's reading in a `<noscript>` comment is still the one read, and
+ * one inside a `<noscript>` is not. Before the first `<noscript` both readings are the same, so a page whose
+ * `<title>` and `<base>` all come before it (a tag manager's `<noscript>` in `<body>`) is parsed once.
  *
  * @example
  * ```ts
@@ -112,6 +114,8 @@ export function resolveBaseUrl(href: string | undefined, address: string): strin
  * ```
  */
 export function readPageFacts(html: string, document: Document, spec: PageSpec): PageFacts {
-  const live = /<noscript/i.test(html) ? parseDocument(html, { spec, scripting: true }).document : document;
+  const noscript = html.search(/<noscript/i);
+  const differs = noscript >= 0 && /<(?:title|base)[\t\n\f\r />]/i.test(html.slice(noscript));
+  const live = differs ? parseDocument(html, { spec, scripting: true }).document : document;
   return { title: readDocumentTitle(live), baseHref: readBaseHref(live) };
 }
