@@ -69,6 +69,25 @@ export const VERDICT_CASES: VerdictCase[] = [
     codes: ['signer.unexpected'],
     reader: 'event',
   },
+  // Issue 35: what a reader takes from the page besides <main> — where its links go, its title.
+  ...(
+    [
+      ['base-elsewhere.html', 'a <base href> to another origin added after signing', 'page.base'],
+      ['base-other.html', 'a same-origin <base href="/other/"> added after signing', 'page.base'],
+      ['title-changed.html', 'the <title> changed after signing', 'page.title'],
+      ['title-added.html', 'a <title> added to a page signed without one', 'page.title'],
+      ['base-self.html', 'a <base href> equal to the page’s own address, added after signing'],
+      ['base-recorded.html', 'signed with <base href="/">, which its event records'],
+    ] as const
+  ).map(
+    ([page, what, code]): VerdictCase => ({
+      page,
+      what,
+      verdict: code ? 'invalid' : 'valid',
+      codes: code ? [code] : [],
+      reader: 'event',
+    }),
+  ),
   {
     page: 'missing.html',
     what: 'the event in neither the site’s copy nor the relay',
@@ -122,6 +141,11 @@ export async function buildCaseSite(dir: string, site: string, relay: string): P
   await writeFile(join(dir, 'index.html'), pageHtml('Cases', 'The verdict cases.', links));
   for (const c of VERDICT_CASES)
     await writeFile(join(dir, c.page), pageHtml(c.page, c.what.replace(/</g, '&lt;').replace(/>/g, '&gt;')));
+  // Issue 35: pages signed with a `<base href>`, or without a title.
+  const head = (page: string, edit: (html: string) => string) =>
+    readFile(join(dir, page), 'utf8').then((html) => writeFile(join(dir, page), edit(html)));
+  await head('base-recorded.html', (html) => html.replace('<title>', '<base href="/"><title>'));
+  await head('title-added.html', (html) => html.replace(/<title>.*<\/title>\n/, ''));
   await signSite(dir, {
     site,
     signer: new LocalKeySigner(CASE_KEY),
@@ -183,6 +207,13 @@ export async function buildCaseSite(dir: string, site: string, relay: string): P
       `<meta name="nostr:pubkey" content="${ownPubkey}">`,
     ),
   );
+  // Issue 35: a <base href> or a title added or changed after signing.
+  const addBase = (href: string) => (html: string) => html.replace('<title>', `<base href="${href}"><title>`);
+  await head('base-elsewhere.html', addBase('https://evil.example/'));
+  await head('base-other.html', addBase('/other/'));
+  await head('base-self.html', addBase('base-self.html'));
+  await head('title-changed.html', (html) => html.replace(/<title>.*<\/title>/, '<title>Forged</title>'));
+  await head('title-added.html', (html) => html.replace('</head>', '<title>Added</title>\n</head>'));
   // missing: the site's copy deleted; the block names the relay, which never had it.
   const gone = await eventOf('missing.html');
   const missingHtml = await read('missing.html');

@@ -12,8 +12,9 @@ import { type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { buildCaseSite, type CaseSite, VERDICT_CASES } from '../support/verdict-cases.js';
 
-// Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files
-vi.setConfig({ testTimeout: 60_000 });
+// Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files for 8
+// cases; 13 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine
+vi.setConfig({ testTimeout: 90_000 });
 
 interface JsonReport {
   ok: boolean;
@@ -74,7 +75,9 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     const text = await runCli(['verify', cases.dir, '--site', server.url], root);
     expect(text.code).toBe(1);
     for (const c of VERDICT_CASES) for (const code of c.codes) expect(text.stdout).toContain(`[${code}]`);
-    expect(text.stdout).toMatch(/Siegel verify: 2 valid, 5 invalid, 1 not found, 0 skipped/);
+    expect(text.stdout).toContain(
+      `Siegel verify: ${count('valid') + 1} valid, ${count('invalid')} invalid, ${count('not_found')} not found, 0 skipped`,
+    );
     // What "valid" covers, once, in the verbose listing only.
     expect(text.stdout).not.toContain(describeCoverage());
     const verbose = await runCli(['verify', cases.dir, '--site', server.url, '--verbose'], root);

@@ -220,7 +220,13 @@ describe('spec versions', () => {
     const project = await createProject();
     const html = page(main);
     const hash = analyzePage(html, { spec: 'siegel-page/1' }).hash as string;
-    const template = createPageEvent({ hash, url: `${SITE}/old.html`, createdAt: 1767225600 });
+    const title = analyzePage(html).title;
+    const template = createPageEvent({
+      hash,
+      url: `${SITE}/old.html`,
+      createdAt: 1767225600,
+      ...(title ? { title } : {}),
+    });
     template.tags = template.tags.filter((tag) => tag[0] !== 'spec');
     const event = finalizeEvent(template, generateSecretKey());
     const block = renderSignatureBlock(event, { verifyUrl: `${SITE}/verify/${event.id}` }).replace(

@@ -16,7 +16,7 @@ const MIRROR = 'https://mirror.example/blog/x/';
 
 function signed(): NostrEvent {
   const hash = analyzePage(HTML).hash as string;
-  const template = createPageEvent({ hash, url: URL_, createdAt: 1_767_225_600 });
+  const template = createPageEvent({ hash, url: URL_, title: 'T', createdAt: 1_767_225_600 });
   return finalizeEvent({ ...template, tags: [...template.tags, ['fallback', MIRROR]] }, KEY);
 }
 
@@ -93,6 +93,21 @@ describe('cloaking (siegel verify <url> --check-cloaking)', () => {
     const none = judge({ readPlainPage: (spec) => analyzePage('<title>T</title><p>x', { spec }) });
     expect(none.codes).toEqual(['invalid', 'page.cloaked']);
     expect(none.result.problems[0]?.message).toContain('a plain client no `main`');
+  });
+
+  it('reports `page.cloaked` when the element is the same but a plain client gets another title or base', () => {
+    const retitled = judge({
+      readPlainPage: (spec) =>
+        analyzePage(HTML.replace('<title>T</title>', '<title>Plain</title>'), { spec }),
+    });
+    expect(retitled.codes).toEqual(['invalid', 'page.cloaked']);
+    expect(retitled.result.problems[0]?.message).toContain('another title than a plain client');
+    const rebased = judge({
+      readPlainPage: (spec) =>
+        analyzePage(HTML.replace('<title>T</title>', '<title>T</title><base href="/x/">'), { spec }),
+    });
+    expect(rebased.codes).toEqual(['invalid', 'page.cloaked']);
+    expect(rebased.result.problems[0]?.message).toContain('`/x/`');
   });
 
   it('asks for a page as Chromium’s navigation does, client hints only with its User-Agent', () => {

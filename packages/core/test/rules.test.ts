@@ -22,7 +22,7 @@ const URL_ = 'https://example.com/blog/x/';
 function signed(overrides: Partial<ReturnType<typeof createPageEvent>> = {}): NostrEvent {
   const hash = analyzePage(HTML).hash as string;
   return finalizeEvent(
-    { ...createPageEvent({ hash, url: URL_, createdAt: 1_767_225_600 }), ...overrides },
+    { ...createPageEvent({ hash, url: URL_, title: 'T', createdAt: 1_767_225_600 }), ...overrides },
     KEY,
   );
 }
@@ -82,6 +82,7 @@ describe('judgePage', () => {
         hash,
         url: URL_,
         fallbacks: ['https://mirror.example.org/blog/x/', 'https://example.net/copy/blog/x/'],
+        title: 'T',
         createdAt: 1_767_225_600,
       }),
       KEY,

@@ -9,6 +9,7 @@ import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
 import { checkCoverage, type Refusal } from './coverage.js';
 import { checkEncoding } from './encoding.js';
+import { collapseWhitespace, type PageFacts, readPageFacts } from './page-facts.js';
 import {
   CURRENT_SPEC,
   findChild,
@@ -34,8 +35,10 @@ export interface PageAnalysis {
   spec: PageSpec;
   /** Why the element cannot be signed or verified (several matches, hidden, ignored markup inside); `undefined` when it can. */
   refusal: Refusal | undefined;
-  /** The `<title>` text with whitespace collapsed and trimmed, as `document.title`; `undefined` when absent or empty. */
+  /** The title as `document.title` reads it (page/page-facts.ts); `undefined` when absent or empty. */
   title: string | undefined;
+  /** The `href` of the page's first `<base href>`, as written (page/page-facts.ts); `undefined` when none. */
+  baseHref: string | undefined;
   /** `<meta name="description" content>`, trimmed; `undefined` when absent or empty. */
   description: string | undefined;
   /** UTF-16 offset in `html` where a new signature block goes: the end of `<head>`, also when `<head>` is implied. */
@@ -61,29 +64,6 @@ export interface AnalyzePageOptions {
   spec?: PageSpec;
 }
 
-/** First HTML element named `tagName` under `root`, in tree order (template contents excluded). */
-function findFirstHtmlElement(root: Element | undefined, tagName: string): Element | undefined {
-  for (const child of root?.childNodes ?? []) {
-    if (!isElement(child)) continue;
-    if (child.tagName === tagName && child.namespaceURI === HTML_NS) return child;
-    const found = findFirstHtmlElement(child, tagName);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function collapseWhitespace(text: string): string | undefined {
-  const collapsed = text.replace(/[\t\n\f\r ]+/g, ' ').trim();
-  return collapsed === '' ? undefined : collapsed;
-}
-
-function readTitle(title: Element): string | undefined {
-  let text = '';
-  for (const child of title.childNodes)
-    if (child.nodeName === '#text') text += (child as { value: string }).value;
-  return collapseWhitespace(text);
-}
-
 /**
  * Analyse a page for signing: the `siegel-page/2` hash of the selected element, title, description,
  * the block the page carries now, where a new signature block goes and the range of a block an earlier
@@ -100,26 +80,22 @@ function readTitle(title: Element): string | undefined {
  */
 export function analyzePage(html: string, options: AnalyzePageOptions = {}): PageAnalysis {
   const spec = options.spec ?? CURRENT_SPEC;
-  const { root, head, hash, refusal, inBody } = readElement(html, options.selector ?? DEFAULT_SELECTOR, spec);
+  const { head, hash, refusal, inBody, facts } = readElement(
+    html,
+    options.selector ?? DEFAULT_SELECTOR,
+    spec,
+  );
 
-  let title: string | undefined;
   let description: string | undefined;
   for (const child of head?.childNodes ?? []) {
-    if (!isElement(child)) continue;
-    if (child.tagName === 'title' && title === undefined) title = readTitle(child) ?? '';
-    else if (
+    if (
+      isElement(child) &&
       child.tagName === 'meta' &&
-      description === undefined &&
       readAttribute(child, 'name')?.toLowerCase() === 'description'
     ) {
-      description = collapseWhitespace(readAttribute(child, 'content') ?? '') ?? '';
+      description = collapseWhitespace(readAttribute(child, 'content') ?? '');
+      break;
     }
-  }
-
-  // document.title: the first HTML <title> in tree order; outside <head> only on odd pages, so look there last.
-  if (title === undefined) {
-    const stray = findFirstHtmlElement(root, 'title');
-    if (stray) title = readTitle(stray);
   }
   const { insertAt, existingBlock, headPhase } = locateBlockSlot(html);
   const signatureBlock = readSignatureBlockFromHead(head);
@@ -127,8 +103,8 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     hash,
     spec,
     refusal,
-    title: title || undefined,
-    description: description || undefined,
+    ...facts,
+    description,
     insertAt,
     existingBlock,
     signatureBlock,
@@ -149,13 +125,12 @@ function isInBody(element: Element): boolean {
 function readElement(html: string, selectorText: string, spec: PageSpec) {
   const selector = compileCachedSelector(selectorText);
   const { document, ignoredStartTags } = parseDocument(html, { spec });
-  const root = findChild(document, 'html');
-  const head = findChild(root, 'head');
+  const head = findChild(findChild(document, 'html'), 'head');
   const matches = selectAll(document, selector, 2);
   const element = matches[0];
   return {
-    root,
     head,
+    facts: readPageFacts(html, document, spec),
     inBody: element !== undefined && isInBody(element),
     hash: element === undefined ? undefined : hashElement(element, spec),
     refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
@@ -223,6 +198,8 @@ export interface ParsedPage {
   /** Why the page must not be signed; `undefined` when it may. */
   refusal: Refusal | undefined;
   title: string | undefined;
+  /** As {@link PageAnalysis.baseHref}: the event records the base URL it sets. */
+  baseHref: string | undefined;
   description: string | undefined;
   place: BlockPlace;
   /** `place` in UTF-8 byte offsets. */
@@ -247,6 +224,7 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
     hash: analysis.hash,
     refusal: checkEncoding(input) ?? analysis.refusal,
     title: analysis.title,
+    baseHref: analysis.baseHref,
     description: analysis.description,
     place,
     bytePlace: toBytePlace(html, place, input.length),
@@ -254,8 +232,8 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
   };
 }
 
-/** What checking a page's signature needs from one parse of it (`siegel verify`). */
-export interface PageCheckReading {
+/** What checking a page's signature needs from one parse of it (`siegel verify`); its title and `<base href>` as {@link PageFacts}. */
+export interface PageCheckReading extends PageFacts {
   /** As {@link PageAnalysis.hash}, under `spec`. */
   hash: string | undefined;
   /** The spec the page was read by. */
@@ -270,7 +248,7 @@ export interface PageCheckReading {
 
 /**
  * Read a page's raw bytes for checking its signature (in this thread, or in a parse worker): one parse, and
- * nothing a signing run needs besides (no title, description or block place). `contentType`: the HTTP
+ * nothing a signing run needs besides (no description or block place). `contentType`: the HTTP
  * header the page was served with, which outranks its `<meta>` (none for a file).
  * @throws {SiegelError} `invalid_options` when `selector` uses unsupported syntax.
  */
@@ -280,11 +258,12 @@ export function readPageForCheck(
   options: { spec?: PageSpec; contentType?: string | undefined } = {},
 ): PageCheckReading {
   const spec = options.spec ?? CURRENT_SPEC;
-  const { head, hash, refusal } = readElement(input.toString('utf8'), selector, spec);
+  const { head, hash, refusal, facts } = readElement(input.toString('utf8'), selector, spec);
   return {
     hash,
     spec,
     refusal,
+    ...facts,
     encoding: checkEncoding(input, { contentType: options.contentType ?? null }),
     signatureBlock: readSignatureBlockFromHead(head),
   };

@@ -64,6 +64,12 @@ export interface PageEventInput {
   fallbacks?: readonly string[];
   /** Page title; becomes the content and the `alt` tag. Default: none (content falls back to the URL). */
   title?: string;
+  /**
+   * The base URL the page's `<base href>` sets, absolute (`resolveBaseUrl(href, url)`); becomes the `base`
+   * tag, which verifiers compare with the page's base URL. Default: none (the page's links resolve against
+   * its own address).
+   */
+  base?: string;
   /** Meta description; becomes the `summary` tag. Default: none. */
   description?: string;
   /** Unix seconds. Default: now. */
@@ -74,8 +80,9 @@ export interface PageEventInput {
  * The unsigned NIP-94 (kind 1063) event for a page: content = title (the URL when there is no title),
  * tags `url`, one `fallback` per mirror address (NIP-94: "zero or more fallback file sources in case url
  * fails"), `m` = `text/html`, `x` and `ox` = the hash, `spec` = `siegel-page/2` (the rules the hash was
- * made by, signed with it so that nobody can make a verifier read the page by older rules), plus `summary`
- * and `alt` where present — the shape nostr-tools' `nip94.validateEvent` accepts.
+ * made by, signed with it so that nobody can make a verifier read the page by older rules), plus `base`
+ * (the base URL a `<base href>` sets), `summary` and `alt` where present — the shape nostr-tools'
+ * `nip94.validateEvent` accepts.
  *
  * @example
  * ```ts
@@ -108,6 +115,8 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
     ['ox', hash],
     ['spec', CURRENT_SPEC],
   ];
+  const base = input.base?.trim();
+  if (base) tags.push(['base', base]);
   if (description) tags.push(['summary', description]);
   if (title) tags.push(['alt', title]);
   return {
@@ -116,4 +125,24 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
     tags,
     content: title ?? url,
   };
+}
+
+/**
+ * Whether `event` carries the title and base URL a page event made from `input` would carry (the `alt` and
+ * `base` tags): a signing run keeps a cached event only then, so a page whose `<title>` or `<base href>`
+ * changed is signed again even when its hash did not change.
+ *
+ * @example
+ * ```ts
+ * describesPage(cached.event, { title: 'New title' }); // false: the event still has the old `alt`
+ * ```
+ */
+export function describesPage(
+  event: { tags: string[][] },
+  input: Pick<PageEventInput, 'title' | 'base'>,
+): boolean {
+  const tag = (name: string) => event.tags.find((candidate) => candidate[0] === name)?.[1];
+  return (
+    tag('alt') === (input.title?.trim() || undefined) && tag('base') === (input.base?.trim() || undefined)
+  );
 }

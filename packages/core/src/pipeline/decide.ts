@@ -2,7 +2,8 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { fingerprintFile, type SignCacheEntry } from '../cache/sign-cache.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
 import { type ParsedPage, readPageForCheck } from '../page/analyze.js';
-import { createPageEvent, pageUrl } from '../page/page-event.js';
+import { createPageEvent, describesPage, pageUrl } from '../page/page-event.js';
+import { resolveBaseUrl } from '../page/page-facts.js';
 import { applySignatureBlock, renderSignatureBlock } from '../page/signature-block.js';
 import { type BlockPlace, spliceBlockBytes } from '../page/splice.js';
 import { checkPage } from '../verify/page-check.js';
@@ -118,7 +119,10 @@ export function decideByHash(
     };
   const { place, bytePlace, hash } = parsed;
   const url = pageUrl(options.site, path);
-  if (entry && entry.hash === hash) {
+  // What the event says of the page besides its hash: the title and the base URL its `<base href>` sets.
+  const base = resolveBaseUrl(parsed.baseHref, url);
+  const facts = { ...(parsed.title ? { title: parsed.title } : {}), ...(base ? { base } : {}) };
+  if (entry && entry.hash === hash && describesPage(entry.event, facts)) {
     const output = applyBlock(options, input, place, bytePlace, entry.event);
     const problem = checkBlock(context, parsed.splicesSafely, output, entry.event, url);
     if (problem) return notWritten(problem);
@@ -142,7 +146,7 @@ export function decideByHash(
     hash,
     url,
     fallbacks: options.mirrors.map((mirror) => pageUrl(mirror, path)),
-    ...(parsed.title ? { title: parsed.title } : {}),
+    ...facts,
     ...(parsed.description ? { description: parsed.description } : {}),
   });
   return {

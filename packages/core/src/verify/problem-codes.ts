@@ -97,6 +97,16 @@ export const PROBLEM_CODES = {
     meaning:
       'A `<noscript>` makes the page read differently when scripts run (a reader would be shown other markup than was signed); or, under `siegel-page/1`, text in `<noscript>` hashes like markup.',
   },
+  'page.title': {
+    severity: 'error',
+    meaning:
+      'The page’s title (`document.title`: the tab, bookmarks, link previews) is not the one it was signed with (the event’s `alt` tag; none: signed without a title).',
+  },
+  'page.base': {
+    severity: 'error',
+    meaning:
+      'The page’s relative links and forms resolve elsewhere than when it was signed: its base URL (the first `<base href>`) is not the one the event records (`base` tag) or, with none recorded, not the page’s own address.',
+  },
   'page.too_large': {
     severity: 'error',
     meaning: 'The page is larger than the verifier reads; it was not checked.',

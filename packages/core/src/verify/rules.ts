@@ -12,6 +12,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 import { isEventShape } from '../nostr/event-shape.js';
 import type { Refusal } from '../page/coverage.js';
+import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page-facts.js';
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
@@ -37,8 +38,11 @@ export {
   type Verdict,
 } from './problem-codes.js';
 
-/** The page's selected element as read under one spec: its hash and why it cannot be verified, if so. */
-export interface PageReading {
+/**
+ * The page as read under one spec: its selected element's hash and why it cannot be verified, if so; and
+ * its title and `<base href>` (page/page-facts.ts), which the event's `alt` and `base` tags are compared with.
+ */
+export interface PageReading extends PageFacts {
   /** SHA-256 hex of the element's `innerHTML`; `undefined` when no element matches. */
   hash: string | undefined;
   /** Why the element cannot carry a signature (several matches, not shown, ignored markup); `undefined` if it can. */
@@ -135,8 +139,10 @@ function readTag(event: NostrEvent, name: string): string | undefined {
  * expected signer, the page's hash (read under the event's spec) against the event's `x` tag, the page's
  * coverage (one element, shown, nothing ignored inside), and the event's `url` — or one of its NIP-94
  * `fallback` tags, the page's address at a mirror named at signing — against the address the page was
- * found at; when given, a plain client's reading of the page against a browser's (`page.cloaked`) and
- * where the reader came from against the addresses checked (`referrer.other_page`).
+ * found at; what the reader's browser takes from the page besides the element — its title against the
+ * event's `alt` tag, its base URL against the event's `base` tag (or, without one, the page's own address);
+ * and, when given, a plain client's reading of the page against a browser's (`page.cloaked`) and where the
+ * reader came from against the addresses checked (`referrer.other_page`).
  *
  * @example
  * ```ts
@@ -225,9 +231,10 @@ export function judgePage(input: JudgeInput): Judgement {
   }
 
   // The page, read by the rules its event was signed under (the signed `spec` tag, never the block's word).
+  let reading: PageReading | undefined;
   if (input.readPage && (spec !== undefined || event === undefined)) {
     const readSpec = spec ?? readEventSpec({ tags: [['spec', block?.spec ?? '']] }) ?? 'siegel-page/2';
-    const reading = input.readPage(readSpec);
+    reading = input.readPage(readSpec);
     if (reading.hash !== undefined) result.hash = reading.hash;
     if (reading.hash === undefined) add('page.no_element', `no element matches \`${selector}\``);
     else if (reading.refusal)
@@ -243,13 +250,23 @@ export function judgePage(input: JudgeInput): Judgement {
         'block.hash',
         `the block states the hash \`${block.hash}\`; the page’s ${selector} hashes to \`${reading.hash}\``,
       );
-    // Cloaking: the page a browser's navigation gets against the one a plain client gets.
-    const plain = input.readPlainPage?.(readSpec).hash;
-    if (input.readPlainPage && plain !== reading.hash) {
+    // Cloaking: the page a browser's navigation gets against the one a plain client gets — the element and
+    // what the rule book judges besides it (the title, the base URL).
+    const plain = input.readPlainPage?.(readSpec);
+    if (plain && plain.hash !== reading.hash) {
       const named = (hash: string | undefined) => (hash === undefined ? `no \`${selector}\`` : `\`${hash}\``);
       add(
         'page.cloaked',
-        `the site serves a browser another ${selector} than a plain client: a browser’s navigation got ${named(reading.hash)}, a plain client ${named(plain)}`,
+        `the site serves a browser another ${selector} than a plain client: a browser’s navigation got ${named(reading.hash)}, a plain client ${named(plain.hash)}`,
+      );
+    } else if (plain && (plain.title !== reading.title || plain.baseHref !== reading.baseHref)) {
+      const what = plain.title !== reading.title ? 'title' : '`<base href>`';
+      const shown = (value: string | undefined) => (value === undefined ? 'none' : `\`${value}\``);
+      const [browser, client] =
+        what === 'title' ? [reading.title, plain.title] : [reading.baseHref, plain.baseHref];
+      add(
+        'page.cloaked',
+        `the site serves a browser another ${what} than a plain client: a browser’s navigation got ${shown(browser)}, a plain client ${shown(client)}`,
       );
     }
   }
@@ -275,6 +292,8 @@ export function judgePage(input: JudgeInput): Judgement {
       );
     }
   }
+  if (event && reading)
+    for (const [code, message] of judgeFacts(event, reading, input.address)) add(code, message);
 
   // Where the reader came from: a genuine verify page opened from a forged page is about another page.
   if (input.referrer !== undefined) {
@@ -291,6 +310,63 @@ export function judgePage(input: JudgeInput): Judgement {
       );
   }
   return judgement();
+}
+
+/**
+ * The page's title and base URL against the event. The title (`document.title`) must be the `alt` tag (none:
+ * signed without a title). The base URL — set by the first `<base href>`, resolved against the page's address
+ * (the event's `url` where the address is not known) — must be the `base` tag; without one, the page's own
+ * address. At a mirror (a `fallback` address), the `base` tag also holds with the mirror's origin in place of
+ * the `url`'s, so a `<base href="/">` reads the same at every mirror.
+ */
+function judgeFacts(
+  event: NostrEvent,
+  reading: PageReading,
+  found: string | undefined,
+): Array<[ProblemCode, string]> {
+  const problems: Array<[ProblemCode, string]> = [];
+  const signedTitle = collapseWhitespace(readTag(event, 'alt') ?? '');
+  if (signedTitle !== reading.title) {
+    const now =
+      reading.title === undefined ? 'the page has no title' : `the page’s title is “${reading.title}”`;
+    const then =
+      signedTitle === undefined ? 'it was signed without one' : `it was signed as “${signedTitle}”`;
+    problems.push(['page.title', `${now}, but ${then} (the tab, bookmarks and link previews show it)`]);
+  }
+  const url = readTag(event, 'url');
+  const address = found ?? url;
+  if (address === undefined) return problems;
+  const base = resolveBaseUrl(reading.baseHref, address) ?? address;
+  const signedBase = readTag(event, 'base');
+  const expected = signedBase === undefined ? [address] : [signedBase];
+  if (signedBase !== undefined && url !== undefined && found !== undefined && !isSameAddress(url, found)) {
+    const atMirror = rebaseOrigin(signedBase, url, found);
+    if (atMirror !== undefined) expected.push(atMirror);
+  }
+  if (!expected.some((candidate) => isSameAddress(candidate, base))) {
+    const why =
+      base === address
+        ? `now resolve against the page’s own address \`${address}\``
+        : `now go to \`${base}\` (its \`<base href="${reading.baseHref?.slice(0, 200)}">\`)`;
+    problems.push([
+      'page.base',
+      `the page’s relative links and forms ${why}, but it was signed with them resolving against \`${expected[0]}\``,
+    ]);
+  }
+  return problems;
+}
+
+/** `base` with the origin of `to` in place of `from`'s, when `base` is on `from`'s origin; else `undefined`. */
+function rebaseOrigin(base: string, from: string, to: string): string | undefined {
+  try {
+    const url = new URL(base);
+    const source = new URL(from);
+    if (url.origin !== source.origin) return undefined;
+    const target = new URL(to);
+    return new URL(`${url.pathname}${url.search}`, target.origin).href;
+  } catch {
+    return undefined;
+  }
 }
 
 function safeId(checks: EventChecks, event: NostrEvent): string | undefined {

@@ -3,6 +3,7 @@ import { NAVIGATION_ACCEPT, navigationHeaders, PLAIN_PAGE_ACCEPT } from '../net/
 import { SITE_CLIENT_DEFAULTS, SiteClient, type SiteGetOptions } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { readPageForCheck } from '../page/analyze.js';
+import { resolveBaseUrl } from '../page/page-facts.js';
 import { MAX_EVENT_BYTES, MissingEvent, type PageBytes, type Source } from './site-source.js';
 
 /** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
@@ -100,6 +101,7 @@ export function urlSource(
         // The `Content-Type` charset outranks the page's own `<meta>`, as in a browser.
         const contentType = response.headers['content-type'];
         const body = response.body;
+        const reading = readPageForCheck(response.body, selector, { contentType });
         const plain = options.checkCloaking ? await readPlain(url) : undefined;
         if (typeof plain === 'string')
           yield {
@@ -111,15 +113,17 @@ export function urlSource(
           yield {
             name: response.url.href,
             bytes: () => body,
-            reading: readPageForCheck(response.body, selector, { contentType }),
+            reading,
             contentType,
             address: response.url.href,
             ...(plain ? { plain } : {}),
           };
+        // Links resolve against the page's base URL, as in a browser (a Hugo page's `<base href>`).
+        const base = resolveBaseUrl(reading.baseHref, response.url.href) ?? response.url;
         for (const match of html.matchAll(/\bhref\s*=\s*["']?([^"'\s>]+)/gi)) {
           let link: URL;
           try {
-            link = new URL((match[1] as string).replace(/&amp;/g, '&'), response.url);
+            link = new URL((match[1] as string).replace(/&amp;/g, '&'), base);
           } catch {
             continue;
           }

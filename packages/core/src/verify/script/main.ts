@@ -4,7 +4,8 @@
  * site-wide `verify/index.html` (see `renderLookupPage`: the event named in the URL, read from the site or
  * from the `nevent`'s relays, lookup.ts). It gathers the facts — the event, the signed page fetched from the
  * site and parsed with the signer's parser (parse5, bundled — never the live DOM, which scripts and
- * hydration change), the block that page carries, and the address it was fetched at — and the rule book
+ * hydration change), its title and `<base href>`, the block that page carries, and the address it was
+ * fetched at — and the rule book
  * (`../rules.ts`, the same `judgePage` as `siegel verify`) decides.
  * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `not_found`, or
  * `error` when there was nothing to judge) with `data-reason` (the first problem's code, `ok` when valid)
@@ -16,6 +17,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { checkCoverage, type Refusal } from '../../page/coverage.js';
 import { checkEncoding } from '../../page/encoding.js';
+import { readPageFacts } from '../../page/page-facts.js';
 import { findChild, parseDocument, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectAll } from '../../page/selector.js';
 import { readSignatureBlockFromHead } from '../../page/signature-block-read.js';
@@ -150,6 +152,7 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   const reading: PageReading = {
     hash: content === undefined ? undefined : await hashText(content),
     refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
+    ...readPageFacts(html, parsed, spec),
   };
   const judgement = judgePage({
     selector,
