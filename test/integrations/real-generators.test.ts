@@ -20,8 +20,9 @@ import { ELEVENTY_BASE_BLOG, STARLIGHT, VITEPRESS } from './support/generator-so
 import { listPages } from './support/signed-output.js';
 
 // Timeouts (docs/testing.md): the hook installs four generators from the registry and builds them (installs
-// in parallel, builds one at a time). Measured alone on 2 cores with a warm npm cache: TODO s; the slowest
-// part is Docusaurus's install (1 300 packages, TODO s cold, under load from other files 270 s).
+// in parallel, builds one at a time as installs finish). Docusaurus is the long pole: 1 300 packages, its
+// install took 287 s and its build 75 s on 2 cores at load 17 (a whole file 447 s; 145 s and 36 s with less
+// load). Each test signs and verifies one build: 19 s for Docusaurus's 28 pages at that load.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 900_000 });
 
 /** Dependencies as they were on this day: `npm install --before` resolves every range as it would have then. */
@@ -126,7 +127,12 @@ beforeAll(async () => {
       await mkdir(dir);
       await generator.create(shell, dir);
       const installing = performance.now();
-      await shell.ok(dir, 'npm', ['install', `--before=${REGISTRY_DAY}`, '--loglevel=error'], quiet);
+      await shell.ok(
+        dir,
+        'npm',
+        ['install', `--before=${REGISTRY_DAY}`, '--prefer-offline', '--loglevel=error'],
+        quiet,
+      );
       const installSeconds = seconds(installing);
       return inBuildTurn(async () => {
         const building = performance.now();
