@@ -84,7 +84,9 @@ function pathTo(root: ParentNode, tagName: string, chain: Element[] = []): Eleme
  * @example
  * ```ts
  * const inventory = inventoryPages([{ path: 'index.html', html: '<body class="a"><main>Hi</main>' }]);
- * inventory.elements; // html, head-less: [{ element: 'html', … }, { element: 'body', attributes: ['class'], … }, { element: 'main', … }]
+ * inventory.elements.map((row) => row.element); // ['html', 'body', 'main']
+ * inventory.elements[1]; // { element: 'body', attributes: ['class'], style: [], pages: 1 }
+ * inventory.pages[0]; // { path: 'index.html', target: 'main', refusal: undefined }
  * ```
  */
 export function inventoryPages(pages: readonly { path: string; html: string }[]): AncestorInventory {
