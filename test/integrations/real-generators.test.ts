@@ -21,8 +21,9 @@ import { listPages } from './support/signed-output.js';
 
 // Timeouts (docs/testing.md): the hook installs four generators from the registry and builds them (installs
 // in parallel, builds one at a time as installs finish). Docusaurus is the long pole: 1 300 packages, its
-// install took 287 s and its build 75 s on 2 cores at load 17 (a whole file 447 s; 145 s and 36 s with less
-// load). Each test signs and verifies one build: 19 s for Docusaurus's 28 pages at that load.
+// install took 287 s with a cold npm cache and 136 s with a warm one, its build 48–75 s, on 2 cores at load
+// 14–17 (the whole file 466 s cold, 255 s warm). Each test signs and verifies one build: at most 19 s
+// (Docusaurus's 28 pages) at that load.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 900_000 });
 
 /** Dependencies as they were on this day: `npm install --before` resolves every range as it would have then. */
