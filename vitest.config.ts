@@ -47,6 +47,7 @@ const SLOW = [
   'test/registry/**/*.test.ts',
   'test/repo/benches.test.ts',
   'test/integrations/astro-versions.test.ts',
+  'test/integrations/real-generators.test.ts',
   'test/page-hash/html5lib-signing-*.test.ts',
   'test/examples/**/*.test.ts',
   'test/integrations/demo.test.ts',
