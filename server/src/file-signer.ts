@@ -344,7 +344,7 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
   }
   const where =
     analysis.type.kind === 'image'
-      ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist` or PNG `Author`)'
+      ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist`, XMP `tiff:Artist`, EXIF `XPAuthor` or PNG `Author`)'
       : analysis.type.kind === 'document'
         ? 'the PDF `/Author` (or its XMP `dc:creator`)'
         : 'the frontmatter `author:` (YAML, TOML or JSON), a Pandoc title block (`% Title` then `% Author`) or an `Author:` line heading the file';

@@ -147,7 +147,9 @@ describe('images written by real tools sign with the author exiftool reads (issu
     );
     expect(status).toBe(422);
     expect(body.error).toBe('AUTHOR_REQUIRED');
-    expect(body.message).toMatch(/XMP `dc:creator`.*IPTC By-line, EXIF `Artist` or PNG `Author`/);
+    expect(body.message).toMatch(
+      /XMP `dc:creator`.*IPTC By-line, EXIF `Artist`, XMP `tiff:Artist`, EXIF `XPAuthor` or PNG `Author`/,
+    );
   });
 });
 
