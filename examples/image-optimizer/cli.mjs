@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SiegelError } from '@siegel/client';
 import {
+  AuthorRefusedError,
   checkOptions,
   FORMATS,
   optimizeImage,
@@ -99,14 +100,17 @@ async function main() {
     server,
     token,
     fileName: outPath.replace(/^.*[\\/]/, ''),
+    author,
   });
   console.log(result.alreadySigned ? 'Signed before (this exact file): nothing new signed.' : 'Signed.');
   console.log(`Verify: ${result.urls.verify}`);
 }
 
 main().catch((error) => {
-  // A refused sign is a SiegelError whose message is the server's (e.g. a wrong token: UNAUTHORIZED).
-  const code = error instanceof SiegelError ? ` [${error.code}]` : '';
-  process.stderr.write(`siegel-optimize: ${error.message}${code}\n`);
+  // A refused sign is a SiegelError whose message is the server's (e.g. a wrong token: UNAUTHORIZED); a refused
+  // author says what to pass this CLI, not the server's advice for writing metadata into a file.
+  const code = error instanceof SiegelError || error instanceof AuthorRefusedError ? ` [${error.code}]` : '';
+  const advice = error instanceof AuthorRefusedError ? '. Pass the real name: --author "Name"' : '';
+  process.stderr.write(`siegel-optimize: ${error.message}${advice}${code}\n`);
   process.exitCode = 1;
 });

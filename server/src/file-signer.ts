@@ -331,9 +331,20 @@ export class FileSigner {
 /** Analyze a file and check that it names a real author, without signing (for `POST /api/inspect`). */
 export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
   if (analysis.authors.length > 0) return;
+  if (analysis.authorKeys !== undefined) {
+    const { source, keys } = analysis.authorKeys;
+    const field = source.slice(source.lastIndexOf(':') + 1);
+    throw new ApiError(
+      422,
+      'AUTHOR_REQUIRED',
+      `\`${fileName}\` names its author by the ${keys.length === 1 ? 'key' : 'keys'} ${keys.map((key) => `\`${key}\``).join(', ')} (\`${field}\`), not by name: ` +
+        "Jekyll's `_data/authors.yml` and Docusaurus' `authors.yml` look such keys up, but only this file is signed. " +
+        'Write the name in the file, e.g. `author: Ana Lima` (Docusaurus: `authors: [{ name: Ana Lima }]`)',
+    );
+  }
   const where =
     analysis.type.kind === 'image'
-      ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist` or PNG `Author`)'
+      ? 'the XMP `dc:creator` of the image (or its IPTC By-line, EXIF `Artist`, XMP `tiff:Artist`, EXIF `XPAuthor` or PNG `Author`)'
       : analysis.type.kind === 'document'
         ? 'the PDF `/Author` (or its XMP `dc:creator`)'
         : 'the frontmatter `author:` (YAML, TOML or JSON), a Pandoc title block (`% Title` then `% Author`) or an `Author:` line heading the file';

@@ -15,14 +15,14 @@ const bytesOf = (head: number[] | string) =>
   typeof head === 'string' ? Uint8Array.from(head, (c) => c.charCodeAt(0)) : Uint8Array.from(head);
 
 describe('the one list of formats', () => {
-  it('lists the formats in INVALID_FORMAT answers exactly as the API always has', () => {
+  it('lists the formats in INVALID_FORMAT answers as the API always has, R Markdown, Quarto and MDX added', () => {
     expect(SUPPORTED_FORMATS).toEqual([
       'image/webp',
       'image/png',
       'image/jpeg',
       'image/gif',
       'application/pdf',
-      'text/markdown (.md, .markdown)',
+      'text/markdown (.md, .markdown, .rmd, .qmd, .mdx)',
       'text/plain (.txt)',
     ]);
   });

@@ -47,20 +47,29 @@ function rawProfile(type: string, data: Buffer): Buffer {
 
 /** A TIFF structure whose IFD0 holds `Artist` (an offset value, past 4 bytes) in the given byte order. */
 function tiffWithArtist(artist: string, bigEndian = false): Buffer {
-  const value = Buffer.concat([utf8(artist), Buffer.from([0])]);
-  const tiff = Buffer.alloc(8 + 2 + 12 + 4 + value.length);
+  return tiffWithTags([[0x013b, 2, Buffer.concat([utf8(artist), Buffer.from([0])])]], bigEndian);
+}
+
+/** A TIFF structure whose IFD0 holds `[tag, type, value]` entries (values after the directory). */
+function tiffWithTags(entries: Array<[number, number, Buffer]>, bigEndian = false): Buffer {
+  const directory = 8 + 2 + 12 * entries.length + 4;
+  const tiff = Buffer.alloc(directory + entries.reduce((sum, [, , value]) => sum + value.length, 0));
   const u16 = (v: number, at: number) => (bigEndian ? tiff.writeUInt16BE(v, at) : tiff.writeUInt16LE(v, at));
   const u32 = (v: number, at: number) => (bigEndian ? tiff.writeUInt32BE(v, at) : tiff.writeUInt32LE(v, at));
   tiff.write(bigEndian ? 'MM' : 'II', 0, 'latin1');
   u16(42, 2);
   u32(8, 4);
-  u16(1, 8);
-  u16(0x013b, 10);
-  u16(2, 12);
-  u32(value.length, 14);
-  u32(26, 18);
-  u32(0, 22);
-  value.copy(tiff, 26);
+  u16(entries.length, 8);
+  let offset = directory;
+  entries.forEach(([tag, type, value], index) => {
+    const entry = 10 + 12 * index;
+    u16(tag, entry);
+    u16(type, entry + 2);
+    u32(value.length, entry + 4);
+    u32(offset, entry + 8);
+    value.copy(tiff, offset);
+    offset += value.length;
+  });
   return tiff;
 }
 
@@ -141,7 +150,7 @@ describe('PNG: XMP in every text chunk, as exiftool reads it', () => {
   });
 });
 
-describe('the author fallbacks, in order: XMP dc:creator, IPTC By-line, EXIF Artist, PNG Author', () => {
+describe('the author fallbacks, in order: XMP dc:creator, IPTC By-line, EXIF Artist, XMP tiff:Artist, EXIF XPAuthor, PNG Author', () => {
   const byLine = zTXt(
     'Raw profile type iptc',
     rawProfile('iptc', iim([UTF8_CHARSET, [2, 80, utf8('李小龙')]])),
@@ -173,15 +182,64 @@ describe('the author fallbacks, in order: XMP dc:creator, IPTC By-line, EXIF Art
     expect(analyze(hostile.pngAround('4.png', [unknown, artist]))).toMatchObject({ source: 'exif:Artist' });
   });
 
-  it('reads PNG Author as exiftool does: `author` too, iTXt as UTF-8, not one with a language tag', () => {
+  it('reads PNG Author as exiftool does: `author` too, iTXt as UTF-8, with a language tag too (issue 39)', () => {
     expect(analyze(hostile.pngAround('5.png', [tEXt('author', latin('Ada Lovelace'))])).authors).toEqual([
       'Ada Lovelace',
     ]);
     expect(
       analyze(hostile.pngAround('6.png', [iTXt('Author', '山田太郎', { compressed: true })])).authors,
     ).toEqual(['山田太郎']);
-    expect(analyze(hostile.pngAround('7.png', [iTXt('Author', 'Ada', { language: 'en' })])).authors).toEqual(
-      [],
+    // exiftool reads it as `PNG:Author-de`; it was refused with AUTHOR_REQUIRED before issue 39.
+    const tagged = iTXt('Author', 'Björn Ødegård', { language: 'de' });
+    expect(analyze(hostile.pngAround('7.png', [tagged, iTXt('Title', 'Fjord', { language: 'de' })]))).toEqual(
+      {
+        authors: ['Björn Ødegård'],
+        source: 'png:Author',
+        title: 'Fjord',
+      },
+    );
+    // One without a tag wins, before or after it; a tagged XMP packet is still not read.
+    const plain = tEXt('Author', latin('Ada Lovelace'));
+    expect(analyze(hostile.pngAround('7b.png', [plain, tagged])).authors).toEqual(['Ada Lovelace']);
+    expect(analyze(hostile.pngAround('7c.png', [tagged, plain])).authors).toEqual(['Ada Lovelace']);
+    const taggedXmp = iTXt('XML:com.adobe.xmp', xmp(['Xmp Person']), { language: 'de' });
+    expect(analyze(hostile.pngAround('7d.png', [taggedXmp, tagged])).source).toBe('png:Author');
+  });
+
+  it('reads XMP `tiff:Artist` and Windows’ EXIF `XPAuthor` (split at `;`) after EXIF Artist (issue 39)', () => {
+    const tiffArtist = (name: string) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="${RDF}"><rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/"><tiff:Artist>${name}</tiff:Artist></rdf:Description></rdf:RDF></x:xmpmeta>`;
+    const jpegXmp = (packet: string): [number, Buffer] => [
+      0xe1,
+      Buffer.concat([latin('http://ns.adobe.com/xap/1.0/\0'), utf8(packet)]),
+    ];
+    expect(analyze(hostile.jpegAround('t.jpg', [jpegXmp(tiffArtist('Zoë Ørsted'))]))).toMatchObject({
+      authors: ['Zoë Ørsted'],
+      source: 'xmp:tiff:Artist',
+    });
+    // The attribute form, as exiftool writes simple properties in some packets.
+    const attribute = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="${RDF}"><rdf:Description rdf:about="" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Artist="Ada &amp; Bo"/></rdf:RDF></x:xmpmeta>`;
+    expect(analyze(hostile.jpegAround('a.jpg', [jpegXmp(attribute)])).authors).toEqual(['Ada & Bo']);
+    // XPAuthor: UCS-2 little-endian even in a big-endian block, NUL-terminated; Windows joins people with `;`.
+    const xp = Buffer.from('Björn Ødegård; 李小龙\0', 'utf16le');
+    for (const bigEndian of [false, true]) {
+      const exif = Buffer.concat([latin('Exif\0\0'), tiffWithTags([[0x9c9d, 1, xp]], bigEndian)]);
+      expect(analyze(hostile.jpegAround('x.jpg', [[0xe1, exif]]))).toMatchObject({
+        authors: ['Björn Ødegård', '李小龙'],
+        source: 'exif:XPAuthor',
+      });
+    }
+    // The order: EXIF Artist, then tiff:Artist, then XPAuthor, then PNG Author.
+    const both = tiffWithTags([
+      [0x9c9d, 1, xp],
+      [0x013b, 2, latin('Exif Artist\0')],
+    ]);
+    expect(analyze(hostile.pngAround('o.png', [pngChunk('eXIf', both)])).source).toBe('exif:Artist');
+    const xpOnly = pngChunk('eXIf', tiffWithTags([[0x9c9d, 1, xp]]));
+    const tagged = iTXt('XML:com.adobe.xmp', tiffArtist('Tiff Artist'));
+    expect(analyze(hostile.pngAround('o2.png', [xpOnly, tagged])).source).toBe('xmp:tiff:Artist');
+    expect(analyze(hostile.pngAround('o3.png', [tEXt('Author', latin('Png')), xpOnly])).source).toBe(
+      'exif:XPAuthor',
     );
   });
 

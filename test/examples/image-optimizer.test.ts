@@ -161,6 +161,20 @@ describe('examples/image-optimizer (issue 26, acceptance 3)', () => {
       expect(proxy.requests).toEqual([]);
     });
 
+    it('issue 39 item 8: an author the server refuses — says to pass --author, not the server’s metadata advice', async () => {
+      const run = await runCli([photo, '--author', 'Unknown', '--format', 'png'], {
+        SIEGEL_SERVER_URL: server.url,
+        SIEGEL_SIGN_TOKEN: server.token,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        'siegel-optimize: The Siegel server does not sign “Unknown” as an author: it needs a real name, not a placeholder such as “unknown” or “test”, and at least 2 characters. Pass the real name: --author "Name" [AUTHOR_REQUIRED]\n',
+      );
+      // Before: the server's advice for files, which the optimizer's user has no use for.
+      expect(run.stderr).not.toMatch(/XMP|dc:creator|exiftool|IPTC|EXIF/);
+      expect(run.stdout).not.toContain('Verify:');
+    });
+
     it('with a token the server refuses: exit 1 with the typed error’s message', async () => {
       const run = await runCli([photo, '--author', 'Ana Lima', '--format', 'png'], {
         SIEGEL_SERVER_URL: server.url,
@@ -244,6 +258,20 @@ describe('examples/image-optimizer (issue 26, acceptance 3)', () => {
       expect(await page.getAttribute('#result', 'data-verified')).toBe('true');
       expect(await page.textContent('.verdict')).toContain('Verified');
       expect(await page.textContent('#result-author')).toBe('Dana Okafor');
+    });
+
+    it('issue 39 item 8: an author the server refuses gets the form’s own advice, the Author field', async () => {
+      proxy.reset();
+      await page.goto(formUrl);
+      await page.setInputFiles('#file', photo);
+      await page.fill('#author', 'Test');
+      await Promise.all([page.waitForURL(/\/optimize$/), page.click('#submit')]);
+      const error = (await page.textContent('#error')) ?? '';
+      expect(error).toContain('The Siegel server does not sign “Test” as an author');
+      expect(error).toContain('Enter the real name in the Author field.');
+      expect(error).not.toMatch(/XMP|dc:creator|exiftool|IPTC|EXIF/);
+      expect(proxy.count('POST', SIGN_ROUTE)).toBe(1);
+      expect(await page.inputValue('#author')).toBe('Test');
     });
 
     it('an author of only blanks and separators gets a clear message and uploads nothing', async () => {

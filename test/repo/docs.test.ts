@@ -362,7 +362,7 @@ describe('the server README names every author source and every reader limit', (
     );
     const pdf = unionMembers(await readFile(join(metadataDir, 'pdf-metadata.ts'), 'utf8'), 'PdfAuthorSource');
     const syntaxes = unionMembers(await readFile(join(metadataDir, 'text-blocks.ts'), 'utf8'), 'BlockSyntax');
-    expect(image).toHaveLength(4);
+    expect(image).toHaveLength(6);
     expect(pdf).toHaveLength(2);
     expect(syntaxes.length).toBeGreaterThanOrEqual(4);
     const missing = [...image, ...pdf].filter((source) => !readme.includes(`\`${source}\``));

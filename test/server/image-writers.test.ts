@@ -81,12 +81,35 @@ describe('images written by real tools sign with the author exiftool reads (issu
     // Every place in the order is exercised by some writer.
     expect([...sources.keys()].sort()).toEqual([
       'exif:Artist',
+      'exif:XPAuthor',
       'iptc:By-line',
       'png:Author',
       'xmp:dc:creator',
+      'xmp:tiff:Artist',
     ]);
     expect(run.files.length).toBeGreaterThanOrEqual(60);
   }, 180_000);
+
+  it('issue 39: signs what exiftool and Windows read beyond the four — XPAuthor, tiff:Artist, a PNG Author-de', async () => {
+    const cases: Array<[string, string, string[]]> = [
+      ['exiftool jpeg xpauthor several', 'exif:XPAuthor', ['Ana Lima', 'Björn Ødegård', '李小龙']],
+      ['exiftool png xpauthor accented', 'exif:XPAuthor', ['Zoë Ørsted-Müller']],
+      ['exiftool jpeg tiff-artist cjk', 'xmp:tiff:Artist', ['山田太郎']],
+      ['exiftool png author-de accented', 'png:Author', ['Zoë Ørsted-Müller']],
+      ['pngcrush author-de several', 'png:Author', ['Ana Lima, Björn Ødegård, 李小龙']],
+    ];
+    for (const [id, source, authors] of cases) {
+      const image = run.files.find((candidate) => candidate.id === id);
+      expect(image, id).toBeDefined();
+      // AUTHOR_REQUIRED before issue 39: none of these was read. (The test above signs them: inspect here.)
+      const inspected = await fetchInspect(run.server, `${id}.img`, await readFile(image?.path ?? ''));
+      expect([inspected.error, inspected.metadata.author_source, inspected.metadata.authors], id).toEqual([
+        undefined,
+        source,
+        authors,
+      ]);
+    }
+  });
 
   it('reads the Extended XMP exiftool writes past 64 KB of XMP in a JPEG, as exiftool does', async () => {
     const authors = ['Zoë Ørsted', '山田太郎'];
@@ -124,7 +147,9 @@ describe('images written by real tools sign with the author exiftool reads (issu
     );
     expect(status).toBe(422);
     expect(body.error).toBe('AUTHOR_REQUIRED');
-    expect(body.message).toMatch(/XMP `dc:creator`.*IPTC By-line, EXIF `Artist` or PNG `Author`/);
+    expect(body.message).toMatch(
+      /XMP `dc:creator`.*IPTC By-line, EXIF `Artist`, XMP `tiff:Artist`, EXIF `XPAuthor` or PNG `Author`/,
+    );
   });
 });
 

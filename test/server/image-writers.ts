@@ -149,7 +149,21 @@ export async function writeImages(dir: string, magick: string): Promise<WrittenI
       await writeFile(`${path}.exif`, stdout);
       await run('webpmux', ['-set', 'exif', `${path}.exif`, bases.webp, '-o', path]);
     });
+    // Issue 39: where exiftool and Windows read an author the server did not — Windows' EXIF `XPAuthor`
+    // (Explorer's "Authors", people joined by `;`), XMP `tiff:Artist`, a PNG `iTXt` Author with a language tag.
+    for (const format of ['jpeg', 'png'] as const) {
+      await add(`exiftool ${format} xpauthor ${set}`, format, authors, undefined, (path) =>
+        exiftool(path, bases[format], [`-EXIF:XPAuthor=${artist}`]),
+      );
+    }
+    await add(`exiftool jpeg tiff-artist ${set}`, 'jpeg', [artist], undefined, (path) =>
+      exiftool(path, bases.jpeg, [`-XMP-tiff:Artist=${artist}`]),
+    );
     const author = authors.join(', ');
+    const pngAuthorDe = `exiftool png author-de ${set}`;
+    await add(pngAuthorDe, 'png', [author], undefined, (path) =>
+      exiftool(path, bases.png, [`-PNG:Author-de=${author}`]),
+    );
     const pngAuthor = `exiftool png author ${set}`;
     await add(pngAuthor, 'png', [author], title(pngAuthor), (path) =>
       exiftool(path, bases.png, [`-PNG:Author=${author}`, `-PNG:Title=${title(pngAuthor)}`]),
@@ -172,6 +186,10 @@ export async function writeImages(dir: string, magick: string): Promise<WrittenI
         run('pngcrush', ['-q', ...args, packet(id), bases.png, path]),
       );
     }
+    const crushedDe = `pngcrush author-de ${set}`;
+    await add(crushedDe, 'png', [author], undefined, (path) =>
+      run('pngcrush', ['-q', '-itxt', 'b', 'Author', 'de', 'Autor', author, bases.png, path]),
+    );
     const crushed = `pngcrush author ${set}`;
     // pngcrush copies its arguments' bytes (UTF-8) as they are: tEXt (Latin-1) for ASCII only.
     const ascii = [...author].every((character) => (character.codePointAt(0) ?? 0) < 0x80);
@@ -220,20 +238,27 @@ export interface ExiftoolReading {
   title: string | undefined;
 }
 
+/** exiftool's tags in the server's order, and the `author_source` the server names each with. */
 const AUTHOR_TAGS: ReadonlyArray<[string, string]> = [
   ['XMP-dc:Creator', 'xmp:dc:creator'],
   ['IPTC:By-line', 'iptc:By-line'],
   ['IFD0:Artist', 'exif:Artist'],
+  ['XMP-tiff:Artist', 'xmp:tiff:Artist'],
+  ['IFD0:XPAuthor', 'exif:XPAuthor'],
   ['PNG:Author', 'png:Author'],
+  ['PNG:Author-de', 'png:Author'],
 ];
 
-/** exiftool's reading of `paths` (one run): `exiftool -j -G1 -XMP-dc:Creator -By-line -Artist -PNG:Author …`. */
+/** exiftool's reading of `paths` (one run): `exiftool -j -G1 -XMP-dc:Creator -By-line -Artist … -PNG:Author …`. */
 export async function readWithExiftool(paths: string[]): Promise<Map<string, ExiftoolReading>> {
   const tags = [
     '-XMP-dc:Creator',
     '-IPTC:By-line',
     '-EXIF:Artist',
+    '-XMP-tiff:Artist',
+    '-EXIF:XPAuthor',
     '-PNG:Author',
+    '-PNG:Author-de',
     '-XMP-dc:Title',
     '-IPTC:ObjectName',
     '-PNG:Title',
@@ -248,8 +273,13 @@ export async function readWithExiftool(paths: string[]): Promise<Map<string, Exi
     const title = ['XMP-dc:Title', 'IPTC:ObjectName', 'PNG:Title']
       .map((tag) => entry[tag])
       .find((v) => v !== undefined);
+    // XPAuthor is one string to exiftool; Windows lists the people in it separated by `;`, as the server does.
+    const authors = found === undefined ? [] : list(entry[found[0]]);
     readings.set(String(entry.SourceFile), {
-      authors: found === undefined ? [] : list(entry[found[0]]),
+      authors:
+        found?.[0] === 'IFD0:XPAuthor'
+          ? authors.flatMap((name) => name.split(';').map((n) => n.trim()))
+          : authors,
       source: found?.[1],
       title: title === undefined ? undefined : String(title),
     });

@@ -10,9 +10,11 @@ import { describe, expect, it, vi } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
 import { xmpPacket } from './image-writers.js';
 import {
+  AUTHOR_SETS,
   impliedReading,
   readPdfsWithExiftool,
   requirePdfTools,
+  writeGhostscriptPdf,
   writePasswordPdf,
   writePdfkit,
   writePdfs,
@@ -98,6 +100,25 @@ describe('PDFs written by real tools sign with the author exiftool reads (issue 
     expect(seen.objectStreams).toBeGreaterThanOrEqual(16);
     expect(run.files.length).toBeGreaterThanOrEqual(120);
   }, 180_000);
+
+  it('issue 39: Ghostscript’s pdfmark writes UTF-8 without a byte order mark — signed as the name written, not mojibake', async () => {
+    for (const [set, authors] of AUTHOR_SETS) {
+      const path = join(run.dir, `ghostscript-${set}.pdf`);
+      const title = `Fjørd ${set}`;
+      await writeGhostscriptPdf(path, authors.join('; '), title);
+      const bytes = await readFile(path);
+      // Ghostscript kept the UTF-8 bytes (`/Author(Bj\303\266rn …)`): exiftool, as pdf.js, reads them as
+      // PDFDocEncoding. So did the server before issue 39, and signed `BjÃ¶rn ÃŸdegÃ¥rd` into a public event.
+      const [reading] = (await readPdfsWithExiftool([path])).values();
+      const ascii = authors.every((name) => /^[\x20-\x7e]*$/.test(name));
+      expect(reading?.pdfAuthor === authors.join('; '), set).toBe(ascii);
+      const { status, body } = await signOverHttp(run.server, `ghostscript-${set}.pdf`, bytes);
+      expect(
+        [status, body.metadata?.authors, body.metadata?.author_source, body.metadata?.title],
+        set,
+      ).toEqual([200, authors, 'pdf:Author', title]);
+    }
+  });
 
   it('an empty /Author (LaTeX’s default) does not hide the XMP creators (pdfkit, AES-256)', async () => {
     const path = join(run.dir, 'latex-like.pdf');

@@ -89,6 +89,7 @@ export async function requirePdfTools(): Promise<void> {
   for (const [command, args, apt] of [
     ['exiftool', ['-ver'], 'libimage-exiftool-perl'],
     ['qpdf', ['--version'], 'qpdf'],
+    ['gs', ['--version'], 'ghostscript'],
   ] as const) {
     try {
       await run(command, [...args]);
@@ -137,6 +138,34 @@ export async function writePdfkit(
   if (options.image !== undefined) doc.image(options.image, 50, 100);
   doc.end();
   await done;
+}
+
+/**
+ * A one-page PDF by Ghostscript (`pdfwrite`) at `path`, its `/Author` and `/Title` set by a `/DOCINFO`
+ * pdfmark in a UTF-8 PostScript file, as a user writes one: Ghostscript keeps the bytes, so a name beyond
+ * ASCII lands in the PDF as UTF-8 without a byte order mark (and in its XMP as that read as PDFDocEncoding).
+ */
+export async function writeGhostscriptPdf(path: string, author: string, title: string): Promise<void> {
+  const psString = (text: string) => text.replace(/[()\\]/g, (c) => `\\${c}`);
+  const source = `${path}.ps`;
+  await writeFile(
+    source,
+    [
+      '%!PS',
+      '/Helvetica findfont 12 scalefont setfont 72 720 moveto (Siegel) show showpage',
+      `[ /Author (${psString(author)}) /Title (${psString(title)}) /DOCINFO pdfmark`,
+      '',
+    ].join('\n'),
+  );
+  await run('gs', [
+    '-q',
+    '-dNOPAUSE',
+    '-dBATCH',
+    '-dSAFER',
+    '-sDEVICE=pdfwrite',
+    `-sOutputFile=${path}`,
+    source,
+  ]);
 }
 
 /** Every writer, with every author set: the files, written into `dir`. */

@@ -4,6 +4,7 @@
 // agreeing); UTF-16 files are kept and served byte for byte; hostile blocks are refused with 422 and the
 // limit they hit.
 import { readFile } from 'node:fs/promises';
+import matter from 'gray-matter';
 import { describe, expect, it } from 'vitest';
 import * as hostile from '../../server/test/hostile-files.js';
 import { signOverHttp } from './server-process.js';
@@ -117,6 +118,51 @@ describe('Markdown and text written by real tools sign with the author each put 
       expect(body.message, file.symptom).toMatch(message);
     }
     expect(run.server.child.exitCode).toBeNull();
+  });
+
+  it('issue 39: R Markdown, Quarto and MDX files (any case) sign as Markdown and are served back as `.md`', async () => {
+    const text = run.files.find((candidate) => candidate.id === 'pandoc markdown several');
+    expect(text).toBeDefined();
+    const written = await readFile(text?.path ?? '');
+    for (const name of ['analysis.Rmd', 'report.qmd', 'intro.mdx', 'NOTES.MD']) {
+      // 415 INVALID_FORMAT before issue 39 (`.MD` was read, the others refused).
+      const bytes = Buffer.concat([written, Buffer.from(`\n${name}\n`)]);
+      const { status, body } = await signOverHttp(run.server, name, bytes);
+      expect([status, body.mime_type, body.metadata?.authors], name).toEqual([
+        200,
+        'text/markdown',
+        text?.authors,
+      ]);
+      expect(body.urls.file, name).toMatch(/\.md$/);
+      const served = await fetch(body.urls.file);
+      expect(served.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes), name).toBe(true);
+    }
+  });
+
+  it('issue 39: npm’s `Name <email> (url)` signs the name only — no address in the public event', async () => {
+    const person = 'Ana Lima <ana@example.org> (https://ana.example)';
+    const bytes = Buffer.from(matter.stringify('# Post\n', { title: 'Person', author: person }));
+    expect(bytes.toString()).toContain('ana@example.org'); // gray-matter wrote it as given
+    const { status, body } = await signOverHttp(run.server, 'person.md', bytes);
+    expect([status, body.metadata?.authors]).toEqual([200, ['Ana Lima']]);
+    expect(JSON.stringify(body.event)).not.toMatch(/ana@example\.org|ana\.example/);
+  });
+
+  it('issue 39: Jekyll and Docusaurus author keys are refused with what to write instead, not signed', async () => {
+    for (const [data, keys] of [
+      [{ title: 'Jekyll', author: 'ana' }, 'key `ana` (`author`)'],
+      [{ title: 'Docusaurus', authors: ['slorber', 'yangshun'] }, 'keys `slorber`, `yangshun` (`authors`)'],
+    ] as const) {
+      const { status, body } = await signOverHttp(
+        run.server,
+        'keyed.md',
+        Buffer.from(matter.stringify('# Post\n', data)),
+      );
+      expect([status, body.error], keys).toEqual([422, 'AUTHOR_REQUIRED']);
+      expect(body.message).toContain(`names its author by the ${keys}, not by name`);
+      expect(body.message).toMatch(/`author: Ana Lima` \(Docusaurus: `authors: \[\{ name: Ana Lima \}\]`\)/);
+    }
   });
 
   it('a text that names nobody is still refused, the message naming every place read', async () => {

@@ -4,7 +4,15 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { SiegelError } from '@siegel/client';
-import { FORMATS, optimizeImage, outputName, parseAuthors, signImage, UsageError } from './optimize.mjs';
+import {
+  AuthorRefusedError,
+  FORMATS,
+  optimizeImage,
+  outputName,
+  parseAuthors,
+  signImage,
+  UsageError,
+} from './optimize.mjs';
 
 /** The largest upload the form takes (the whole request, multipart framing included). */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -173,8 +181,15 @@ export function createFormServer(target) {
     const fileName = outputName(file.name || 'image', optimized.extension);
     let result;
     try {
-      result = await signImage(optimized.bytes, { ...target, fileName });
+      result = await signImage(optimized.bytes, { ...target, fileName, author });
     } catch (error) {
+      if (error instanceof AuthorRefusedError) {
+        return send(
+          response,
+          422,
+          formPage(values, `${error.message}. Enter the real name in the Author field.`),
+        );
+      }
       if (!(error instanceof SiegelError)) throw error;
       return send(
         response,

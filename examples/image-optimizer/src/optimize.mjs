@@ -1,6 +1,6 @@
 // The one home of what the CLI (cli.mjs) and the web form (web.mjs) do: resize and convert an image with
 // sharp, write the author back into the output with embedAuthor, and sign it through @siegel/client.
-import { createClient, embedAuthor } from '@siegel/client';
+import { AuthorRequiredError, createClient, embedAuthor } from '@siegel/client';
 import sharp from 'sharp';
 
 /** The output formats the Siegel server signs and sharp writes, default first. */
@@ -18,6 +18,31 @@ export const MAX_WIDTH = 10_000;
  */
 export class UsageError extends Error {
   name = 'UsageError';
+}
+
+/**
+ * The Siegel server refused the author the optimizer wrote into the image: a placeholder such as `unknown`
+ * or `test`, or a name under 2 characters. The server's own advice (write XMP `dc:creator` into the file) does
+ * not fit the optimizer's users, who give the author as an option: the CLI says to pass `--author`, the form
+ * to fill in its Author field. `code` is the server's, `AUTHOR_REQUIRED`.
+ */
+export class AuthorRefusedError extends Error {
+  name = 'AuthorRefusedError';
+  code = 'AUTHOR_REQUIRED';
+
+  /**
+   * @param {string[]} authors the names given
+   * @param {unknown} cause the server's refusal
+   */
+  constructor(authors, cause) {
+    // Quoted, not in backticks: the form shows the message as text.
+    const names = authors.map((name) => `“${name}”`).join(', ');
+    super(
+      `The Siegel server does not sign ${names} as an author: it needs a real name, not a placeholder such as “unknown” or “test”, and at least 2 characters`,
+      { cause },
+    );
+    this.authors = authors;
+  }
 }
 
 /**
@@ -96,10 +121,11 @@ export async function optimizeImage(input, options) {
  * Sign optimized bytes with a Siegel server. Signing the same bytes twice is not an error: the answer
  * then has `alreadySigned: true` and the existing record.
  *
- * @param {Uint8Array} bytes the optimized image, author written in
- * @param {{ server: string, token: string, fileName: string, fetch?: typeof fetch }} target
+ * @param {Uint8Array} bytes the optimized image, `author` written in
+ * @param {{ server: string, token: string, fileName: string, author: string[], fetch?: typeof fetch }} target
  * @returns {Promise<import('@siegel/client').SignResult>} the sign answer; `urls.verify` is the verify link
- * @throws {import('@siegel/client').SiegelError} the typed error of a refused sign (`UnauthorizedError`, …)
+ * @throws {AuthorRefusedError} the server took none of `author` for a name (its `AUTHOR_REQUIRED`)
+ * @throws {import('@siegel/client').SiegelError} the typed error of another refused sign (`UnauthorizedError`, …)
  */
 export async function signImage(bytes, target) {
   const client = createClient({
@@ -107,7 +133,12 @@ export async function signImage(bytes, target) {
     token: target.token,
     ...(target.fetch ? { fetch: target.fetch } : {}),
   });
-  return client.sign(bytes, { fileName: target.fileName });
+  try {
+    return await client.sign(bytes, { fileName: target.fileName });
+  } catch (error) {
+    if (error instanceof AuthorRequiredError) throw new AuthorRefusedError(target.author, error);
+    throw error;
+  }
 }
 
 /** The output name for an input name: `photo.jpg` → `photo-optimized.webp`. */

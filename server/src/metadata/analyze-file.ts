@@ -19,6 +19,8 @@ export interface FileAnalysis {
   authors: string[];
   /** The field the authors were read from (`xmp:dc:creator`, …), when there are some and the reader names it. */
   authorSource: string | undefined;
+  /** Author keys found instead of names (`FoundMetadata.authorKeys`), when no field names a real author. */
+  authorKeys?: { source: string; keys: string[] } | undefined;
   title: string | undefined;
   description: string | undefined;
 }
@@ -58,6 +60,7 @@ export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
     dimensions,
     authors,
     authorSource: authors.length > 0 ? found.authorSource : undefined,
+    ...(authors.length === 0 && found.authorKeys !== undefined ? { authorKeys: found.authorKeys } : {}),
     title: cleanText(found.title),
     description: cleanText(found.description, 1000),
   };

@@ -13,6 +13,12 @@ export interface FoundMetadata {
    * `png:Author` for images): the API's `metadata.author_source`.
    */
   authorSource?: string | undefined;
+  /**
+   * The first author field that names its authors by keys into another file (Jekyll's `_data/authors.yml`,
+   * Docusaurus' `authors.yml`) instead of by name: its `author_source`-style place and the keys. Such a field
+   * is not signed; when no other names an author, the refusal explains the keys.
+   */
+  authorKeys?: { source: string; keys: string[] } | undefined;
   title?: string | undefined;
   description?: string | undefined;
 }

@@ -7,8 +7,9 @@ const KNOWN_NAMES = new Set(FILE_FORMATS.flatMap((format) => format.names));
 
 /**
  * Tell the type of an upload from its bytes: PNG, JPEG, GIF, WebP and PDF by their signatures; Markdown and
- * plain text when the name ends in `.md`, `.markdown` or `.txt` and the bytes are UTF-8 without NUL, or
- * UTF-16 after its byte order mark (`checkTextEncoding`). A name whose extension is another supported type's
+ * plain text when the name ends in `.md`, `.markdown`, `.Rmd`, `.qmd`, `.mdx` or `.txt` (in any case) and the
+ * bytes are UTF-8 without NUL, or UTF-16 after its byte order mark (`checkTextEncoding`); the type's own
+ * extension (`md`, `txt`) is what the file is stored and served under. A name whose extension is another supported type's
  * (a PNG named `.pdf`) is refused as misleading.
  *
  * @throws {ApiError} `INVALID_FORMAT` (415) for anything else; 422 for UTF-16 text whose bytes are broken.

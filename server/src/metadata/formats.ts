@@ -49,11 +49,18 @@ export const FILE_FORMATS: readonly FileFormat[] = [
     names: ['pdf'],
     magic: (b) => ascii(b, 0, 5) === '%PDF-',
   },
-  { kind: 'text', mimeType: 'text/markdown', extension: 'md', names: ['md', 'markdown'] },
+  // R Markdown (`.Rmd`), Quarto (`.qmd`) and MDX (`.mdx`, Docusaurus) are Markdown with the same frontmatter:
+  // stored and served as `.md`, the one name the file routes know for Markdown.
+  {
+    kind: 'text',
+    mimeType: 'text/markdown',
+    extension: 'md',
+    names: ['md', 'markdown', 'rmd', 'qmd', 'mdx'],
+  },
   { kind: 'text', mimeType: 'text/plain', extension: 'txt', names: ['txt'] },
 ];
 
-/** The formats as `INVALID_FORMAT` answers list them: `image/png`, …, `text/markdown (.md, .markdown)`. */
+/** The formats as `INVALID_FORMAT` answers list them: `image/png`, …, `text/markdown (.md, .markdown, …)`. */
 export const SUPPORTED_FORMATS: readonly string[] = FILE_FORMATS.map((format) =>
   format.magic
     ? format.mimeType

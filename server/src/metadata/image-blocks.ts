@@ -18,6 +18,11 @@ export interface ImageMetadataBlocks {
   iptc: Uint8Array | undefined;
   /** PNG text of the keywords read (`Author`, `Title`, `Description`), the default language, last one wins. */
   text: Partial<Record<PngTextKeyword, string>>;
+  /**
+   * The same keywords from `iTXt` chunks with a language tag (exiftool's `Author-de`): read where the file has
+   * none without one; of several, the last one wins.
+   */
+  translatedText: Partial<Record<PngTextKeyword, string>>;
 }
 
 /** The PNG text keywords the service reads as fallbacks (exiftool's `PNG:Author`, `PNG:Title`, …). */
@@ -32,7 +37,7 @@ export interface ExtendedXmpChunk {
 }
 
 export function emptyBlocks(): ImageMetadataBlocks {
-  return { xmp: [], extendedXmp: [], exif: [], iptc: undefined, text: {} };
+  return { xmp: [], extendedXmp: [], exif: [], iptc: undefined, text: {}, translatedText: {} };
 }
 
 /** Adds an EXIF block (`stripExifHeader`'s answer), when it is one. */

@@ -3,18 +3,26 @@
 import { cleanText, selectAuthors } from './author.js';
 import type { FoundMetadata } from './file-metadata.js';
 import type { ExtendedXmpChunk, ImageMetadataBlocks } from './image-blocks.js';
-import { readExif } from './image-exif.js';
+import { type ExifFields, readExif } from './image-exif.js';
 import { readIptc } from './image-iptc.js';
 import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
 import { readXmp, type XmpMetadata } from './xmp.js';
 
 /** Where an image's author was read, as `metadata.author_source` names it (exiftool's group and tag). */
-export type ImageAuthorSource = 'xmp:dc:creator' | 'iptc:By-line' | 'exif:Artist' | 'png:Author';
+export type ImageAuthorSource =
+  | 'xmp:dc:creator'
+  | 'iptc:By-line'
+  | 'exif:Artist'
+  | 'xmp:tiff:Artist'
+  | 'exif:XPAuthor'
+  | 'png:Author';
 
 /**
  * Author, title and description of an image. The author is the first of these that names a real author:
- * XMP `dc:creator` (every entry), IPTC By-line (2:80, every one), EXIF `Artist`, PNG `Author` text — XMP is
- * what current tools write; WordPress reads By-line and then Artist. The title: XMP `dc:title`, IPTC Object
+ * XMP `dc:creator` (every entry), IPTC By-line (2:80, every one), EXIF `Artist`, XMP `tiff:Artist` (EXIF
+ * `Artist` as XMP), EXIF `XPAuthor` (Windows' "Authors", split at `;` as Windows lists them), PNG `Author`
+ * text (one without a language tag, else one with) — XMP is what current tools write; WordPress reads
+ * By-line and then Artist; exiftool and Windows' Explorer read the other two. The title: XMP `dc:title`, IPTC Object
  * Name, PNG `Title`; the description: XMP `dc:description`, IPTC Caption-Abstract, EXIF `ImageDescription`,
  * PNG `Description`. With several XMP packets (or EXIF blocks) a later one's value replaces an earlier
  * one's, as exiftool reports them; JPEG Extended XMP is read after the standard packet that names its GUID.
@@ -28,24 +36,33 @@ export function readImageMetadata(blocks: ImageMetadataBlocks): FoundMetadata {
   if (extension !== undefined) mergeXmp(xmp, readXmp(extension));
   const iptc = blocks.iptc === undefined ? undefined : readIptc(blocks.iptc);
   // Of several EXIF blocks the last one's field wins (exiftool reports them so); IPTC: the first block.
-  const exif = { artist: undefined as string | undefined, imageDescription: undefined as string | undefined };
+  const exif: ExifFields = { artist: undefined, imageDescription: undefined, xpAuthor: undefined };
   for (const block of blocks.exif) {
     const fields = readExif(block);
     exif.artist = fields.artist ?? exif.artist;
     exif.imageDescription = fields.imageDescription ?? exif.imageDescription;
+    exif.xpAuthor = fields.xpAuthor ?? exif.xpAuthor;
   }
   const candidates: Array<[ImageAuthorSource, unknown[]]> = [
     ['xmp:dc:creator', xmp.authors],
     ['iptc:By-line', iptc?.byLine ?? []],
     ['exif:Artist', [exif.artist]],
-    ['png:Author', [blocks.text.Author]],
+    ['xmp:tiff:Artist', [xmp.artist]],
+    ['exif:XPAuthor', exif.xpAuthor?.split(';') ?? []],
+    ['png:Author', [blocks.text.Author ?? blocks.translatedText.Author]],
   ];
   const found = candidates.find(([, names]) => selectAuthors(names).length > 0);
   return {
     authors: found === undefined ? [] : (found[1] as string[]),
     ...(found === undefined ? {} : { authorSource: found[0] }),
-    title: firstText(xmp.title, iptc?.objectName, blocks.text.Title),
-    description: firstText(xmp.description, iptc?.caption, exif.imageDescription, blocks.text.Description),
+    title: firstText(xmp.title, iptc?.objectName, blocks.text.Title, blocks.translatedText.Title),
+    description: firstText(
+      xmp.description,
+      iptc?.caption,
+      exif.imageDescription,
+      blocks.text.Description,
+      blocks.translatedText.Description,
+    ),
   };
 }
 
@@ -54,6 +71,7 @@ function mergeXmp(into: XmpMetadata, next: XmpMetadata): void {
   into.title = next.title ?? into.title;
   into.description = next.description ?? into.description;
   into.hasExtendedXmp = next.hasExtendedXmp ?? into.hasExtendedXmp;
+  into.artist = next.artist ?? into.artist;
 }
 
 function firstText(...values: Array<string | undefined>): string | undefined {

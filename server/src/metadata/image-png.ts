@@ -35,7 +35,7 @@ const utf8 = new TextDecoder();
  * Walk a PNG: its dimensions, and every metadata block its `tEXt`, `zTXt`, `iTXt` and `eXIf` chunks hold —
  * XMP under the keyword `XML:com.adobe.xmp` in any of the three text chunks (libvips and sharp write `zTXt`),
  * ImageMagick's hex "Raw profile type xmp|exif|APP1|iptc|8bim", and the `Author`, `Title` and `Description`
- * text. Compressed text is inflated only for those keywords, each within its bound.
+ * text (in `iTXt` with or without a language tag). Compressed text is inflated only for those keywords, each within its bound.
  */
 export function readPng(bytes: Uint8Array): { dimensions: Dimensions; blocks: ImageMetadataBlocks } {
   const data = view(bytes);
@@ -88,6 +88,7 @@ function readTextChunk(
   if (keyword === undefined) return;
   let value: Uint8Array;
   let compressed = false;
+  let translated = false;
   if (type === 'tEXt') {
     value = body.subarray(keywordEnd + 1);
   } else if (type === 'zTXt') {
@@ -98,8 +99,10 @@ function readTextChunk(
     const languageEnd = body.indexOf(0, keywordEnd + 3);
     const translatedEnd = languageEnd === -1 ? -1 : body.indexOf(0, languageEnd + 1);
     if (translatedEnd === -1) broken('PNG', `its \`iTXt\` chunk \`${keyword}\` is malformed`);
-    // A language tag makes another tag for exiftool (`Author-de`); XMP and profiles with one are not read.
-    if (languageEnd !== keywordEnd + 3) return;
+    // A language tag makes another tag for exiftool (`Author-de`): read for the text keywords where no
+    // untagged one is (exiftool and Windows show it); XMP and profiles with one are not read.
+    translated = languageEnd !== keywordEnd + 3;
+    if (translated && !isTextKeyword(keyword)) return;
     compressed = body[keywordEnd + 1] === 1;
     if (compressed && body[keywordEnd + 2] !== 0) return;
     value = body.subarray(translatedEnd + 1);
@@ -114,7 +117,13 @@ function readTextChunk(
     readRawProfile(keyword.slice(RAW_PROFILE.length), value, blocks);
     return;
   }
-  blocks.text[keyword as PngTextKeyword] = (type === 'iTXt' ? utf8 : latin1).decode(value);
+  (translated ? blocks.translatedText : blocks.text)[keyword as PngTextKeyword] = (
+    type === 'iTXt' ? utf8 : latin1
+  ).decode(value);
+}
+
+function isTextKeyword(keyword: string): keyword is PngTextKeyword {
+  return keyword === 'Author' || keyword === 'Title' || keyword === 'Description';
 }
 
 /**

@@ -45,14 +45,25 @@ const PDF_DOC_DIFFERENCES: Record<number, number> = {
   173: 0xfffd,
 };
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Decode a PDF text string: UTF-16BE after the `FE FF` byte-order mark (UTF-16LE after `FF FE`, which some
- * writers emit), UTF-8 after `EF BB BF` (PDF 2.0), else PDFDocEncoding.
+ * writers emit), UTF-8 after `EF BB BF` (PDF 2.0); without a mark, UTF-8 when the bytes hold a multi-byte
+ * UTF-8 sequence and are valid UTF-8 throughout, else PDFDocEncoding.
+ *
+ * The unmarked UTF-8 is what Ghostscript's `pdfmark` writes (a `/DOCINFO` with `(Björn)` from a UTF-8 source
+ * keeps its bytes): exiftool and pdf.js show it as PDFDocEncoding, `BjÃ¶rn`, which is not the name its
+ * author typed, and which would be signed into a public event. PDFDocEncoding text is valid UTF-8 with a
+ * multi-byte sequence only where a letter from `Â`–`ô` stands right before the signs at 0x80–0xBF (`•`, `€`,
+ * `©`, `¶`, …) in the runs UTF-8 asks for (`Ã¶`): no name or title is written so; it is the very look of
+ * UTF-8 read one byte per character.
  *
  * @example
  * ```ts
  * decodePdfText(Uint8Array.of(0xfe, 0xff, 0x00, 0x4a)); // 'J'
  * decodePdfText(Uint8Array.of(0xa0));                   // '€' (PDFDocEncoding, not Latin-1)
+ * decodePdfText(Uint8Array.of(0x42, 0xc3, 0xb6));       // 'Bö' (unmarked UTF-8, as Ghostscript writes it)
  * ```
  */
 export function decodePdfText(bytes: Uint8Array): string {
@@ -60,7 +71,18 @@ export function decodePdfText(bytes: Uint8Array): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
     return new TextDecoder().decode(bytes.subarray(3));
+  const utf8 = bytes.some((byte) => byte >= 0x80) ? decodeUtf8(bytes) : undefined;
+  if (utf8 !== undefined) return utf8;
   let text = '';
   for (const byte of bytes) text += String.fromCharCode(PDF_DOC_DIFFERENCES[byte] ?? byte);
   return text;
+}
+
+/** `bytes` as UTF-8, or `undefined` when they are not valid UTF-8. */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }

@@ -118,16 +118,39 @@ function readStructured(syntax: 'yaml' | 'toml' | 'json', data: unknown): FoundM
     if (!isRecord(fields)) continue;
     for (const key of AUTHOR_KEYS) {
       const [written, value] = entryOf(fields, key);
+      const source = `${syntax}:${tableKey === '' ? '' : `${tableKey}.`}${written}`;
+      const keys = authorKeys(value);
+      if (keys.length > 0) {
+        // Not signed, not even the names beside a key: the file would be signed with fewer authors than it has.
+        found.authorKeys ??= { source, keys };
+        continue;
+      }
       const names = authorNames(value);
       if (selectAuthors(names).length === 0) continue;
       found.authors = names;
-      found.authorSource = `${syntax}:${tableKey === '' ? '' : `${tableKey}.`}${written}`;
+      found.authorSource = source;
       break search;
     }
   }
   found.title = textOf(entryOf(data, 'title')[1]);
   found.description = DESCRIPTION_KEYS.map((key) => textOf(entryOf(data, key)[1])).find(Boolean);
   return found;
+}
+
+/**
+ * A bare lowercase word (`ana`, `jane_doe`, `slorber`) in an author field, where Jekyll (`_data/authors.yml`,
+ * jekyll-seo-tag), Docusaurus (`authors.yml`: `authors: ana`, `authors: [ana, bo]`), Hugo and Zola
+ * (taxonomy terms) put the key of an entry in another file. The name is in that file, which the server does
+ * not have: such a key is not signed as a name.
+ */
+const AUTHOR_KEY = /^(?=.*\p{Ll})[\p{Ll}\p{Nd}_-]+$/u;
+
+/** The entries of an author field that are keys ({@link AUTHOR_KEY}); people written as objects are names. */
+function authorKeys(value: unknown): string[] {
+  const entries = Array.isArray(value) ? value.slice(0, MAX_AUTHOR_ENTRIES) : [value];
+  return entries.filter(
+    (entry): entry is string => typeof entry === 'string' && AUTHOR_KEY.test(entry.trim()),
+  );
 }
 
 /**

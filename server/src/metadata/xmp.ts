@@ -5,12 +5,16 @@ import { ANALYSIS_LIMITS, pastLimit } from './limits.js';
 
 const DC = 'http://purl.org/dc/elements/1.1/';
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+/** `tiff:Artist`, the XMP form of EXIF `Artist` (XMP Specification Part 2, 3.2; exiftool's `XMP-tiff:Artist`). */
+const TIFF = 'http://ns.adobe.com/tiff/1.0/';
 /** `xmpNote:HasExtendedXMP` names the GUID of a JPEG's Extended XMP (XMP Specification Part 3, 1.1.3.1). */
 const XMP_NOTE = 'http://ns.adobe.com/xmp/note/';
 
 /** What a packet says: author, title, description, and the GUID of its JPEG Extended XMP, if it has one. */
 export interface XmpMetadata extends FoundMetadata {
   hasExtendedXmp?: string;
+  /** `tiff:Artist`: one string, as EXIF `Artist` (read after `dc:creator`, IPTC and EXIF). */
+  artist?: string;
 }
 /** XMP packets larger than this are not parsed (real ones are a few KiB; 1 MiB leaves room for thumbnails). */
 export const MAX_XMP_BYTES = ANALYSIS_LIMITS.xmp_bytes;
@@ -40,7 +44,7 @@ type XmlNode = Record<string, unknown>;
 
 /**
  * Read `dc:creator` (every entry of its `rdf:Seq`/`rdf:Bag`), `dc:title` and `dc:description` (the
- * `x-default` entry of their `rdf:Alt`) from an XMP packet. Namespace prefixes are resolved, so a packet that
+ * `x-default` entry of their `rdf:Alt`) and `tiff:Artist` from an XMP packet. Namespace prefixes are resolved, so a packet that
  * binds Dublin Core to another prefix is read too. Entities are never expanded; a DOCTYPE is refused. What
  * follows the packet's `<?xpacket end="w"?>` is not part of it (Photoshop writes a NUL byte there, and
  * exiftool reads such packets), and trailing NUL bytes are dropped.
@@ -107,6 +111,10 @@ function walk(nodes: XmlNode[], scope: Map<string, string>, depth: number, found
       found.hasExtendedXmp ??= textOf(children);
       continue;
     }
+    if (uri === TIFF && local === 'Artist') {
+      found.artist ??= textOf(children);
+      continue;
+    }
     if (uri === RDF && local === 'Description') readAttributes(attributes, inner, found);
     walk(children, inner, depth + 1, found);
   }
@@ -121,6 +129,7 @@ function readAttributes(
   for (const [name, value] of Object.entries(attributes)) {
     const { uri, local } = resolve(name, scope);
     if (uri === XMP_NOTE && local === 'HasExtendedXMP') found.hasExtendedXmp ??= decodeXmlText(value);
+    if (uri === TIFF && local === 'Artist') found.artist ??= decodeXmlText(value);
     if (uri !== DC) continue;
     if (local === 'creator' && found.authors.length < MAX_CREATORS) found.authors.push(decodeXmlText(value));
     if (local === 'title' || local === 'description') found[local] ??= decodeXmlText(value);
