@@ -48,6 +48,7 @@ const SLOW = [
   'test/repo/benches.test.ts',
   'test/integrations/astro-versions.test.ts',
   'test/page-hash/html5lib-signing-*.test.ts',
+  'test/page-hash/hidings-chromium.test.ts',
   'test/examples/**/*.test.ts',
   'test/integrations/demo.test.ts',
 ];
