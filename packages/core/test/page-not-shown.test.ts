@@ -10,11 +10,34 @@ import { NOT_SHOWN, notShownPage as page } from './support/not-shown-cases.js';
 
 const SHOWN: Array<[string, string]> = [
   ['plain', page('<body><main>x</main>')],
+  // The paths of the real generators' pages (the inventory of issue 35: elements, attribute names, no style).
   [
-    'the attributes real generators put on the path (Docusaurus, Starlight, VitePress, Astro)',
+    'Astro Starlight 0.42',
     page(
-      '<body class="navigation-with-keyboard" itemscope itemtype="https://schema.org/WebPage"><div id="__docusaurus" data-v-1a2b><div class="main-wrapper" role="presentation" aria-label="x"><main data-pagefind-body lang="en" dir="ltr" tabindex="-1" data-astro-cid-xyz>x</main></div></div>',
-      ' lang="en" dir="ltr" data-theme="light" data-has-hydrated="false" xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" prefix="og: https://ogp.me/ns#"',
+      '<body class="astro-x"><div class="page sl-flex"><main class="m" data-pagefind-body lang="en" dir="ltr">x</main></div>',
+      ' class="x" data-has-sidebar data-has-toc data-has-hero data-theme="dark" dir="ltr" lang="en"',
+    ),
+  ],
+  [
+    'VitePress 1.6 default theme',
+    page(
+      '<body><div id="app"><div class="Layout" data-v-5d98c3a5><div class="VPContent has-sidebar" data-v-1428d186 data-v-5d98c3a5 id="VPContent"><div class="VPDoc" data-v-1428d186 data-v-39a288b8><div class="container" data-v-39a288b8><main class="main" data-v-39a288b8>x</main></div></div></div></div></div>',
+      ' dir="ltr" lang="en-US"',
+    ),
+  ],
+  [
+    'Docusaurus 3.10 classic',
+    page(
+      '<body><div id="__docusaurus"><div class="main-wrapper" id="x"><div class="container"><main class="col">x</main></div></div></div>',
+      ' class="plugin-pages" data-has-hydrated="false" dir="ltr" lang="en"',
+    ),
+  ],
+  ['Eleventy base-blog', page('<body><main id="skip">x</main>', ' lang="en"')],
+  [
+    'other attributes on the lists',
+    page(
+      '<body itemscope itemtype="https://schema.org/WebPage" role="document"><div aria-label="x" tabindex="-1" translate="no" title="t"><main>x</main></div>',
+      ' xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" prefix="og: https://ogp.me/ns#"',
     ),
   ],
   [
