@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { analyzePage } from '@siegel/core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createRandom } from '../../bench/sign-site/generate-site.mjs';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 
 // Timeouts (docs/testing.md): 300 pages loaded and judged one after another in one tab: 120 s at a load
@@ -122,18 +123,6 @@ const ATTRIBUTES = [' hidden', ' hidden="until-found"', ' popover', ' inert', ' 
 const BODY_ATTRIBUTES = [' text="#ffffff"', ' bgcolor="#000000"', ' class="page"'];
 const PLACES = ['html', 'body', 'wrapper', 'main'] as const;
 
-/** A small seeded generator (mulberry32), so the set is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Case {
   name: string;
   html: string;
@@ -142,7 +131,7 @@ interface Case {
 }
 
 function generate(): Case[] {
-  const next = random(SEED);
+  const next = createRandom(SEED);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const cases: Case[] = [];
   for (let i = 0; i < COUNT; i++) {
