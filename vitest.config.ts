@@ -49,6 +49,7 @@ const SLOW = [
   'test/integrations/astro-versions.test.ts',
   'test/integrations/real-generators.test.ts',
   'test/page-hash/html5lib-signing-*.test.ts',
+  'test/page-hash/hidings-chromium.test.ts',
   'test/examples/**/*.test.ts',
   'test/integrations/demo.test.ts',
 ];

@@ -95,7 +95,52 @@ export const VERDICT_CASES: VerdictCase[] = [
     codes: ['event.not_found'],
     reader: 'lookup',
   },
+  ...(
+    [
+      ['hidden-transparent.html', 'inline `color: transparent` on <main>'],
+      ['hidden-offscreen.html', 'inline `position: absolute; left: -99999px` on <main>'],
+      ['hidden-object.html', '<main> as the fallback content of an <object> that loads (an SVG of the site)'],
+      ['hidden-video.html', '<main> as the fallback content of a <video>, which a browser never shows'],
+      ['hidden-tiny.html', 'inline `font-size: 0.5px` on <main>'],
+      ['hidden-covered.html', '<main> at `z-index: -1` under an opaque wrapper'],
+    ] as const
+  ).map(
+    ([page, what]): VerdictCase => ({
+      page,
+      what: `${what}, after signing (hash unchanged)`,
+      verdict: 'invalid',
+      codes: ['page.not_shown'],
+      reader: 'event',
+    }),
+  ),
 ];
+
+/**
+ * How each hiding case of {@link VERDICT_CASES} hides a plain signed page ({@link pageHtml}): only
+ * `<main>`'s own tag and what is around it change, so the hash (main's innerHTML) stays the one signed.
+ */
+export const HIDINGS: Record<string, (html: string) => string> = {
+  'hidden-transparent.html': (html) => html.replace('<main>', '<main style="color:transparent">'),
+  'hidden-offscreen.html': (html) => html.replace('<main>', '<main style="position:absolute;left:-99999px">'),
+  'hidden-object.html': (html) =>
+    html
+      .replace('<main>', '<object data="cover.svg" type="image/svg+xml"><main>')
+      .replace('</main>', '</main></object>'),
+  'hidden-video.html': (html) =>
+    html.replace('<main>', '<video><main>').replace('</main>', '</main></video>'),
+  'hidden-tiny.html': (html) => html.replace('<main>', '<main style="font-size:0.5px">'),
+  'hidden-covered.html': (html) =>
+    html
+      .replace(
+        '<main>',
+        '<div style="position:relative;z-index:0;background:#fff"><main style="position:relative;z-index:-1">',
+      )
+      .replace('</main>', '</main></div>'),
+};
+
+/** The image the `<object>` of `hidden-object.html` loads in place of its fallback (an opaque square). */
+export const COVER_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="150"><rect width="300" height="150" fill="#888"/></svg>';
 
 /** The signing key of the case site (a test key, never used elsewhere), and the other key. */
 export const CASE_KEY = '3'.repeat(64);
@@ -224,6 +269,10 @@ export async function buildCaseSite(dir: string, site: string, relay: string): P
   );
   await rm(join(dir, 'verify', `${gone.id}.json`));
   await rm(join(dir, 'verify', gone.id), { recursive: true });
+  // The hidings: the signed page, hidden after signing (issue 35); the block in <head> is kept.
+  await writeFile(join(dir, 'cover.svg'), COVER_SVG);
+  for (const [page, hide] of Object.entries(HIDINGS))
+    await writeFile(join(dir, page), hide(await read(page)));
 
   const blocks: CaseSite['blocks'] = {};
   for (const c of VERDICT_CASES) {

@@ -1,16 +1,25 @@
 // Issue 21, acceptance 1–3: one table of cases (test/support/verdict-cases.ts) runs through `siegel verify`
 // in directory mode and in URL mode and through the verify page in Debian's Chromium; every verifier gives
 // the same verdict and the same problem codes for every case, because all of them call one rule book.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// Issue 35, acceptance 1: the hidings of the table (inline `color: transparent`, off-screen, an `<object>`
+// that loads, …) are invalid in all three with `page.not_shown`, and refused at signing with it.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeCoverage } from '@siegel/core';
+import { describeCoverage, LocalKeySigner, signSite } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
-import { buildCaseSite, type CaseSite, VERDICT_CASES } from '../support/verdict-cases.js';
+import {
+  buildCaseSite,
+  CASE_KEY,
+  type CaseSite,
+  HIDINGS,
+  pageHtml,
+  VERDICT_CASES,
+} from '../support/verdict-cases.js';
 
 // Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files for 8
 // cases; 13 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine
@@ -116,6 +125,26 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     }
     await tab.close();
     expect(seen).toEqual(expected);
+  });
+
+  it('siegel sign refuses each hiding of the table with the code the verifiers give (issue 35)', async () => {
+    const fresh = join(root, 'hidings');
+    await mkdir(fresh);
+    for (const [page, hide] of Object.entries(HIDINGS))
+      await writeFile(join(fresh, page), hide(pageHtml(page, 'These words are signed.')));
+    const summary = await signSite(fresh, {
+      site: 'https://example.com/',
+      signer: new LocalKeySigner(CASE_KEY),
+      cacheFile: join(root, 'hidings-cache.json'),
+      logger: { info: () => {}, warn: () => {} },
+      progress: false,
+      parseWorkers: 0,
+    });
+    const hidings = VERDICT_CASES.filter((c) => c.page in HIDINGS);
+    expect(hidings.length).toBeGreaterThanOrEqual(6);
+    expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual(
+      Object.fromEntries(hidings.map((c) => [c.page, ['refused', ...c.codes]])),
+    );
   });
 
   it('a directory without --site or SITE_URL warns that addresses were not compared, and stays valid where valid', async () => {

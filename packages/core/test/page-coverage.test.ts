@@ -35,10 +35,10 @@ describe('which elements a signature may cover', () => {
 
   it('refuses a hidden element: `hidden` or `inert` on it or an ancestor', () => {
     expect(analyzePage(page('<main hidden>a</main>')).refusal?.message).toContain(
-      'the element itself has `hidden`',
+      'the element itself, <main>, carries `hidden`',
     );
     expect(analyzePage(page('<div hidden><main>a</main></div>')).refusal?.message).toContain(
-      'an ancestor <div> has `hidden`',
+      'an ancestor <div> carries `hidden`',
     );
     expect(analyzePage(page('<section inert><main>a</main></section>')).refusal?.code).toBe('hidden');
     expect(analyzePage(page('<main>a</main>')).refusal).toBeUndefined();

@@ -63,7 +63,7 @@ const DEPARTURES: Record<BrowserDeparture, (within: string) => string> = {
 
 /** Why a page's signed element cannot carry a signature that means "the reader sees what was signed". */
 export interface Refusal {
-  /** `multiple`: the selector matches more than one element. `hidden`: a browser with scripts on would not show it (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element, or a browser builds the markup otherwise than the standard (page/browser-departures.ts). `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. `encoding`: a browser would not decode the page's bytes as UTF-8 (page/encoding.ts). */
+  /** `multiple`: the selector matches more than one element. `hidden`: it or an ancestor is not on the lists of what cannot hide content (page/not-shown.ts). `ignored-markup`: a start tag inside it did not become an element, or a browser builds the markup otherwise than the standard (page/browser-departures.ts). `ambiguous-noscript`: a `<noscript>` makes the element read otherwise with scripts on, or (`siegel-page/1`) holds text that hashes like markup. `encoding`: a browser would not decode the page's bytes as UTF-8 (page/encoding.ts). */
   code: 'multiple' | 'hidden' | 'ignored-markup' | 'ambiguous-noscript' | 'encoding';
   message: string;
 }
@@ -190,8 +190,8 @@ function describeRecord(tag: IgnoredStartTag, what: string, inside: boolean): st
 }
 
 /**
- * Check that a signature over `matches[0]` would mean what a reader sees: exactly one element matches, a
- * browser with scripts on would show it (page/not-shown.ts), and no start tag inside it was ignored by the
+ * Check that a signature over `matches[0]` would mean what a reader sees: exactly one element matches, it and its
+ * ancestors are on the lists of what cannot hide content (page/not-shown.ts), and no start tag inside it was ignored by the
  * parser unless the standard drops it with nothing kept (else a browser may keep something the hash would
  * not cover), and no `<selectedcontent>` in it held markup of its own. For an ignored tag, the page is parsed again with source locations to say where.
  *
@@ -217,7 +217,8 @@ export function checkCoverage(
     };
   }
   const hider = findHider(element);
-  if (hider) return { code: 'hidden', message: `the signed ${what} is not shown to readers: ${hider}` };
+  if (hider)
+    return { code: 'hidden', message: `the signed ${what} may not be shown to readers as signed: ${hider}` };
   if (ignoredStartTags.length > 0) {
     const templateOf = templateContents(element);
     // Refused: a tag ignored inside the element that a browser may keep something of, and an ignored

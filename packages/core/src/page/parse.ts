@@ -13,8 +13,10 @@ export const CURRENT_SPEC: PageSpec = 'siegel-page/2';
  * content; the not-shown, `<selectedcontent>`, scripts-on `<noscript>` and encoding refusals; 3: issue 34 — the
  * signature block's place in source order, so offsets cached by an older run are found anew; plain ASCII
  * pages declaring an ASCII-compatible legacy encoding, refused before, are signed; and so is what a
- * `<template>` drops after `<col>` or in a table body, while markup a browser builds otherwise is refused; 4: issue 35 —
- * the event records the base URL a `<base href>` sets, so pages signed with one are signed again). The sign cache records it: a cache of an older
+ * `<template>` drops after `<col>` or in a table body, while markup a browser builds otherwise is refused; 4: issue
+ * 35 — "not shown" is judged by allow-lists of containers, attributes and inline declarations, so pages signed
+ * before may now be refused, and the event records the base URL a `<base href>` sets, so pages signed with one
+ * are signed again). The sign cache records it: a cache of an older
  * revision keeps its events but reads every page again once, so exactly the pages whose reading changed are
  * re-signed or refused (cache/sign-cache.ts).
  */

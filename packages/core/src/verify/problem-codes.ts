@@ -80,7 +80,7 @@ export const PROBLEM_CODES = {
   'page.not_shown': {
     severity: 'error',
     meaning:
-      'The signed element is not shown to a reader with scripts on: its place in the markup or its inline style hides it.',
+      'The signed element may not be shown as signed: it or an ancestor is not a plain container, or carries an attribute, inline declaration or declarative shadow root not on the lists of what cannot hide content.',
   },
   'page.ignored_markup': {
     severity: 'error',
