@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { integrationOptionsSchema } from '../../packages/core/src/integration/integration.js';
 
 // Acceptance 5 of issue 12: the design lives in this repository, as docs/. Every docs page is linked from
 // the root README; every relative link in the docs and the READMEs reaches a file (and a heading, when it
@@ -380,4 +381,19 @@ describe('the server README names every author source and every reader limit', (
     expect(names.length).toBeGreaterThan(15);
     expect(names.filter((name) => !new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(readme))).toEqual([]);
   });
+});
+
+// Issue 39, item 7: `relays` was missing from the integrations' option tables. Each integration README's
+// table names every option the integrations share (core's schema), so a new one cannot be left out again.
+describe('the integration READMEs name every shared option', () => {
+  const shared = Object.keys(integrationOptionsSchema.shape);
+
+  it.each(['packages/astro/README.md', 'packages/vite/README.md', 'packages/eleventy/README.md'])(
+    '%s',
+    async (path) => {
+      const readme = await readFile(join(ROOT, path), 'utf8');
+      expect(shared).toEqual(expect.arrayContaining(['relays', 'site', 'onError']));
+      expect(shared.filter((name) => !new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(readme))).toEqual([]);
+    },
+  );
 });
