@@ -10,7 +10,7 @@
 // Ctrl-C (SIGINT) or SIGTERM stops every process it started.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
@@ -55,6 +55,12 @@ async function main() {
     BUNKER_KEY_NAME: bunker.keyName,
   };
 
+  // The bunker's key is new on every run, so a cache from an earlier run names another key: the build would
+  // warn about it and re-sign every page anyway. Start without it (it only ever held throwaway signatures:
+  // a demo run rewrites it).
+  await Promise.all(
+    ['.sign-cache.json', '.sign-cache.json.journal'].map((name) => rm(join(EXAMPLE, name), { force: true })),
+  );
   say('building and signing examples/astro-site…');
   await run(process.execPath, [ASTRO_BIN, 'build', '--site', site], {
     cwd: EXAMPLE,
@@ -216,6 +222,13 @@ async function listenSite() {
         .writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' })
         .end(body);
     } catch {
+      // Browsers ask for /favicon.ico on every page without an icon link (the verify pages): a 404 there
+      // is an error in the console. The site's own icon is an SVG.
+      if (pathname === '/favicon.ico') {
+        const icon = await readFile(join(OUT_DIR, 'favicon.svg')).catch(() => undefined);
+        if (icon) return void response.writeHead(200, { 'content-type': types['.svg'] }).end(icon);
+        return void response.writeHead(204).end();
+      }
       const notFound = await readFile(join(OUT_DIR, '404.html')).catch(() => Buffer.from('not found'));
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end(notFound);
     }
