@@ -8,6 +8,10 @@
 //  5. starts the file-signing server (`server/`) against the same bunker, for /tools/sign.
 //
 // Ctrl-C (SIGINT) or SIGTERM stops every process it started.
+//
+// On a fresh clone it first installs the dependencies (`npm ci`, scripts/install.mjs), and when the Node that
+// started it is older than the repository needs (Debian's Node 20, before node_modules held Node 24) it runs
+// itself again on the Node 24 the install put in node_modules.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
@@ -15,6 +19,7 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installDependencies } from './install.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/astro-site');
@@ -31,12 +36,40 @@ let stopping = false;
 
 const say = (message) => console.log(`[demo] ${message}`);
 
-main().catch(async (error) => {
-  console.error(`[demo] ${error instanceof Error ? error.message : error}`);
-  await stopAll(1);
-});
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+/** The repository's own Node (the `node` devDependency), what every npm script here runs on. */
+const PINNED_NODE = join(ROOT, 'node_modules', '.bin', 'node');
+/** The oldest Node the packages run on (their `engines`). */
+const NEEDED_NODE = [22, 12];
+
+if (!existsSync(join(ROOT, 'node_modules', '.package-lock.json'))) {
+  try {
+    await installDependencies(ROOT, say);
+  } catch (error) {
+    console.error(`[demo] ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  }
+}
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (
+  (major < NEEDED_NODE[0] || (major === NEEDED_NODE[0] && minor < NEEDED_NODE[1])) &&
+  existsSync(PINNED_NODE)
+) {
+  say(
+    `Node ${process.version} started this; going on with the repository's own Node (node_modules/.bin/node)`,
+  );
+  const again = spawn(PINNED_NODE, [fileURLToPath(import.meta.url)], { stdio: 'inherit' });
+  // Ctrl-C reaches it through the process group; a SIGTERM sent to this process alone is passed on.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => again.kill('SIGTERM'));
+  again.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  main().catch(async (error) => {
+    console.error(`[demo] ${error instanceof Error ? error.message : error}`);
+    await stopAll(1);
+  });
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+}
 
 async function main() {
   ensureBuilt();
