@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { eventually } from '../support/eventually.js';
+import { readmeBlock } from '../support/readme-blocks.js';
 import { REPO_ROOT } from './support/example-project.js';
 
 let demo: ChildProcess | undefined;
@@ -78,7 +79,13 @@ describe('npm run demo', () => {
       }),
     );
     // `npm run demo` in its own process group, so SIGINT to the group is what Ctrl-C in a terminal does.
-    demo = spawn('npm', ['run', 'demo'], {
+    // The README's first command, read from it: what a newcomer types.
+    const [command = '', ...args] = (readmeBlock('README.md', 'sh', 'npm run demo').split('\n')[0] ?? '')
+      .replace(/#.*$/, '')
+      .trim()
+      .split(/\s+/);
+    expect([command, ...args]).toEqual(['npm', 'run', 'demo']);
+    demo = spawn(command, args, {
       cwd: REPO_ROOT,
       env: { ...env, DEMO_PORT: '0', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
