@@ -484,3 +484,18 @@ describe('fencedBlocks and firstCommand', () => {
     expect(blocks.map(firstCommand)).toEqual(['npm ci', 'cp a b']);
   });
 });
+
+// Issue 39, item 7: `npm publish -w …` warned `"bin[siegel]" script name bin/siegel.js was invalid and removed`
+// for core, bunker and server: npm normalises a bin path (no `./`, `/` separators) and warns when that
+// changes it. Each published package's bin paths are already what npm would make of them.
+describe('the bin paths of the published packages are as npm publishes them', () => {
+  it.each(['packages/core', 'packages/bunker', 'server'])('%s', async (folder) => {
+    const manifest = JSON.parse(await readFile(join(ROOT, folder, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    const paths = Object.values(manifest.bin);
+    expect(paths.length).toBeGreaterThan(0);
+    // npm's rule (@npmcli/package-json): the path joined onto `/`, with the leading `/` cut.
+    expect(paths.filter((path) => join('/', path.replace(/\\/g, '/')).slice(1) !== path)).toEqual([]);
+  });
+});
