@@ -8,13 +8,18 @@
 //  5. starts the file-signing server (`server/`) against the same bunker, for /tools/sign.
 //
 // Ctrl-C (SIGINT) or SIGTERM stops every process it started.
+//
+// On a fresh clone it first installs the dependencies (`npm ci`, scripts/install.mjs), and when the Node that
+// started it is older than the repository needs (Debian's Node 20, before node_modules held Node 24) it runs
+// itself again on the Node 24 the install put in node_modules.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installDependencies } from './install.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/astro-site');
@@ -31,12 +36,40 @@ let stopping = false;
 
 const say = (message) => console.log(`[demo] ${message}`);
 
-main().catch(async (error) => {
-  console.error(`[demo] ${error instanceof Error ? error.message : error}`);
-  await stopAll(1);
-});
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+/** The repository's own Node (the `node` devDependency), what every npm script here runs on. */
+const PINNED_NODE = join(ROOT, 'node_modules', '.bin', 'node');
+/** The oldest Node the packages run on (their `engines`). */
+const NEEDED_NODE = [22, 12];
+
+if (!existsSync(join(ROOT, 'node_modules', '.package-lock.json'))) {
+  try {
+    await installDependencies(ROOT, say);
+  } catch (error) {
+    console.error(`[demo] ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  }
+}
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (
+  (major < NEEDED_NODE[0] || (major === NEEDED_NODE[0] && minor < NEEDED_NODE[1])) &&
+  existsSync(PINNED_NODE)
+) {
+  say(
+    `Node ${process.version} started this; going on with the repository's own Node (node_modules/.bin/node)`,
+  );
+  const again = spawn(PINNED_NODE, [fileURLToPath(import.meta.url)], { stdio: 'inherit' });
+  // Ctrl-C reaches it through the process group; a SIGTERM sent to this process alone is passed on.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => again.kill('SIGTERM'));
+  again.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  main().catch(async (error) => {
+    console.error(`[demo] ${error instanceof Error ? error.message : error}`);
+    await stopAll(1);
+  });
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+}
 
 async function main() {
   ensureBuilt();
@@ -55,6 +88,12 @@ async function main() {
     BUNKER_KEY_NAME: bunker.keyName,
   };
 
+  // The bunker's key is new on every run, so a cache from an earlier run names another key: the build would
+  // warn about it and re-sign every page anyway. Start without it (it only ever held throwaway signatures:
+  // a demo run rewrites it).
+  await Promise.all(
+    ['.sign-cache.json', '.sign-cache.json.journal'].map((name) => rm(join(EXAMPLE, name), { force: true })),
+  );
   say('building and signing examples/astro-site…');
   await run(process.execPath, [ASTRO_BIN, 'build', '--site', site], {
     cwd: EXAMPLE,
@@ -216,6 +255,13 @@ async function listenSite() {
         .writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' })
         .end(body);
     } catch {
+      // Browsers ask for /favicon.ico on every page without an icon link (the verify pages): a 404 there
+      // is an error in the console. The site's own icon is an SVG.
+      if (pathname === '/favicon.ico') {
+        const icon = await readFile(join(OUT_DIR, 'favicon.svg')).catch(() => undefined);
+        if (icon) return void response.writeHead(200, { 'content-type': types['.svg'] }).end(icon);
+        return void response.writeHead(204).end();
+      }
       const notFound = await readFile(join(OUT_DIR, '404.html')).catch(() => Buffer.from('not found'));
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end(notFound);
     }

@@ -54,7 +54,7 @@ export function createJsonLd(record: SignedFileRecord, urls: FileUrls): Record<s
 /** The one inline style of event pages (allowed by its hash in their CSP). */
 export const PAGE_STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
 pre,code{font:14px/1.4 ui-monospace,monospace;background:#f3f3f5;border-radius:4px}pre{padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-all}
-code{padding:0 .2rem;word-break:break-all}h1{font-size:1.6rem}.statement{font-size:1.1rem}`;
+code{padding:0 .2rem;word-break:break-all}a,.statement{overflow-wrap:anywhere}h1{font-size:1.6rem}.statement{font-size:1.1rem}`;
 
 /**
  * The static event page of a signed file, `{cdn_url}/events/{hash}/index.html`: a plain statement of who

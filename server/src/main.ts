@@ -184,7 +184,21 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
   );
 });
 
+// A port another process holds: one line naming it and PORT, not Node's bare `listen EADDRINUSE` and a stack.
+server.once('error', (error: Error & { code?: string }) => {
+  if (error.code !== 'EADDRINUSE') throw error;
+  console.error(
+    `siegel-server: port ${config.port} on ${config.host} is in use by another process: stop it, or set another port with PORT (e.g. PORT=${config.port === 65535 ? config.port - 1 : config.port + 1}; PORT=0 picks a free one)`,
+  );
+  process.exit(1);
+});
+
+let stopping = false;
 function shutdown(): void {
+  // Ctrl-C in a terminal sends SIGINT to the whole process group, and a supervisor in it (`npm run demo`)
+  // sends SIGTERM as well: one shutdown.
+  if (stopping) return;
+  stopping = true;
   server.close(async () => {
     relaySender.close(); // what is on the wire fails now and stays in the outbox
     sweeper.stop();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { runBunkerCli } from '../support/bunker-process.js';
+import { occupiedPort } from '../support/free-port.js';
 
 // Timeouts (docs/testing.md): CLI runs with key derivations: 8 s among parallel files
 vi.setConfig({ testTimeout: 45_000 });
@@ -26,6 +27,20 @@ const USAGE_LINES = [
 ];
 
 describe('siegel-bunker exit codes', () => {
+  // Issue 39, item 7: Node's bare `listen EADDRINUSE 127.0.0.1:7777` named neither the flag nor a way out.
+  it('a port in use exits 1 with one line naming the port and `--port`', async () => {
+    const { port, server } = await occupiedPort();
+    try {
+      const result = await runBunkerCli(['start', '--dev', '--port', String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `siegel-bunker: port ${port} on 127.0.0.1 is in use by another process: stop it, or start on another port with \`--port\` (e.g. \`--port ${port + 1}\`; \`--port 0\` picks a free one)\n`,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
   it('`--help` prints the usage on stdout and exits 0', async () => {
     const result = await runBunkerCli(['--help']);
     expect(result.code, result.stderr).toBe(0);

@@ -13,8 +13,9 @@ import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-proc
 import { ADAPTERS, copyExample, type ExampleProject, REPO_ROOT } from './support/example-project.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 
-// Timeouts (docs/testing.md): an Astro build per major version
-vi.setConfig({ testTimeout: 120_000 });
+// Timeouts (docs/testing.md): an Astro build per major version; the mistakes test runs two more builds
+// (a wrong and a missing token fail only after the pages are built) and one that fails at config time.
+vi.setConfig({ testTimeout: 180_000 });
 
 const astro = ADAPTERS.find((adapter) => adapter.tool === 'astro');
 if (!astro) throw new Error('no astro adapter');
@@ -24,6 +25,9 @@ const VERSIONS = [
   { major: 5, alias: 'astro5' },
   { major: 6, alias: 'astro6' },
 ] as const;
+
+/** Every major of the peer range, for the messages: 7 is the workspace's own `astro`. */
+const ALL_VERSIONS = [...VERSIONS, { major: 7, alias: 'astro' }] as const;
 
 /** A page that prints the Astro version that rendered it (`Astro.generator`: `Astro v5.18.2`). */
 const VERSION_PAGE = `---
@@ -64,6 +68,30 @@ let bunker: RunningBunker;
 let parent: string;
 const projects: ExampleProject[] = [];
 
+/** A copy of the example whose `astro` is the install `alias` holds (of major `major`). */
+async function versionProject(major: number, alias: string) {
+  const installed = join(REPO_ROOT, 'node_modules', alias);
+  const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+    version: string;
+    bin: { astro: string };
+  };
+  expect(manifest.version.split('.')[0]).toBe(String(major));
+
+  const base = astro as NonNullable<typeof astro>;
+  const adapter = {
+    ...base,
+    command: () => ({ script: join(installed, manifest.bin.astro), args: ['build'] }),
+  };
+  const project = await copyExample(adapter, `astro${major}`, parent);
+  projects.push(project);
+  await linkFlatInstall(join(project.dir, 'node_modules'), alias);
+  await writeFile(join(project.dir, 'src/pages/version.astro'), VERSION_PAGE);
+  return { project, manifest };
+}
+
+/** A stack frame of Siegel's own code: what a user mistake must not print (issue 39, item 3). */
+const OUR_FRAME = /^\s*at .*(?:packages\/(?:astro|core)\/|node_modules\/@siegel\/)/m;
+
 beforeAll(async () => {
   bunker = await useBunker();
   parent = await mkdtemp(join(tmpdir(), 'siegel-astro-versions-'));
@@ -79,22 +107,7 @@ describe('@siegel/astro across the peer range', () => {
   it.each(VERSIONS)(
     'Astro $major builds the example, every page signed and verified',
     async ({ major, alias }) => {
-      const installed = join(REPO_ROOT, 'node_modules', alias);
-      const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
-        version: string;
-        bin: { astro: string };
-      };
-      expect(manifest.version.split('.')[0]).toBe(String(major));
-
-      const base = astro as NonNullable<typeof astro>;
-      const adapter = {
-        ...base,
-        command: () => ({ script: join(installed, manifest.bin.astro), args: ['build'] }),
-      };
-      const project = await copyExample(adapter, `astro${major}`, parent);
-      projects.push(project);
-      await linkFlatInstall(join(project.dir, 'node_modules'), alias);
-      await writeFile(join(project.dir, 'src/pages/version.astro'), VERSION_PAGE);
+      const { project, manifest } = await versionProject(major, alias);
       await project.writeEnv(bunkerEnv(bunker));
 
       const result = await project.build();
@@ -122,4 +135,49 @@ describe('@siegel/astro across the peer range', () => {
       expect(verified.code, verified.output).toBe(0);
     },
   );
+});
+
+// Issue 39, item 3: a missing token, a wrong token and a missing `site` are the user's mistakes, not crashes.
+// Each build fails with the CLI's message and a hint as Astro's user error (`[AstroUserError]`), and
+// prints no stack frame of Siegel's.
+describe('@siegel/astro: the three common mistakes read as messages, not crashes', () => {
+  it.each(ALL_VERSIONS)('Astro $major', async ({ major, alias }) => {
+    const { project } = await versionProject(major, alias);
+    const expectMessage = (
+      result: { code: number | null; output: string },
+      message: RegExp,
+      hint: string,
+    ) => {
+      expect(result.code, result.output).not.toBe(0);
+      expect(result.output).toMatch(/\[AstroUserError\]/);
+      expect(result.output).toMatch(message);
+      expect(result.output).toMatch(/^\s*Hint:\s*$/m);
+      expect(result.output).toContain(hint);
+      expect(result.output).not.toMatch(OUR_FRAME);
+    };
+
+    // No `site`: fails in `astro:config:setup`, before any page is built.
+    await project.configureSource((original) => original.replace(/^\s*site: .*$/m, ''));
+    await project.writeEnv(bunkerEnv(bunker));
+    expectMessage(
+      await project.build(),
+      /@siegel\/astro needs the site URL: set `site` in astro.config/,
+      "`site: 'https://example.com'` in defineConfig",
+    );
+
+    await project.configureSource((original) => original);
+    await project.writeEnv({ ...bunkerEnv(bunker), BUNKER_API_TOKEN: undefined });
+    expectMessage(
+      await project.build(),
+      /^.*BUNKER_API_TOKEN nicht gesetzt\s*$\n^.*BUNKER_API_TOKEN is not set/m,
+      'Put `BUNKER_API_TOKEN=…` into `.env` in the project root',
+    );
+
+    await project.writeEnv({ ...bunkerEnv(bunker), BUNKER_API_TOKEN: 'not-the-token-of-this-bunker' });
+    expectMessage(
+      await project.build(),
+      /^.*BUNKER_API_TOKEN ungültig\s*$\n^.*rejected BUNKER_API_TOKEN \(HTTP 401\)/m,
+      'Copy the API token the bunker was started with',
+    );
+  });
 });

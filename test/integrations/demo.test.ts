@@ -1,10 +1,15 @@
 // `npm run demo`: starts, its printed verify URL says valid in Chromium, and Ctrl-C stops every process.
+// Issue 39, item 10 and acceptance 2: a re-run (a cache from an earlier run, made for another key) warns
+// about nothing, every URL it prints opens in Chromium without a console error (the favicon 404s were),
+// and each process logs its shutdown once (the bunker logged it for SIGINT and again for SIGTERM).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
 import { eventually } from '../support/eventually.js';
+import { readmeBlock } from '../support/readme-blocks.js';
 import { REPO_ROOT } from './support/example-project.js';
 
 let demo: ChildProcess | undefined;
@@ -60,8 +65,27 @@ describe('npm run demo', () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('BUNKER_')),
     );
+    // What an earlier demo run leaves: a sign cache made for that run's throwaway key.
+    await writeFile(
+      join(REPO_ROOT, 'examples/astro-site/.sign-cache.json'),
+      JSON.stringify({
+        spec: 'siegel-page/2',
+        version: 1,
+        pubkey: 'a'.repeat(64),
+        site: 'http://127.0.0.1:4321',
+        selector: 'main',
+        relays: [],
+        pages: {},
+      }),
+    );
     // `npm run demo` in its own process group, so SIGINT to the group is what Ctrl-C in a terminal does.
-    demo = spawn('npm', ['run', 'demo'], {
+    // The README's first command, read from it: what a newcomer types.
+    const [command = '', ...args] = (readmeBlock('README.md', 'sh', 'npm run demo').split('\n')[0] ?? '')
+      .replace(/#.*$/, '')
+      .trim()
+      .split(/\s+/);
+    expect([command, ...args]).toEqual(['npm', 'run', 'demo']);
+    demo = spawn(command, args, {
       cwd: REPO_ROOT,
       env: { ...env, DEMO_PORT: '0', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,6 +122,9 @@ describe('npm run demo', () => {
     expect(signPage.status).toBe(200);
     expect(await signPage.text()).toMatch(/<form/i);
 
+    // The re-run found the earlier run's cache and said nothing about it.
+    expect(output).not.toMatch(/\bWARN\b|was made for the key/);
+
     const browser = await launchChromium();
     try {
       const tab = await browser.context.newPage();
@@ -105,6 +132,30 @@ describe('npm run demo', () => {
       const status = tab.locator('#siegel-status');
       await status.locator('xpath=self::*[@data-state!="pending"]').waitFor({ timeout: 20_000 });
       expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('valid');
+
+      // Every URL the demo printed, opened as a newcomer would: no console error, no failed request.
+      const printed = [...output.matchAll(/^(?:Site|Page|Verify page|Bunker|Sign files):\s+(http\S+)/gm)].map(
+        (match) => match[1] as string,
+      );
+      expect(printed).toHaveLength(5);
+      for (const url of printed) {
+        const page = await browser.context.newPage();
+        const problems: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(`${message.text()} (${message.location().url})`);
+        });
+        page.on('pageerror', (error) => problems.push(error.message));
+        page.on('response', (response) => {
+          if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+        });
+        await page.goto(url, { waitUntil: 'load' });
+        // The favicon request goes out after `load`; a verify page checks after it too.
+        if (url === verifyUrl)
+          await page.locator('#siegel-status[data-state="valid"]').waitFor({ timeout: 20_000 });
+        await page.waitForLoadState('networkidle');
+        expect(problems, url).toEqual([]);
+        await page.close();
+      }
     } finally {
       await browser.close();
     }
@@ -115,6 +166,8 @@ describe('npm run demo', () => {
     process.kill(-(demo.pid as number), 'SIGINT');
     await exited;
     expect(output).toContain('[demo] stopping');
+    // One shutdown line, although the bunker got SIGINT (Ctrl-C to the group) and SIGTERM (from the demo).
+    expect(output.match(/^\[bunker\] .*shutting down$/gm), output).toHaveLength(1);
     await eventually(() => !children.some(isAlive), 10_000, 100).catch(() => {
       // some still run after 10 s: the assertion below names them
     });

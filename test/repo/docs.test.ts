@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { integrationOptionsSchema } from '../../packages/core/src/integration/integration.js';
+import { fencedBlocks, firstCommand } from '../support/readme-blocks.js';
+import { README_COMMANDS, type ReadmeCommandBlock } from './readme-commands.js';
 
 // Acceptance 5 of issue 12: the design lives in this repository, as docs/. Every docs page is linked from
 // the root README; every relative link in the docs and the READMEs reaches a file (and a heading, when it
@@ -379,5 +382,120 @@ describe('the server README names every author source and every reader limit', (
     const names = [...limits.matchAll(/^ {2}([a-z_]+): /gm)].map((match) => match[1] as string);
     expect(names.length).toBeGreaterThan(15);
     expect(names.filter((name) => !new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(readme))).toEqual([]);
+  });
+});
+
+// Issue 39, item 7: `relays` was missing from the integrations' option tables. Each integration README's
+// table names every option the integrations share (core's schema), so a new one cannot be left out again.
+describe('the integration READMEs name every shared option', () => {
+  const shared = Object.keys(integrationOptionsSchema.shape);
+
+  it.each(['packages/astro/README.md', 'packages/vite/README.md', 'packages/eleventy/README.md'])(
+    '%s',
+    async (path) => {
+      const readme = await readFile(join(ROOT, path), 'utf8');
+      expect(shared).toEqual(expect.arrayContaining(['relays', 'site', 'onError']));
+      expect(shared.filter((name) => !new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(readme))).toEqual([]);
+    },
+  );
+});
+
+// Issue 39, acceptance 3: every command block of the READMEs is run by a test (read from the README, or the
+// same commands) or says why none can run it here. The table is test/repo/readme-commands.ts.
+describe('every README command block is run by a test, or says why not', async () => {
+  const readmes = (await listFiles(ROOT, (name) => name === 'README.md'))
+    .map(repoPath)
+    .filter(
+      (path) =>
+        path === 'README.md' || /^(?:packages|examples)\/[^/]+\/README\.md$|^server\/README\.md$/.test(path),
+    )
+    .sort();
+  const blocks = (
+    await Promise.all(
+      readmes.map(async (file) =>
+        fencedBlocks(await readFile(join(ROOT, file), 'utf8'))
+          .filter((block) => block.lang === 'sh')
+          .map((block) => ({ file, line: block.line, first: firstCommand(block) })),
+      ),
+    )
+  ).flat();
+  const entryOf = (block: { file: string; first: string }) =>
+    README_COMMANDS.filter((entry) => entry.file === block.file && block.first.startsWith(entry.first));
+
+  it('finds the blocks it is meant to', () => {
+    expect(readmes).toEqual(
+      expect.arrayContaining(['README.md', 'packages/bunker/README.md', 'server/README.md']),
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('each ```sh block has exactly one entry, and each entry a block', () => {
+    const unmatched = blocks
+      .filter((block) => entryOf(block).length !== 1)
+      .map((block) => `${block.file}:${block.line} \`${block.first}\` (${entryOf(block).length} entries)`);
+    expect(unmatched).toEqual([]);
+    const stale = README_COMMANDS.filter(
+      (entry) => !blocks.some((block) => block.file === entry.file && block.first.startsWith(entry.first)),
+    ).map((entry) => `${entry.file}: \`${entry.first}\``);
+    expect(stale).toEqual([]);
+  });
+
+  it('each named test exists and reads its block from the README, or holds what it mirrors', async () => {
+    const problems: string[] = [];
+    for (const entry of README_COMMANDS as ReadmeCommandBlock[]) {
+      if ('notRunnable' in entry) {
+        if (entry.notRunnable.length < 20) problems.push(`${entry.file}: \`${entry.first}\`: say why`);
+        continue;
+      }
+      const test = 'extractedBy' in entry ? entry.extractedBy : entry.mirroredBy;
+      const source = await readFile(join(ROOT, test), 'utf8').catch(() => undefined);
+      if (source === undefined) {
+        problems.push(`${entry.file}: ${test} does not exist`);
+      } else if ('extractedBy' in entry && !source.includes(`readmeBlock('${entry.file}', 'sh', '`)) {
+        problems.push(
+          `${entry.file}: ${test} does not read the block with readmeBlock('${entry.file}', 'sh', …)`,
+        );
+      } else if ('marker' in entry && !source.includes(entry.marker)) {
+        problems.push(`${entry.file}: ${test} holds no \`${entry.marker}\``);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('fencedBlocks and firstCommand', () => {
+  it('reads fenced blocks, indented ones too, and skips comments for the first command', () => {
+    const text = [
+      '# T',
+      '```sh',
+      '# a comment',
+      'npm ci',
+      '```',
+      '1. item',
+      '   ```sh',
+      '   cp a b',
+      '   ```',
+    ].join('\n');
+    const blocks = fencedBlocks(text);
+    expect(blocks).toEqual([
+      { lang: 'sh', line: 2, text: '# a comment\nnpm ci' },
+      { lang: 'sh', line: 7, text: 'cp a b' },
+    ]);
+    expect(blocks.map(firstCommand)).toEqual(['npm ci', 'cp a b']);
+  });
+});
+
+// Issue 39, item 7: `npm publish -w …` warned `"bin[siegel]" script name bin/siegel.js was invalid and removed`
+// for core, bunker and server: npm normalises a bin path (no `./`, `/` separators) and warns when that
+// changes it. Each published package's bin paths are already what npm would make of them.
+describe('the bin paths of the published packages are as npm publishes them', () => {
+  it.each(['packages/core', 'packages/bunker', 'server'])('%s', async (folder) => {
+    const manifest = JSON.parse(await readFile(join(ROOT, folder, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    const paths = Object.values(manifest.bin);
+    expect(paths.length).toBeGreaterThan(0);
+    // npm's rule (@npmcli/package-json): the path joined onto `/`, with the leading `/` cut.
+    expect(paths.filter((path) => join('/', path.replace(/\\/g, '/')).slice(1) !== path)).toEqual([]);
   });
 });

@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   Actions,
   type EventTemplate as SdkEventTemplate,
@@ -10,8 +13,11 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { npubEncode } from 'nostr-tools/nip19';
 import { createUploadAuth, uploadBlob } from 'nostr-tools/nipb7';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../integrations/support/example-project.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
+import { readmeBlock } from '../support/readme-blocks.js';
 import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -221,6 +227,43 @@ describe('Blossom uploads (BUD-02, BUD-06, BUD-11) against the real server and b
     const { body } = await verify(hash);
     expect(body.verified).toBe(true);
     expect(body.uploader.pubkey).toBe(getPublicKey(npubKey));
+  });
+
+  // Issue 39, item 7: blossom-client-sdk's own README example fails (`uploadBlob` is no export of 5.1.0).
+  // The server README's snippet is run as a file, as written, by Node against this server.
+  it("the server README's blossom-client-sdk snippet uploads and prints the file's URL and authors", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'siegel-blossom-readme-'));
+    try {
+      const snippet = readmeBlock('server/README.md', 'js', "import { readFile } from 'node:fs/promises';");
+      await writeFile(join(dir, 'upload.mjs'), snippet);
+      // Its imports resolve as in a project that installed blossom-client-sdk and nostr-tools.
+      await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      const bytes = await fixture('jpeg-multi-author.jpg');
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['upload.mjs', join(SERVER_FIXTURES, 'jpeg-multi-author.jpg')],
+        {
+          cwd: dir,
+          timeout: 30_000,
+          env: {
+            PATH: process.env.PATH,
+            SIEGEL_SERVER_URL: server.url,
+            NOSTR_SECRET_KEY: bytesToHex(allowedKey),
+          },
+        },
+      );
+      const line = stdout.trim();
+      const url = line.slice(0, line.indexOf(' '));
+      expect(url).toContain(sha256(bytes));
+      expect(JSON.parse(line.slice(url.length + 1))).toEqual([
+        ['author', 'Ana Lima'],
+        ['author', 'Björn Ødegård'],
+        ['author', '山田 花子'],
+      ]);
+      expect((await verify(sha256(bytes))).body.verified).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   /** PUT /upload with `bytes` and an Authorization header; the answer's status, X-Reason and JSON. */

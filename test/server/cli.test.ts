@@ -3,8 +3,12 @@
 // than it needs it says so in one line: test/repo/node-version.test.ts, for every CLI.)
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { occupiedPort } from '../support/free-port.js';
 
 const BIN = new URL('../../server/bin/siegel-server.js', import.meta.url).pathname;
 const VERSION = (
@@ -13,10 +17,15 @@ const VERSION = (
   }
 ).version;
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
       timeout: 20_000,
+      ...(options.cwd && { cwd: options.cwd }),
+      ...(options.env && { env: options.env }),
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -42,5 +51,34 @@ describe('siegel-server', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^siegel-server: unknown argument `--port=9`\n\nUsage:/);
     expect(result.stdout).toBe('');
+  });
+
+  // Issue 39, item 7: Node's bare `listen EADDRINUSE` and a stack trace named neither PORT nor a way out.
+  it('a port in use exits 1 with one line naming the port and PORT', async () => {
+    const { port, server } = await occupiedPort();
+    const dir = await mkdtemp(join(tmpdir(), 'siegel-server-port-'));
+    try {
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter(([name]) => !/^(BUNKER_|SIEGEL_|VITEST)/.test(name)),
+      ) as Record<string, string>;
+      const result = await run([], {
+        cwd: dir,
+        env: {
+          ...env,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          BASE_URL: `http://127.0.0.1:${port}`,
+          SIEGEL_DATA_DIR: join(dir, 'data'),
+        },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `siegel-server: port ${port} on 127.0.0.1 is in use by another process: stop it, or set another port with PORT (e.g. PORT=${port + 1}; PORT=0 picks a free one)\n`,
+      );
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

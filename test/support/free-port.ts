@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 /** A free TCP port on loopback, chosen by the OS. */
 export function freePort(): Promise<number> {
@@ -11,4 +11,11 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** A port another process holds (a plain TCP server on loopback), for the "port in use" messages; the caller closes it. */
+export async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, server };
 }

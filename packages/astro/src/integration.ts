@@ -10,6 +10,7 @@ import type { AstroConfig, AstroIntegration } from 'astro';
 import type { z } from 'zod';
 import { findRewritersAfter, formatRewriterWarning } from './compressor-check.js';
 import { withBase } from './site-url.js';
+import { toAstroError } from './user-error.js';
 
 /** The integration's name: its npm name, so `astro add` and the compressor check can find it. */
 export const INTEGRATION_NAME = '@siegel/astro';
@@ -34,12 +35,18 @@ export type SiegelAstroOptions = z.input<typeof optionsSchema>;
  * // astro.config.mjs
  * import siegel from '@siegel/astro';
  * export default defineConfig({ site: 'https://example.com', integrations: [siegel()] });
- * @throws {SiegelError} `invalid_options` for unknown or malformed options (at config time), and, with
- *   `onError: 'fail'` (default), any signing error (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`,
- *   `Key ist gesperrt`, …) so the build fails.
+ * @throws Astro's user error (`AstroUserError`, the CLI's message and a hint, no stack trace) for unknown
+ *   or malformed options (at config time), a missing `site`, and, with `onError: 'fail'` (default), any
+ *   signing error (`BUNKER_API_TOKEN nicht gesetzt`, `Key nicht gefunden`, `Key ist gesperrt`, …) so the
+ *   build fails.
  */
 export function siegel(options?: SiegelAstroOptions): AstroIntegration {
-  const settings = parseOptions(options);
+  let settings: ReturnType<typeof parseOptions>;
+  try {
+    settings = parseOptions(options);
+  } catch (error) {
+    throw toAstroError(error);
+  }
   let config: AstroConfig | undefined;
   let buildOutput: 'static' | 'server' = 'static';
   let onDemandRoutes: string[] = [];
@@ -49,10 +56,12 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
     hooks: {
       'astro:config:setup': ({ config: astroConfig, command }) => {
         if (command === 'build' && !settings.site && !astroConfig.site) {
-          throw new SiegelError(
-            'invalid_options',
-            '@siegel/astro needs the site URL: set `site` in astro.config (e.g. site: `https://example.com`) ' +
-              'or pass siegel({ site }). Every signed page names its absolute URL.',
+          throw toAstroError(
+            new SiegelError(
+              'invalid_options',
+              '@siegel/astro needs the site URL: set `site` in astro.config (e.g. site: `https://example.com`) ' +
+                'or pass siegel({ site }). Every signed page names its absolute URL.',
+            ),
           );
         }
       },
@@ -75,7 +84,9 @@ export function siegel(options?: SiegelAstroOptions): AstroIntegration {
         await runBuildSigning(
           () => signSite(fileURLToPath(dir), { ...toSignSiteOptions(settings, { root, logger }), site }),
           { onError: settings.onError, logger },
-        );
+        ).catch((error: unknown) => {
+          throw toAstroError(error);
+        });
         if (buildOutput === 'server' && onDemandRoutes.length > 0) {
           logger.warn(
             `${onDemandRoutes.length} on-demand page${onDemandRoutes.length === 1 ? '' : 's'} ` +

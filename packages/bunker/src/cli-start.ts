@@ -113,7 +113,7 @@ export async function runStartCommand(
     logger,
   }).catch(async (error: unknown) => {
     if (throwaway) await rm(dataDir, { recursive: true, force: true });
-    throw error;
+    throw portInUse(error, values.host, port) ?? error;
   });
   if (dev && !bunker.store.list().some((key) => key.name === 'default') && passphrase !== undefined) {
     await bunker.store.create('default', { passphrase });
@@ -133,7 +133,12 @@ export async function runStartCommand(
   // The signal handlers go in before the ready line: a supervisor (or a test) may send SIGTERM the moment
   // it reads that line, and without a handler Node would die at once instead of shutting down.
   const exited = new Promise<number>((resolve) => {
+    let stopping = false;
     const shutdown = (signal: string) => {
+      // Ctrl-C in a terminal sends SIGINT to the whole process group, and a supervisor in it (`npm run demo`)
+      // sends SIGTERM as well: one shutdown, one line.
+      if (stopping) return;
+      stopping = true;
       logger.info(`${signal}: shutting down`);
       const force = setTimeout(() => resolve(1), SHUTDOWN_GRACE_MS);
       force.unref();
@@ -214,6 +219,18 @@ function checkTokens(apiToken: string, adminToken: string): void {
   }
   if (apiToken === adminToken)
     throw new BunkerError('invalid_request', 'BUNKER_API_TOKEN and BUNKER_ADMIN_TOKEN must differ');
+}
+
+/**
+ * The one line for a port another process holds (Node's bare `listen EADDRINUSE` names neither the flag nor
+ * a way out), or `undefined` for any other error.
+ */
+function portInUse(error: unknown, host: string, port: number): BunkerError | undefined {
+  if ((error as { code?: unknown })?.code !== 'EADDRINUSE') return undefined;
+  return new BunkerError(
+    'invalid_request',
+    `port ${port} on ${host} is in use by another process: stop it, or start on another port with \`--port\` (e.g. \`--port ${port === 65535 ? port - 1 : port + 1}\`; \`--port 0\` picks a free one)`,
+  );
 }
 
 function newToken(): string {

@@ -34,6 +34,11 @@ export function createPageRoutes(options: PageRoutesOptions): Hono {
   app.get('/assets/sign.js', asset(readBrowserScript('sign'), 'text/javascript; charset=utf-8'));
   app.get('/assets/verify.js', asset(readBrowserScript('verify'), 'text/javascript; charset=utf-8'));
 
+  // Browsers ask every origin for /favicon.ico; a 404 there is an error in the console of every page.
+  app.get(
+    '/favicon.ico',
+    () => new Response(null, { status: 204, headers: { 'Cache-Control': 'public, max-age=86400' } }),
+  );
   app.get('/', (c) => c.redirect('/verify'));
   app.get('/tools/sign', (c) => c.html(<SignPage maxUploadBytes={options.maxUploadBytes} />));
 
