@@ -124,7 +124,7 @@ export const PROBLEM_CODES = {
   'address.preview': {
     severity: 'warning',
     meaning:
-      'The page was found on this machine (a loopback host: 127.0.0.0/8, `::1`, `localhost`) at the path of its signed address or a mirror’s: a local preview, valid with this note.',
+      'A local preview: the page was found on this machine (a loopback host: 127.0.0.0/8, `::1`, `localhost`) at the path of its signed address or a mirror’s, so only the path was compared.',
   },
   'page.cloaked': {
     severity: 'error',
