@@ -26,7 +26,7 @@ import {
   type Verdict,
 } from './problem-codes.js';
 
-export { isLocalPreview, isSameAddress, normalizeAddress } from './page-address.js';
+export { isSameAddress, normalizeAddress } from './page-address.js';
 export {
   createProblem,
   decideVerdict,
