@@ -87,6 +87,11 @@ describe('the web pages in Chromium', () => {
     await page.dispatchEvent('#token', 'change');
     await page.waitForFunction(() => /no author/.test(document.getElementById('message')?.textContent ?? ''));
     expect(await page.isDisabled('#sign-button')).toBe(true);
+    // Issue 39: the message's code spans (the file name, the PDF field) are `<code>` elements, not backticks.
+    expect(await page.textContent('#message')).not.toContain('`');
+    const code = await page.locator('#message code').allTextContents();
+    expect(code).toContain('pdf-no-author.pdf');
+    expect(code).toContain('/Author');
   });
 
   it('shows an author containing <script> as text, on the sign page and the verify page', async () => {

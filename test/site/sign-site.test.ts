@@ -162,15 +162,14 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     expect(wrongSigner.stdout).toContain(`expected \`${'f'.repeat(64)}\``);
 
     // Over HTTP, as a reader would: crawled from the start page (the generated nav links the posts). Pages
-    // signed for `SITE` and served at another address are copies there: not valid (event.url).
+    // signed for `SITE` and served on this machine at their paths are a local preview (issue 39): valid,
+    // with the warning address.preview.
     const copies = await serveDirectory(dist);
     try {
-      const elsewhere = await runSiegel(['verify', copies.url, '--pubkey', bunker.pubkey], { cwd: root });
-      expect(elsewhere.code).toBe(1);
-      expect(elsewhere.stdout).toMatch(/Siegel verify: 0 valid, \d+ invalid, 0 not found/);
-      expect(elsewhere.stdout).toContain(
-        `signed for \`${SITE}/\`, but the page was found at \`${copies.url}\` [event.url]`,
-      );
+      const preview = await runSiegel(['verify', copies.url, '--pubkey', bunker.pubkey], { cwd: root });
+      expect(preview.code).toBe(0);
+      expect(preview.stdout).toMatch(/Siegel verify: \d+ valid, 0 invalid, 0 not found/);
+      expect(preview.stdout).toMatch(/^warning: \d+ pages: A local preview: .* \[address\.preview\]$/m);
     } finally {
       await copies.close();
     }

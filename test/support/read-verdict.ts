@@ -7,7 +7,10 @@ export interface Verdict {
   reason: string;
   /** Every problem's code, errors first (`data-codes`). */
   codes: string[];
+  /** The text as a reader reads it: code spans are `<code>` elements, their backticks gone. */
   text: string;
+  /** The text of each `<code>` element in it, in order. */
+  code: string[];
 }
 
 /**
@@ -23,5 +26,6 @@ export async function readVerdict(page: Page, siteUrl: string, eventId: string):
     reason: (await status.getAttribute('data-reason')) ?? '',
     codes: ((await status.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean),
     text: (await status.textContent()) ?? '',
+    code: await status.locator('code').allTextContents(),
   };
 }

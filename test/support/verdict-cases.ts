@@ -50,9 +50,17 @@ export const VERDICT_CASES: VerdictCase[] = [
   },
   {
     page: 'wrong-url.html',
-    what: 'an event for this page’s hash, signed for the same path on another origin',
+    what: 'an event for this page’s hash, signed for another path on another origin',
     verdict: 'invalid',
     codes: ['event.url'],
+    reader: 'event',
+  },
+  {
+    // Issue 39: the case site is served on 127.0.0.1, this machine — the owner's preview of a signed site.
+    page: 'preview.html',
+    what: 'an event for this page’s hash, signed for the same path on another origin (a local preview)',
+    verdict: 'valid',
+    codes: ['address.preview'],
     reader: 'event',
   },
   {
@@ -229,10 +237,15 @@ export async function buildCaseSite(dir: string, site: string, relay: string): P
   await writeFile(join(dir, 'edited.html'), (await read('edited.html')).replace('changed', 'chanced'));
   // kind1: the same hash and url, but a kind-1 note.
   await publish('kind1.html', resign({ ...(await templateOf('kind1.html')), kind: 1 }));
-  // wrong-url: signed for the same path on another origin.
+  // wrong-url: signed for another path on another origin. The same path there, found on this loopback
+  // server, is a local preview (preview.html); on another machine it would be `event.url` (rules.test.ts).
   await publish(
     'wrong-url.html',
-    resign(await templateOf('wrong-url.html', 'https://elsewhere.example/wrong-url.html')),
+    resign(await templateOf('wrong-url.html', 'https://elsewhere.example/copied/wrong-url.html')),
+  );
+  await publish(
+    'preview.html',
+    resign(await templateOf('preview.html', 'https://docs.example/preview.html')),
   );
   // bad-sig: the site's copy of the event with one character of its signature changed.
   const signed = await eventOf('bad-sig.html');

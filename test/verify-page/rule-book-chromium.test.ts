@@ -116,9 +116,12 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
       seen[c.page] = [(await status.getAttribute('data-state')) ?? '', ...codes];
       const text = (await status.textContent()) ?? '';
       if (c.verdict === 'valid') expect(text).toMatch(/^Valid: /);
-      // Beside "Valid" only: the one sentence of what it covers.
+      // Beside "Valid" only: the one sentence of what it covers, its code span (`main`) as code (issue 39).
       expect(await tab.locator('#siegel-coverage').allTextContents()).toEqual(
-        c.verdict === 'valid' ? [describeCoverage()] : [],
+        c.verdict === 'valid' ? [describeCoverage().replaceAll('`', '')] : [],
+      );
+      expect(await tab.locator('#siegel-coverage code').allTextContents()).toEqual(
+        c.verdict === 'valid' ? ['main'] : [],
       );
       if (c.verdict === 'invalid') expect(text).toMatch(/^Invalid: /);
       if (c.verdict === 'not_found') expect(text).toMatch(/^Not found: /);

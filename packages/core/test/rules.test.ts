@@ -117,6 +117,51 @@ describe('judgePage', () => {
     );
   });
 
+  it('a page on this machine (loopback) at the signed path or a mirror’s is a local preview: valid, with a note (issue 39)', () => {
+    const hash = analyzePage(HTML).hash as string;
+    const event = finalizeEvent(
+      createPageEvent({
+        hash,
+        url: URL_,
+        fallbacks: ['https://mirror.example.org/copy/blog/x/'],
+        title: 'T',
+        createdAt: 1_767_225_600,
+      }),
+      KEY,
+    );
+    for (const preview of [
+      'http://127.0.0.1:4321/blog/x/',
+      'https://127.8.9.10/blog/x/index.html',
+      'http://[::1]:8080/blog/x/',
+      'http://localhost:3000/blog/%78/',
+      'http://localhost:4321/copy/blog/x/', // the mirror's path
+    ])
+      expect(judge(event, { address: preview }), preview).toEqual(['valid', 'address.preview']);
+    for (const other of [
+      'http://127.0.0.1:4321/blog/y/', // another path
+      'http://127.0.0.1:4321/', // another path
+      'http://10.0.0.5:4321/blog/x/', // the LAN: another machine
+      'http://192.168.1.5/blog/x/',
+      'http://172.16.0.1/blog/x/',
+      'http://[fe80::1]/blog/x/',
+      'http://box.local/blog/x/',
+      'https://evil.example/blog/x/',
+    ])
+      expect(judge(event, { address: other }), other).toEqual(['invalid', 'event.url']);
+    const problem = judgePage({
+      readPage: (spec) => analyzePage(HTML, { spec }),
+      event: { found: event },
+      block: { eventId: event.id },
+      address: 'http://[::1]:8080/blog/x/',
+    }).problems[0];
+    expect(problem).toEqual({
+      code: 'address.preview',
+      severity: 'warning',
+      message:
+        'this is a local preview: found at `http://[::1]:8080/blog/x/` on this machine, signed for `https://example.com/blog/x/` (the same path)',
+    });
+  });
+
   it('checks the event against the block and the expected signer', () => {
     const event = signed();
     const other = finalizeEvent(

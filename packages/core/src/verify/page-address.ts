@@ -2,6 +2,7 @@
 // the reader's referrer, and exported through `@siegel/core/rules`): one normal form every way of serving a file reduces to. Separate
 // from the judging because it is a question about URLs alone, asked outside a verdict too. Pure, like
 // rules.ts: no Node built-ins.
+import { isLoopbackHost } from '../net/address-policy.js';
 
 /**
  * An address in the one form every way of serving a file reduces to: origin with default ports dropped,
@@ -31,6 +32,32 @@ export function normalizeAddress(address: string): string | undefined {
 export function isSameAddress(a: string, b: string): boolean {
   const left = normalizeAddress(a);
   return left !== undefined && left === normalizeAddress(b);
+}
+
+/**
+ * Whether `found` is a local preview of the page signed for `signed`: on a loopback host (127.0.0.0/8,
+ * `::1`, `localhost`; http or https, any port) at the path `signed` has, as {@link normalizeAddress}
+ * compares paths. Only the machine itself serves there, so a page there is its owner's build, not a copy
+ * shown to someone else; a private or LAN address is another machine and is not a preview.
+ *
+ * @example
+ * ```ts
+ * isLocalPreview('http://127.0.0.1:4321/blog/x/index.html', 'https://example.com/blog/x/'); // true
+ * isLocalPreview('http://[::1]:8080/blog/y/', 'https://example.com/blog/x/'); // false: another path
+ * isLocalPreview('http://192.168.1.5:4321/blog/x/', 'https://example.com/blog/x/'); // false: the LAN
+ * ```
+ */
+export function isLocalPreview(found: string, signed: string): boolean {
+  let url: URL;
+  let origin: string;
+  try {
+    url = new URL(found);
+    origin = new URL(signed).origin;
+  } catch {
+    return false;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopbackHost(url.hostname)) return false;
+  return isSameAddress(`${origin}${url.pathname}`, signed);
 }
 
 /**

@@ -121,6 +121,11 @@ export const PROBLEM_CODES = {
     meaning:
       'The page’s address is not known to the verifier (a directory without `--site`), so it was not compared.',
   },
+  'address.preview': {
+    severity: 'warning',
+    meaning:
+      'A local preview: the page was found on this machine (a loopback host: 127.0.0.0/8, `::1`, `localhost`) at the path of its signed address or a mirror’s, so only the path was compared.',
+  },
   'page.cloaked': {
     severity: 'error',
     meaning:

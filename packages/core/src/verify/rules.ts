@@ -16,7 +16,7 @@ import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
-import { compareReferrer, isSameAddress } from './page-address.js';
+import { compareReferrer, isLocalPreview, isSameAddress } from './page-address.js';
 import {
   createProblem,
   decideVerdict,
@@ -139,10 +139,11 @@ function readTag(event: NostrEvent, name: string): string | undefined {
  * expected signer, the page's hash (read under the event's spec) against the event's `x` tag, the page's
  * coverage (one element, shown, nothing ignored inside), and the event's `url` — or one of its NIP-94
  * `fallback` tags, the page's address at a mirror named at signing — against the address the page was
- * found at; what the reader's browser takes from the page besides the element — its title against the
- * event's `alt` tag, its base URL against the event's `base` tag (or, without one, the page's own address);
- * and, when given, a plain client's reading of the page against a browser's (`page.cloaked`) and where the
- * reader came from against the addresses checked (`referrer.other_page`).
+ * found at (the same path on a loopback host is a local preview, `address.preview`); what the reader's
+ * browser takes from the page besides the element — its title against the event's `alt` tag, its base URL
+ * against the event's `base` tag (or, without one, the page's own address); and, when given, a plain
+ * client's reading of the page against a browser's (`page.cloaked`) and where the reader came from against
+ * the addresses checked (`referrer.other_page`).
  *
  * @example
  * ```ts
@@ -286,10 +287,18 @@ export function judgePage(input: JudgeInput): Judgement {
         fallbacks.length > 0
           ? ` (or its ${fallbacks.length} mirror address${fallbacks.length === 1 ? '' : 'es'})`
           : '';
-      add(
-        'event.url',
-        `signed for \`${url ?? '(no url)'}\`${mirrors}, but the page was found at \`${address}\``,
-      );
+      // On this machine at the signed path: the owner's preview (`astro preview`), not a copy shown to others.
+      const previewed = signedFor.find((candidate) => isLocalPreview(address, candidate));
+      if (previewed !== undefined)
+        add(
+          'address.preview',
+          `this is a local preview: found at \`${address}\` on this machine, signed for \`${previewed}\` (the same path)`,
+        );
+      else
+        add(
+          'event.url',
+          `signed for \`${url ?? '(no url)'}\`${mirrors}, but the page was found at \`${address}\``,
+        );
     }
   }
   if (event && reading)

@@ -1,7 +1,7 @@
 // The sign page's script, served at `/assets/sign.js`: shows what `POST /api/inspect` finds in a dropped
 // file, then signs it with `POST /api/sign-image-v2`. Both take the token (kept for the tab in
 // sessionStorage): the server reads uploads for token holders only.
-// Text from the server is only ever set with `textContent`.
+// Text from the server is only ever set with `textContent` (code spans too: `sayWithCode`).
 import { byId, wireFileDrop } from './file-drop.js';
 
 /** The links of a signed file, as the sign and the inspect API answer them. */
@@ -49,8 +49,26 @@ function show(id: string, text: string | undefined): void {
 }
 
 function say(text: string | undefined, ok: boolean): void {
-  message.textContent = text ?? null;
+  sayWithCode(message, text ?? '');
   message.className = ok ? 'ok' : 'bad';
+}
+
+/**
+ * Set `element`'s text to `text`, each span in a pair of backticks (the API's messages mark code so:
+ * "set the PDF `/Author`") as a `<code>` element; an unpaired backtick stays. Text nodes only, never HTML:
+ * the messages carry what the file says (its name, its author).
+ */
+function sayWithCode(element: HTMLElement, text: string): void {
+  const spans = text.split('`');
+  element.replaceChildren(
+    ...spans.map((span, index) => {
+      if (index % 2 === 0) return span;
+      if (index === spans.length - 1) return `\`${span}`;
+      const code = document.createElement('code');
+      code.textContent = span;
+      return code;
+    }),
+  );
 }
 
 function addLink(list: HTMLElement, id: string, label: string, href: string): void {

@@ -7,8 +7,8 @@
  * hydration change), its title and `<base href>`, the block that page carries, and the address it was
  * fetched at — and the rule book
  * (`../rules.ts`, the same `judgePage` as `siegel verify`) decides.
- * The verdict goes into `#siegel-status` as text and as `data-state` (`valid` | `invalid` | `not_found`, or
- * `error` when there was nothing to judge) with `data-reason` (the first problem's code, `ok` when valid)
+ * The verdict goes into `#siegel-status` as text (code spans as `<code>`: code-spans.ts) and as
+ * `data-state` (`valid` | `invalid` | `not_found`, or `error` when there was nothing to judge) with `data-reason` (the first problem's code, `ok` when valid)
  * and `data-codes` (every problem's code) for tools and tests; beside it, the address it checked and whether
  * the reader came from there (`document.referrer`, judged by the rule book: checked-page.ts). Once valid, the signer's NIP-05 name is
  * shown when their profile on the relays names one that its domain confirms (identity.ts).
@@ -33,6 +33,7 @@ import {
 } from '../rules.js';
 import { pickRelays } from './browser-relays.js';
 import { type CheckedPage, showCheckedPage } from './checked-page.js';
+import { showWithCode } from './code-spans.js';
 import { showIdentity } from './identity.js';
 import { LookupFailure, lookUpEvent } from './lookup.js';
 import { showSignedContent } from './show-content.js';
@@ -197,7 +198,7 @@ async function run(): Promise<void> {
       message: `The check failed: ${String(error)}`,
     };
   }
-  status.textContent = outcome.message;
+  showWithCode(status, outcome.message);
   status.dataset.reason = outcome.reason;
   status.dataset.codes = outcome.codes.join(' ');
   status.dataset.state = outcome.state;
@@ -207,7 +208,7 @@ async function run(): Promise<void> {
   // (stylesheets, scripts).
   const coverage = document.createElement('p');
   coverage.id = 'siegel-coverage';
-  coverage.textContent = describeCoverage(status.dataset.selector || 'main');
+  showWithCode(coverage, describeCoverage(status.dataset.selector || 'main'));
   (document.getElementById('siegel-referrer') ?? status).after(coverage);
   if (outcome.signer !== undefined && target && 'event' in target)
     await showIdentity(outcome.signer, target.relays).catch(() => undefined);
