@@ -129,3 +129,16 @@ describe('cloaking (siegel verify <url> --check-cloaking)', () => {
     expect(navigationHeaders(new URL('http://127.0.0.1:8080/'))['sec-ch-ua']).toBeDefined();
   });
 });
+
+describe('the title (page.title)', () => {
+  it('quotes a long title by its first 200 characters, not whole', () => {
+    const long = 'x'.repeat(100_000);
+    const retitled = judge({
+      readPage: (spec) => analyzePage(HTML.replace('<title>T</title>', `<title>${long}</title>`), { spec }),
+    });
+    expect(retitled.codes).toEqual(['invalid', 'page.title']);
+    const message = retitled.result.problems[0]?.message ?? '';
+    expect(message).toContain(`“${'x'.repeat(200)}…”`);
+    expect(message.length).toBeLessThan(400);
+  });
+});

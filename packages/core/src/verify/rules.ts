@@ -328,6 +328,9 @@ export function judgePage(input: JudgeInput): Judgement {
  * address. At a mirror (a `fallback` address), the `base` tag also holds with the mirror's origin in place of
  * the `url`'s, so a `<base href="/">` reads the same at every mirror.
  */
+/** A title as a message quotes it: its first 200 characters (an event's `alt` may be a megabyte). */
+const shorten = (title: string): string => (title.length > 200 ? `${title.slice(0, 200)}…` : title);
+
 function judgeFacts(
   event: NostrEvent,
   reading: PageReading,
@@ -337,9 +340,11 @@ function judgeFacts(
   const signedTitle = collapseWhitespace(readTag(event, 'alt') ?? '');
   if (signedTitle !== reading.title) {
     const now =
-      reading.title === undefined ? 'the page has no title' : `the page’s title is “${reading.title}”`;
+      reading.title === undefined
+        ? 'the page has no title'
+        : `the page’s title is “${shorten(reading.title)}”`;
     const then =
-      signedTitle === undefined ? 'it was signed without one' : `it was signed as “${signedTitle}”`;
+      signedTitle === undefined ? 'it was signed without one' : `it was signed as “${shorten(signedTitle)}”`;
     problems.push(['page.title', `${now}, but ${then} (the tab, bookmarks and link previews show it)`]);
   }
   const url = readTag(event, 'url');
