@@ -126,6 +126,23 @@ describe('signSite fails a run that signs nothing', () => {
     expect(warn).toEqual([`Siegel: no HTML page found in \`${dist}\`, nothing signed`]);
   });
 
+  it('not when pages failed (they fail the run already): the summary is returned, the message warned', async () => {
+    const { dist, cacheFile } = await createProject({
+      'index.html': '<title>T</title><main>long enough</main>',
+    });
+    const { logger, warn } = collectingLogger();
+    const summary = await signSite(dist, {
+      site: SITE,
+      signer: new CountingSigner(KEY_A),
+      cacheFile,
+      logger,
+      progress: false,
+      maxPageBytes: 10,
+    });
+    expect(summary).toMatchObject({ signed: 0, failed: 1 });
+    expect(warn).toEqual([`Siegel: 1 HTML page found in \`${dist}\`, none signed: 1 failed`]);
+  });
+
   it('not when pages were signed, nor when every page is unchanged', async () => {
     const { dist, cacheFile } = await createProject();
     const { logger, warn } = collectingLogger();

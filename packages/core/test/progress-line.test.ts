@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createProgressLine } from '../src/pipeline/progress-line.js';
 import { signSite } from '../src/pipeline/sign-site.js';
+import { createProgressLine } from '../src/text/progress-line.js';
 import { verifySite } from '../src/verify/verify-site.js';
 import { CountingSigner, collectingLogger, createFixtureProject, KEY_A } from './support/site-fixture.js';
 

@@ -37,9 +37,9 @@ export const SIGN_SITE_SEAMS = Symbol('siegel.signSite.seams');
  * summary through `options.logger` and returns it.
  *
  * A run that leaves no page signed is an error (`nothing_signed`), thrown after the summary: no HTML page
- * found, or pages of which none has the element (or each was refused or failed) — a build that signs
- * nothing must not pass. A run whose pages all come from the cache is fine. When the host names the pages
- * (`files`) and names none, nothing was asked of the run: a warning, not an error.
+ * found, or pages of which none has the element (or each was refused) — a build that signs nothing must
+ * not pass. A run whose pages all come from the cache is fine. A run with failed pages returns its summary
+ * (its `failed` count fails it) and warns; so does a host that names the pages (`files`) and names none.
  *
  * The signer is checked first: a missing token, an unknown or locked key, or a bunker that is down throw
  * before any page or the cache is touched.
@@ -101,9 +101,11 @@ async function finish(
   else if (line) options.logger.info(line);
   const named = options.files !== undefined;
   const nothingSigned = describeNothingSigned(summary, { dir, selector: options.selector, named });
-  // A host that names the pages (`files`: Eleventy's list of what it wrote) and names none asked for
-  // nothing (`eleventy --dryrun` writes no page): said, not an error.
-  if (nothingSigned && named && paths.length === 0) options.logger.warn(nothingSigned);
-  else if (nothingSigned) throw new SiegelError('nothing_signed', nothingSigned);
+  if (!nothingSigned) return summary;
+  // Said, not thrown: a host that names the pages (`files`: Eleventy's list of what it wrote) and names
+  // none asked for nothing (`eleventy --dryrun` writes no page); and a run with failed pages fails on
+  // those already (the summary lists why), so the caller still gets the summary.
+  if ((named && paths.length === 0) || summary.failed > 0) options.logger.warn(nothingSigned);
+  else throw new SiegelError('nothing_signed', nothingSigned);
   return summary;
 }

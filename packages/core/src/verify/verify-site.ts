@@ -17,7 +17,7 @@ import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, defaultParseWorkers } from '../options/options.js';
 import { pageUrl } from '../page/page-event.js';
 import { compileCachedSelector } from '../page/selector.js';
-import { createProgressLine, type ProgressLine } from '../pipeline/progress-line.js';
+import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { dirSource } from './dir-source.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
