@@ -90,7 +90,7 @@ describe('@siegel/vite', () => {
     }
   });
 
-  it('a build that signs no page says so as a warning: pages without the element, or no HTML page at all', async () => {
+  it('a build that signs no page fails: pages without the element, or no HTML page at all (issue 39)', async () => {
     const copy = await project((source) =>
       source.replace(
         "siegel({ site: 'https://vite-example.siegel.invalid' })",
@@ -99,9 +99,9 @@ describe('@siegel/vite', () => {
     );
     counter.reset();
     const none = await copy.build();
-    expect(none.code, none.output).toBe(0);
+    expect(none.code, none.output).not.toBe(0);
     expect(none.output).toContain(
-      `[@siegel/vite] Siegel: 4 HTML pages found in \`${copy.outDir}\`, none signed: none has an <aside>`,
+      `Siegel: 4 HTML pages found in \`${copy.outDir}\`, none signed: none has an <aside>. If the content is in another element, name it with \`--selector\``,
     );
     expect(counter.signRequests()).toBe(0);
 
@@ -110,10 +110,19 @@ describe('@siegel/vite', () => {
       source.replace(/input: \{[^}]*\}/, "input: { main: resolve(root, 'src/main.js') }"),
     );
     const empty = await copy.build();
-    expect(empty.code, empty.output).toBe(0);
-    expect(empty.output).toContain(
-      `[@siegel/vite] Siegel: no HTML page found in \`${copy.outDir}\`, nothing signed`,
+    expect(empty.code, empty.output).not.toBe(0);
+    expect(empty.output).toContain(`Siegel: no HTML page found in \`${copy.outDir}\`, nothing signed.`);
+
+    // onError: 'warn' turns it into a warning, as any signing error.
+    await copy.configureSource((source) =>
+      source.replace(
+        "siegel({ site: 'https://vite-example.siegel.invalid' })",
+        "siegel({ site: 'https://vite-example.siegel.invalid', selector: 'aside', onError: 'warn' })",
+      ),
     );
+    const warned = await copy.build();
+    expect(warned.code, warned.output).toBe(0);
+    expect(warned.output).toContain("The build finished without signatures (onError: 'warn').");
   });
 
   it('a dev server signs nothing, neither while running nor when it closes', async () => {

@@ -14,6 +14,8 @@ const HINTS: Partial<Record<SiegelErrorCode, string>> = {
   key_locked: "Unlock the key on the bunker's /admin page, then build again.",
   bunker_unreachable:
     'Start the bunker (`siegel-bunker start`), or set `BUNKER_URL` in `.env` to where it runs.',
+  nothing_signed:
+    "Set `selector` in siegel({ … }) to the element that holds each page's content (default `main`), or give the layout a <main>.",
   invalid_options:
     "Fix the option named above in astro.config (`site: 'https://example.com'` in defineConfig, or siegel({ … })).",
 };

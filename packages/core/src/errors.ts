@@ -3,6 +3,7 @@
  * first four carry a German first line; the rest carry a clear English message. `event_refused`: the
  * signer refused what it was asked to sign (an event too large for the bunker, say) while it signs other
  * events — a failure of those events, not of the signer; `signSite` then fails those pages only.
+ * `nothing_signed`: a signing run left no page signed (no HTML page, or none with the signed element).
  */
 export type SiegelErrorCode =
   | 'token_missing'
@@ -14,7 +15,8 @@ export type SiegelErrorCode =
   | 'invalid_options'
   | 'io_error'
   | 'verification_failed'
-  | 'event_refused';
+  | 'event_refused'
+  | 'nothing_signed';
 
 /**
  * The exact German first line of the user-facing signer errors (stable; tests pin them): the seed's

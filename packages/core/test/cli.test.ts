@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from './support/run-cli.js';
+import { runCli, runCliOnTerminal } from './support/run-cli.js';
 import { createFixtureProject } from './support/site-fixture.js';
 
 // Timeouts (docs/testing.md): CLI runs over generated sites: 6 s alone, 25 s among parallel files
@@ -90,7 +90,7 @@ describe('siegel CLI (built dist/cli.js)', () => {
         'The mirror URL `ftp://mirror.example` must start with http:// or https:// (`--mirror`)',
       ],
       [['verify', 'dist', '--mirror', 'https://mirror.example'], '`--mirror` is for sign'],
-      [['publish', 'dist', '--mirror', 'https://mirror.example'], '`--mirror` is not for publish'],
+      [['publish', 'dist', '--mirror', 'https://mirror.example'], '`--mirror` is for sign'],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(args, root);
@@ -112,9 +112,10 @@ describe('siegel CLI (built dist/cli.js)', () => {
       'Unsupported selector `main:first-child`: `:first-child` is not supported',
     );
     expect(sign).toMatchObject({ code: 2, stdout: '' });
-    // The same usage error, and nothing about pages: the local-key notice is the only other line.
+    // The same usage error, and nothing about pages: the local-key notice is the only other line; each
+    // points at its own command's help.
     expect(sign.stderr.split('\n').filter((line) => !line.startsWith('Signing in-process'))).toEqual(
-      verify.stderr.split('\n'),
+      verify.stderr.replace('siegel verify --help', 'siegel sign --help').split('\n'),
     );
     expect(await readFile(join(dist, 'index.html'), 'utf8')).toBe(before);
   }, 30_000);
@@ -189,4 +190,114 @@ describe('siegel CLI (built dist/cli.js)', () => {
       /^Siegel: 0 signed, 0 unchanged, 0 skipped \(no <main>\), 5 failed\n {2}failed {3}about\.html: page too large/,
     );
   }, 60_000);
+
+  it('gives every command a --help with its options and one example (exit 0), `siegel help verify` too', async () => {
+    const { root, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const own: Record<string, { has: string[]; lacks: string[] }> = {
+      sign: { has: ['--site URL', '--dry-run', '--mirror URL', '--publish-timeout S'], lacks: ['--pubkey'] },
+      verify: { has: ['--pubkey P', '--json', '--check-cloaking', '--site URL'], lacks: ['--dry-run'] },
+      publish: { has: ['--all', '--relay URL', '--cache FILE'], lacks: ['--site', '--selector'] },
+    };
+    for (const [command, { has, lacks }] of Object.entries(own)) {
+      const help = await runCli([command, '--help'], root);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout.split('\n')[0], command).toMatch(new RegExp(`^Usage: siegel ${command} \\[`));
+      expect(help.stdout, command).toMatch(new RegExp(`\\nExample:\\n  siegel ${command} \\S`));
+      expect(help.stdout, command).toContain('-h, --help');
+      for (const option of has) expect(help.stdout, `${command} ${option}`).toContain(`  ${option} `);
+      for (const option of lacks) expect(help.stdout, `${command} ${option}`).not.toContain(`${option} `);
+      expect((await runCli([command, '-h'], root)).stdout, command).toBe(help.stdout);
+    }
+    expect((await runCli(['help', 'verify'], root)).stdout).toBe(
+      (await runCli(['verify', '--help'], root)).stdout,
+    );
+    const main = await runCli(['--help'], root);
+    expect(main.stdout).toContain('siegel <command> --help');
+    expect(main.stdout).toMatch(/\nExample:\n {2}siegel sign \S/);
+  }, 60_000); // eleven CLI processes
+
+  it('words each mistake once, in sign and verify alike (exit 2, pointing at the command’s help)', async () => {
+    const { root, cleanup } = await createFixtureProject();
+    cleanups.push(cleanup);
+    const cases: Array<[string[], string]> = [
+      [['sign', '--sitee', 'https://example.com'], 'Unknown option `--sitee` (did you mean `--site`?)'],
+      [
+        ['verify', 'dist', '--sitee', 'https://example.com'],
+        'Unknown option `--sitee` (did you mean `--site`?)',
+      ],
+      [['verify', 'dist', '--pubky', 'npub1x'], 'Unknown option `--pubky` (did you mean `--pubkey`?)'],
+      [['sign', '--dryrun'], 'Unknown option `--dryrun` (did you mean `--dry-run`?)'],
+      [['sign', '--frobnicate'], 'Unknown option `--frobnicate`'],
+      [['sign', '-x'], 'Unknown option `-x`'],
+      [['sign', '--site'], '`--site` needs a value: `--site URL`'],
+      [['sign', '--verbose=yes'], '`--verbose` takes no value, got `--verbose=yes`'],
+      [['sign', '--pubkey', 'npub1x'], '`--pubkey` is for verify'],
+      [['verify', 'dist', '--cache', 'c.json'], '`--cache` is for sign and publish'],
+      [
+        ['sign', 'dist', '--site', 'example.com'],
+        'The site URL `example.com` is not an absolute URL (`--site`)',
+      ],
+      [
+        ['verify', 'dist', '--site', 'example.com'],
+        'The site URL `example.com` is not an absolute URL (`--site`)',
+      ],
+      [
+        ['sign', 'dist', '--site', 'ftp://example.com'],
+        'The site URL `ftp://example.com` must start with http:// or https:// (`--site`)',
+      ],
+      [
+        ['verify', 'dist', '--site', 'ftp://example.com'],
+        'The site URL `ftp://example.com` must start with http:// or https:// (`--site`)',
+      ],
+      [
+        ['sign', 'nope', '--site', 'https://example.com'],
+        `The output directory \`${join(root, 'nope')}\` does not exist`,
+      ],
+      [['verify', 'nope'], `The output directory \`${join(root, 'nope')}\` does not exist`],
+      [
+        ['verify', 'htp://example.com/'],
+        '`htp://example.com/` looks like a URL, but not an http:// or https:// one: verify takes a directory or an http(s) URL',
+      ],
+      [
+        ['verify', 'https:/example.com/'],
+        '`https:/example.com/` looks like a URL, but not an http:// or https:// one: verify takes a directory or an http(s) URL',
+      ],
+    ];
+    const env = { SIEGEL_SECRET_KEY: '9'.repeat(64) };
+    for (const [args, message] of cases) {
+      const run = await runCli(args, root, env);
+      const lines = run.stderr.split('\n').filter((line) => !line.startsWith('Signing in-process'));
+      expect(`${args.join(' ')} → ${run.code} ${lines.slice(0, 2).join(' / ')}`).toBe(
+        `${args.join(' ')} → 2 ${message} / Run \`siegel ${args[0]} --help\` for usage.`,
+      );
+    }
+    // A SITE_URL from .env is named as such, by sign and verify alike.
+    for (const command of ['sign', 'verify']) {
+      const run = await runCli([command, 'dist'], root, { ...env, SITE_URL: 'example.com' });
+      expect(run.code, command).toBe(2);
+      expect(run.stderr, command).toContain('The site URL `example.com` is not an absolute URL (`SITE_URL`)');
+    }
+  }, 90_000); // twenty CLI processes
+
+  it('shows verify’s progress on stderr on a terminal, as sign’s, and none otherwise', async () => {
+    const pages: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) pages[`p${i}.html`] = `<title>P${i}</title><main><p>page ${i}</p></main>`;
+    const { root, cleanup } = await createFixtureProject(pages);
+    cleanups.push(cleanup);
+    const env = { SIEGEL_SECRET_KEY: '9'.repeat(64), SITE_URL: 'https://example.com' };
+    const signed = await runCliOnTerminal(['sign', 'dist'], root, env);
+    expect(signed.code, signed.output).toBe(0);
+    expect(signed.output).toContain('\rSiegel: 120/120 pages');
+    const verified = await runCliOnTerminal(['verify', 'dist'], root, env);
+    expect(verified.code, verified.output).toBe(0);
+    expect(verified.output).toContain('\rSiegel: 120/120 pages');
+    // The line is cleared before the report.
+    const cleared = verified.output.lastIndexOf('\r\u001b[K');
+    expect(cleared).toBeGreaterThan(verified.output.lastIndexOf('120/120 pages'));
+    expect(verified.output.indexOf('120 valid', cleared)).toBeGreaterThan(cleared);
+    const piped = await runCli(['verify', 'dist'], root, env);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('pages');
+  });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createProgressLine } from '../src/pipeline/progress-line.js';
 import { signSite } from '../src/pipeline/sign-site.js';
+import { createProgressLine } from '../src/text/progress-line.js';
+import { verifySite } from '../src/verify/verify-site.js';
 import { CountingSigner, collectingLogger, createFixtureProject, KEY_A } from './support/site-fixture.js';
 
 /** A stand-in for a terminal: records what is written. */
@@ -51,6 +52,7 @@ describe('progress line', () => {
 describe('signSite progress on a terminal', () => {
   const tty = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
   let cleanup: (() => Promise<void>) | undefined;
+  let projectDist = '';
   afterEach(async () => {
     vi.restoreAllMocks();
     if (tty) Object.defineProperty(process.stderr, 'isTTY', tty);
@@ -63,6 +65,7 @@ describe('signSite progress on a terminal', () => {
     for (let i = 0; i < 120; i++) pages[`p${i}.html`] = `<title>P${i}</title><main><p>page ${i}</p></main>`;
     const project = await createFixtureProject(pages);
     cleanup = project.cleanup;
+    projectDist = project.dist;
     Object.defineProperty(process.stderr, 'isTTY', { value: isTTY, configurable: true });
     let written = '';
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -92,5 +95,25 @@ describe('signSite progress on a terminal', () => {
     expect(await signWithStderr(false)).toBe('');
     await cleanup?.();
     expect(await signWithStderr(false, true)).toContain('\rSiegel: 120/120 pages');
+  });
+
+  it('verifySite shows the same line for a directory when stderr is a terminal (issue 39)', async () => {
+    expect(await signWithStderr(false)).toBe('');
+    const dist = projectDist;
+    const verifyWithStderr = async (isTTY: boolean) => {
+      Object.defineProperty(process.stderr, 'isTTY', { value: isTTY, configurable: true });
+      let written = '';
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        written += String(chunk);
+        return true;
+      });
+      const report = await verifySite(dist, { site: 'https://example.com', parseWorkers: 0 });
+      expect(report).toMatchObject({ ok: true, valid: 120 });
+      return written;
+    };
+    const shown = await verifyWithStderr(true);
+    expect(shown).toContain('\rSiegel: 120/120 pages');
+    expect(shown.endsWith('\r\u001b[K')).toBe(true);
+    expect(await verifyWithStderr(false)).toBe('');
   });
 });

@@ -1,95 +1,34 @@
 #!/usr/bin/env node
 // cli/ owns the `siegel` command: arguments, `.env` of the current directory, exit codes (0 success,
 // 1 signing or verification failed, 2 usage error) and where messages go. It only calls the user API
-// (`signSite`, `verifySite`), so everything the CLI does, a program can do too. text/terminal-text.ts makes
+// (`signSite`, `verifySite`), so everything the CLI does, a program can do too. Each command's options and
+// help are one table in commands.ts; this file reads the arguments against it. text/terminal-text.ts makes
 // remote words safe to print; every CLI of the repo and the places that quote remote strings use it.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
 import { parseRelays } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
 import { parseMirrors } from '../options/options.js';
+import { checkSiteUrl } from '../page/page-event.js';
 import { publishSite } from '../pipeline/publish-site.js';
 import { signSite } from '../pipeline/sign-site.js';
 import { parseByteSize } from '../text/byte-size.js';
+import { closestName } from '../text/closest-name.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
 import { formatVerifyReport, formatVerifyReportJson, verifySite } from '../verify/verify-site.js';
+import {
+  COMMAND_NAMES,
+  COMMANDS,
+  COMMON,
+  type CommandName,
+  commandHelp,
+  mainHelp,
+  type OptionSpec,
+} from './commands.js';
 
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
-
-const HELP = `siegel — sign the <main> of every page of a built site with your Nostr key, and verify it
-
-Usage:
-  siegel sign [dir]          sign the HTML pages in dir (default: dist)
-  siegel verify [dirOrUrl]   check every page's signature in dir or at an http(s) URL (default: dist)
-  siegel publish [dir]       send the events waiting in the outbox to their relays again (default: dist)
-
-Options for sign:
-  --site URL        public URL of the site (default: SITE_URL)
-  --mirror URL      another base URL the same pages are served at (a mirror); each page's event names
-                    its address there too (a NIP-94 fallback tag), so verifiers accept it there;
-                    repeatable (default: SIEGEL_MIRRORS). A change re-signs every page
-  --selector CSS    signed element (default: main)
-  --cache FILE      cache file (default: .sign-cache.json in the current directory)
-  --relay URL       relay (wss://; ws:// on loopback): the block's nevent hint, and where the events are
-                    published; repeatable (default: SIEGEL_RELAYS). Events a relay did not take wait in
-                    .sign-outbox.json beside the cache and are sent again by later runs (with backoff)
-  --publish-timeout S  seconds to wait for the relays' answers after the last page is signed (default 5,
-                    or SIEGEL_PUBLISH_TIMEOUT_MS); what is not confirmed by then waits in the outbox
-  --dry-run         sign and write nothing; report what would be signed (checks the key if a token is set)
-  --max-page-bytes N  largest page to sign, e.g. 64MiB (default: 32MiB or SIEGEL_MAX_PAGE_BYTES)
-  --verbose         list every page and its outcome
-
-Options for publish:
-  --relay URL       relay for --all; repeatable (default: SIEGEL_RELAYS)
-  --cache FILE      the cache whose outbox is sent (default: .sign-cache.json in the current directory)
-  --all             also send every event in dir/verify/*.json to the relays
-  --publish-timeout S  seconds to wait for the relays' answers (default 30); what is not confirmed by
-                    then stays in the outbox
-
-Options for verify:
-  --pubkey P        expected signer, hex or npub
-  --signer NAME@DOMAIN  expected signer by NIP-05 (https://DOMAIN/.well-known/nostr.json)
-  --relay URL       relay to ask for an event whose verify/{id}.json is missing, besides the nevent's
-                    hints (wss://; ws:// only on loopback); repeatable
-  --site URL        directory only: the site's public URL; each page's event must name its address
-                    there (default: SITE_URL; without either, addresses are not compared: a warning)
-  --selector CSS    signed element (default: main)
-  --max-page-bytes N  largest page to check, as sent and unpacked (default: 32MiB)
-  --verbose         list every page, and where its event came from
-  --json            print the report as JSON: per page its verdict (valid, invalid, not_found) and its
-                    problems with their codes (docs/verification.md)
-
-Options for verify <url> (the site is not trusted: responses and time are bounded, and no request goes to
-a loopback, link-local or private address unless the site itself is on one — then only to its own):
-  --allow-redirects-to ORIGIN  follow redirects to this origin too, e.g. https://www.example.com
-                               (repeatable; default: only within the site's origin)
-  --request-timeout S  seconds for one request, from connecting to the last byte (default: 30)
-  --total-timeout S    seconds for the whole check (default: 600)
-  --user-agent UA      the User-Agent pages are asked for with (default: a current Chromium's). Pages are
-                       asked for as a browser's navigation asks (Sec-Fetch-*, Accept, Accept-Language…),
-                       so a site that tells browsers and tools apart sends what it sends readers
-  --check-cloaking     ask for each page a second time as a plain client (no Sec-Fetch-*, User-Agent
-                       siegel-verify): a page whose signed element differs between the two is invalid
-                       (page.cloaked). A site can still tell this machine apart in other ways (its address,
-                       TLS): only the browser extension checks the page a reader's browser got
-
-  -h, --help        show this help
-  -v, --version     show the version
-
-Configuration is read from .env in the current directory (and the environment):
-  BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
-  or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
-  key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
-  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_BATCH_SIZE (pages per bunker request,
-  default 500),
-  SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
-  blocks, re-signs nothing).
-
-Exit codes: 0 success (verify: every page valid, warnings allowed), 1 signing or verification failed
-(verify: a page invalid or not found; publish: some event reached no relay), 2 usage error.
-`;
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -100,32 +39,148 @@ function version(): string {
 
 class UsageError extends Error {}
 
-/** The options of `siegel verify <url>` alone: the careful client's limits and how pages are asked for. */
-const URL_ONLY = [
-  'allow-redirects-to',
-  'request-timeout',
-  'total-timeout',
-  'user-agent',
-  'check-cloaking',
-] as const;
+/** Where a usage error points: the command's own help once the command is known. */
+let usageHint = 'siegel --help';
 
-async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
+/** The `parseArgs` table of a command's options (or, without one, of the options every command takes). */
+function parseTable(command: CommandName | undefined): ParseArgsConfig['options'] {
+  const options = command ? { ...COMMANDS[command].options, version: COMMON.version } : COMMON;
+  return Object.fromEntries(
+    Object.entries(options as Record<string, OptionSpec>).map(([name, spec]) => [
+      name,
+      {
+        type: spec.type,
+        ...(spec.multiple ? { multiple: true } : {}),
+        ...(spec.short ? { short: spec.short } : {}),
+      },
+    ]),
+  );
+}
+
+/** Every option of every command: to read the arguments once, before the command is known. */
+function allOptions(): NonNullable<ParseArgsConfig['options']> {
+  return Object.assign({}, ...COMMAND_NAMES.map(parseTable), parseTable(undefined));
+}
+
+/**
+ * The arguments, read against the command's own table (`parseArgs`, strict), with one wording per
+ * mistake: an option of another command names that command, an unknown one the nearest known one (edit
+ * distance), a missing or unwanted value the option.
+ * @throws {UsageError} for any mistake.
+ */
+function parse(argv: string[]) {
+  // A first, lenient reading finds the command (an option's value is never taken for it).
+  const { tokens } = parseArgs({
+    args: argv,
+    options: allOptions(),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const first = tokens.find((token) => token.kind === 'positional');
+  const command = COMMAND_NAMES.find((name) => name === first?.value);
+  const table = parseTable(command) as NonNullable<ParseArgsConfig['options']>;
+  if (command) usageHint = `siegel ${command} --help`;
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = table[token.name];
+    if (!spec) throw new UsageError(unknownOption(token.rawName, token.name, command, table));
+    if (spec.type === 'string' && token.value === undefined) {
+      const value = command ? COMMANDS[command].options[token.name]?.value : undefined;
+      throw new UsageError(`\`--${token.name}\` needs a value: \`--${token.name} ${value ?? 'VALUE'}\``);
+    }
+    if (spec.type === 'boolean' && token.inlineValue)
+      throw new UsageError(`\`--${token.name}\` takes no value, got \`${token.rawName}=${token.value}\``);
+  }
   try {
-    parsed = parse(argv);
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: table,
+      strict: true,
+      allowPositionals: true,
+    });
+    return { command, values: values as Values, positionals };
   } catch (error) {
+    // What the checks above do not name (a value that looks like an option, say), in Node's words.
     throw new UsageError((error as Error).message);
   }
-  const { values, positionals } = parsed;
+}
+
+/** The values of any command's options (each command's table holds some of them). */
+type Values = {
+  [name: string]: string | boolean | string[] | undefined;
+} & {
+  help?: boolean;
+  version?: boolean;
+  'dry-run'?: boolean;
+  all?: boolean;
+  verbose?: boolean;
+  json?: boolean;
+  'check-cloaking'?: boolean;
+  site?: string;
+  selector?: string;
+  cache?: string;
+  pubkey?: string;
+  signer?: string;
+  'max-page-bytes'?: string;
+  'request-timeout'?: string;
+  'total-timeout'?: string;
+  'publish-timeout'?: string;
+  'user-agent'?: string;
+  relay?: string[];
+  mirror?: string[];
+  'allow-redirects-to'?: string[];
+};
+
+/** The message for an option the command does not take: whose it is, or what was likely meant. */
+function unknownOption(
+  raw: string,
+  name: string,
+  command: CommandName | undefined,
+  table: NonNullable<ParseArgsConfig['options']>,
+): string {
+  const owners = COMMAND_NAMES.filter((other) => other !== command && name in COMMANDS[other].options);
+  if (raw.startsWith('--') && owners.length > 0) return `\`--${name}\` is for ${owners.join(' and ')}`;
+  // Without a command, any command's option is a likely meaning.
+  const known = Object.keys(command ? table : allOptions());
+  const near = raw.startsWith('--') ? closestName(name, known) : undefined;
+  return `Unknown option \`${raw}\`${near ? ` (did you mean \`--${near}\`?)` : ''}`;
+}
+
+/**
+ * Whether `verify`'s target is a URL: `http://` or `https://`. A string that only looks like one — another
+ * or a misspelt scheme (`htp://`, `https:/`, `https//`) — is a usage error, not a directory of that name.
+ * @throws {UsageError} for such a string.
+ */
+function isUrlTarget(target: string): boolean {
+  if (/^https?:\/\//i.test(target)) return true;
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target) || /^https?(:\/?(?!\/)|\/\/)/i.test(target))
+    throw new UsageError(
+      `\`${target}\` looks like a URL, but not an http:// or https:// one: verify takes a directory or an http(s) URL`,
+    );
+  return false;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { command, values, positionals } = parse(argv);
   if (values.version) {
     process.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
-  const [command, target, ...extra] = positionals;
-  if (values.help || command === undefined || command === 'help') {
-    process.stdout.write(HELP);
-    return command === undefined && !values.help ? EXIT.usage : EXIT.ok;
+  if (command === undefined) {
+    const [first, topic] = positionals;
+    if (first !== undefined && first !== 'help')
+      throw new UsageError(`Unknown command \`${first}\` (use sign, verify or publish)`);
+    // `siegel help sign` is `siegel sign --help`.
+    const named = COMMAND_NAMES.find((name) => name === topic);
+    process.stdout.write(named ? commandHelp(named) : mainHelp());
+    return first === undefined && !values.help ? EXIT.usage : EXIT.ok;
   }
+  if (values.help) {
+    process.stdout.write(commandHelp(command));
+    return EXIT.ok;
+  }
+  const [, target, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`Unexpected argument \`${extra[0]}\``);
   const env = loadEnv(process.cwd());
   // Everything printed passes toTerminalSafe: a remote string inside cannot drive the terminal.
@@ -134,9 +189,10 @@ async function main(argv: string[]): Promise<number> {
     warn: (message: string) => process.stderr.write(`${toTerminalSafe(message)}\n`),
     error: (message: string) => process.stderr.write(`${toTerminalSafe(message)}\n`),
   };
-  // A bad `--relay` is named as the flag the user typed (the API's name for it is `relays`).
+  // A bad `--relay`, `--mirror` or `--site` is named as the flag the user typed, in every command alike.
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
-  if (values.mirror !== undefined && command === 'sign') parseMirrors(values.mirror, '--mirror');
+  if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
+  if (values.site !== undefined) checkSiteUrl(values.site, '--site');
   const publishTimeout = values['publish-timeout'];
   const publishTimeoutMs =
     publishTimeout === undefined ? undefined : parseSeconds(publishTimeout, '--publish-timeout', true);
@@ -145,9 +201,6 @@ async function main(argv: string[]): Promise<number> {
       ? undefined
       : parseByteSize(values['max-page-bytes'], '--max-page-bytes');
   if (command === 'sign') {
-    for (const name of ['pubkey', 'signer', 'json', ...URL_ONLY] as const)
-      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify`);
-    if (values.all !== undefined) throw new UsageError('`--all` is for publish');
     const summary = await signSite(target ?? 'dist', {
       env,
       logger,
@@ -164,19 +217,6 @@ async function main(argv: string[]): Promise<number> {
     return summary.failed > 0 ? EXIT.failure : EXIT.ok;
   }
   if (command === 'publish') {
-    for (const name of [
-      'site',
-      'mirror',
-      'selector',
-      'dry-run',
-      'verbose',
-      'json',
-      'pubkey',
-      'max-page-bytes',
-      ...URL_ONLY,
-    ] as const) {
-      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is not for publish`);
-    }
     const report = await publishSite(target ?? 'dist', {
       env,
       logger,
@@ -187,54 +227,45 @@ async function main(argv: string[]): Promise<number> {
     });
     return report.unreached > 0 ? EXIT.failure : EXIT.ok;
   }
-  if (command === 'verify') {
-    for (const name of ['cache', 'dry-run', 'mirror'] as const) {
-      if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for sign`);
-    }
-    if (publishTimeout !== undefined) throw new UsageError('`--publish-timeout` is for sign and publish');
-    if (values.all !== undefined) throw new UsageError('`--all` is for publish');
-    const isUrl = /^https?:\/\//i.test(target ?? '');
-    if (!isUrl) {
-      for (const name of URL_ONLY)
-        if (values[name] !== undefined) throw new UsageError(`\`--${name}\` is for verify <url>`);
-    } else if (values.site !== undefined) {
-      throw new UsageError('`--site` is for verify <dir>: a URL is checked at the address it is served at');
-    }
-    // A directory's pages are judged at the address they were signed for: --site, else SITE_URL.
-    const site = isUrl ? undefined : (values.site ?? (env.SITE_URL?.trim() || undefined));
-    const requestTimeout = values['request-timeout'];
-    const totalTimeout = values['total-timeout'];
-    const report = await verifySite(target ?? 'dist', {
-      ...(site !== undefined ? { site } : {}),
-      ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
-      ...(values.signer !== undefined ? { signer: values.signer } : {}),
-      ...(values.relay !== undefined ? { relays: values.relay } : {}),
-      ...(values.selector !== undefined ? { selector: values.selector } : {}),
-      ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
-      ...(values['allow-redirects-to'] !== undefined
-        ? { allowRedirectsTo: values['allow-redirects-to'] }
-        : {}),
-      ...(requestTimeout !== undefined
-        ? { requestTimeoutMs: parseSeconds(requestTimeout, '--request-timeout') }
-        : {}),
-      ...(totalTimeout !== undefined
-        ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') }
-        : {}),
-      ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
-      ...(values['check-cloaking'] ? { checkCloaking: true } : {}),
-    });
-    if (values.json) logger.info(formatVerifyReportJson(report));
-    else
-      logger.info(
-        formatVerifyReport(report, {
-          verbose: values.verbose ?? false,
-          ...(values.selector !== undefined ? { selector: values.selector } : {}),
-        }),
+  const isUrl = isUrlTarget(target ?? '');
+  for (const [name, spec] of Object.entries(COMMANDS.verify.options)) {
+    if (values[name] === undefined) continue;
+    if (spec.only === 'url' && !isUrl) throw new UsageError(`\`--${name}\` is for verify <url>`);
+    if (spec.only === 'dir' && isUrl)
+      throw new UsageError(
+        `\`--${name}\` is for verify <dir>: a URL is checked at the address it is served at`,
       );
-    if (report.pages.length === 0) logger.error('No signed pages found.');
-    return report.ok ? EXIT.ok : EXIT.failure;
   }
-  throw new UsageError(`Unknown command \`${command}\` (use sign, verify or publish)`);
+  // A directory's pages are judged at the address they were signed for: --site, else SITE_URL.
+  const site = isUrl ? undefined : (values.site ?? (env.SITE_URL?.trim() || undefined));
+  if (site !== undefined && values.site === undefined) checkSiteUrl(site, 'SITE_URL');
+  const requestTimeout = values['request-timeout'];
+  const totalTimeout = values['total-timeout'];
+  const report = await verifySite(target ?? 'dist', {
+    ...(site !== undefined ? { site } : {}),
+    ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
+    ...(values.signer !== undefined ? { signer: values.signer } : {}),
+    ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    ...(values.selector !== undefined ? { selector: values.selector } : {}),
+    ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
+    ...(values['allow-redirects-to'] !== undefined ? { allowRedirectsTo: values['allow-redirects-to'] } : {}),
+    ...(requestTimeout !== undefined
+      ? { requestTimeoutMs: parseSeconds(requestTimeout, '--request-timeout') }
+      : {}),
+    ...(totalTimeout !== undefined ? { totalTimeoutMs: parseSeconds(totalTimeout, '--total-timeout') } : {}),
+    ...(values['user-agent'] !== undefined ? { userAgent: values['user-agent'] } : {}),
+    ...(values['check-cloaking'] ? { checkCloaking: true } : {}),
+  });
+  if (values.json) logger.info(formatVerifyReportJson(report));
+  else
+    logger.info(
+      formatVerifyReport(report, {
+        verbose: values.verbose ?? false,
+        ...(values.selector !== undefined ? { selector: values.selector } : {}),
+      }),
+    );
+  if (report.pages.length === 0) logger.error('No signed pages found.');
+  return report.ok ? EXIT.ok : EXIT.failure;
 }
 
 /** Seconds from an option, in milliseconds; 0 only where `zero` allows it. */
@@ -247,43 +278,13 @@ function parseSeconds(text: string, name: string, zero = false): number {
   return Math.round(seconds * 1000);
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      'dry-run': { type: 'boolean' },
-      all: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-      json: { type: 'boolean' },
-      site: { type: 'string' },
-      selector: { type: 'string' },
-      cache: { type: 'string' },
-      relay: { type: 'string', multiple: true },
-      mirror: { type: 'string', multiple: true },
-      pubkey: { type: 'string' },
-      signer: { type: 'string' },
-      'max-page-bytes': { type: 'string' },
-      'allow-redirects-to': { type: 'string', multiple: true },
-      'request-timeout': { type: 'string' },
-      'total-timeout': { type: 'string' },
-      'publish-timeout': { type: 'string' },
-      'user-agent': { type: 'string' },
-      'check-cloaking': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
-}
-
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
     if (error instanceof UsageError || (error instanceof SiegelError && error.code === 'invalid_options')) {
-      process.stderr.write(`${toTerminalSafe(error.message)}\nRun \`siegel --help\` for usage.\n`);
+      process.stderr.write(`${toTerminalSafe(error.message)}\nRun \`${usageHint}\` for usage.\n`);
       process.exitCode = EXIT.usage;
       return;
     }

@@ -53,7 +53,17 @@ export async function findSitePages(
   return { paths, staleTemp };
 }
 
-async function requireDirectory(dir: string): Promise<void> {
+/**
+ * Check that `dir` is a directory: the one wording, for signing and verifying alike, of a site directory
+ * that is not there.
+ *
+ * @example
+ * ```ts
+ * await requireDirectory(resolve('dist'));
+ * ```
+ * @throws {SiegelError} `invalid_options` (a usage error: exit 2 in the CLI) when it is not.
+ */
+export async function requireDirectory(dir: string): Promise<void> {
   try {
     if ((await stat(dir)).isDirectory()) return;
   } catch {}

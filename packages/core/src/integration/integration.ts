@@ -166,8 +166,9 @@ export function handleSigningError(error: unknown, options: BuildSigningOptions)
 }
 
 /**
- * Run an integration's signing step (`signSite`), which logs the summary through the host's logger; count
- * failed pages as an error; apply `onError` to any error.
+ * Run an integration's signing step (`signSite`), which logs the summary through the host's logger and
+ * throws `nothing_signed` for a build that signs nothing; count failed pages as an error; apply `onError`
+ * to any error.
  *
  * @example
  * await runBuildSigning(() => signSite(outDir, toSignSiteOptions(settings, { root, logger })), {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import type { Signer } from '../nostr/signer.js';
-import { siteBaseOf } from '../page/page-event.js';
+import { checkSiteUrl, describeSiteProblem, siteBaseOf } from '../page/page-event.js';
 import { compileSelector, DEFAULT_SELECTOR } from '../page/selector.js';
 import { parseByteSize } from '../text/byte-size.js';
 
@@ -78,19 +78,6 @@ export interface SiegelLogger {
   info(message: string): void;
   warn(message: string): void;
   error?(message: string): void;
-}
-
-/** The problem with a site (or, `what`, mirror) URL, or `undefined` when it is an absolute http(s) URL. */
-function describeSiteProblem(site: string, what = 'site URL'): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(site);
-  } catch {
-    return `The ${what} \`${site}\` is not an absolute URL`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return `The ${what} \`${site}\` must start with http:// or https://`;
-  return undefined;
 }
 
 /**
@@ -324,8 +311,8 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
       'The site URL is required (option `site`, `--site`, or SITE_URL), e.g. `https://example.com`',
     );
   }
-  const siteProblem = describeSiteProblem(site);
-  if (siteProblem) throw new SiegelError('invalid_options', siteProblem);
+  // The CLI checks `--site` itself (naming the flag); here the option or, named, the environment's.
+  checkSiteUrl(site, options.site === undefined ? 'SITE_URL' : undefined);
   const siteBase = siteBaseOf(new URL(site));
   // The environment's numbers count (and are checked) only where the option is not given.
   const fromEnv = {

@@ -32,15 +32,8 @@ export function siteBaseOf(site: URL): string {
  * @throws {SiegelError} `invalid_options` when `site` is not an absolute http(s) URL.
  */
 export function pageUrl(site: string, relativePath: string): string {
-  let base: URL;
-  try {
-    base = new URL(site);
-  } catch (cause) {
-    throw new SiegelError('invalid_options', `The site URL \`${site}\` is not an absolute URL.`, { cause });
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new SiegelError('invalid_options', `The site URL \`${site}\` must start with http:// or https://.`);
-  }
+  checkSiteUrl(site);
+  const base = new URL(site);
   const origin = siteBaseOf(base);
   const segments = relativePath
     .replace(/\\/g, '/')
@@ -49,6 +42,41 @@ export function pageUrl(site: string, relativePath: string): string {
   if (segments.at(-1) === 'index.html') segments[segments.length - 1] = '';
   const path = segments.map(encodeSegment).join('/');
   return `${origin}/${path}`;
+}
+
+/**
+ * The problem with a site (or, `what`, mirror) URL, or `undefined` when it is an absolute http(s) URL: the
+ * one wording of this mistake, wherever the URL came from.
+ *
+ * @example
+ * ```ts
+ * describeSiteProblem('example.com') // 'The site URL `example.com` is not an absolute URL'
+ * ```
+ */
+export function describeSiteProblem(site: string, what = 'site URL'): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(site);
+  } catch {
+    return `The ${what} \`${site}\` is not an absolute URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `The ${what} \`${site}\` must start with http:// or https://`;
+  return undefined;
+}
+
+/**
+ * Check a site URL: an absolute http(s) URL. `source` names where it came from (`--site`, `SITE_URL`).
+ *
+ * @example
+ * ```ts
+ * checkSiteUrl(values.site, '--site');
+ * ```
+ * @throws {SiegelError} `invalid_options`, worded by {@link describeSiteProblem}.
+ */
+export function checkSiteUrl(site: string, source?: string): void {
+  const problem = describeSiteProblem(site);
+  if (problem) throw new SiegelError('invalid_options', source ? `${problem} (\`${source}\`)` : problem);
 }
 
 /** Input of {@link createPageEvent}. */

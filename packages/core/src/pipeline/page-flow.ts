@@ -5,6 +5,7 @@ import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeErro
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { checkEncoding, sniffEncoding } from '../page/encoding.js';
 import { ParsePool } from '../page/parse-pool.js';
+import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { VerifyOutput } from '../verify/verify-output.js';
 import {
   decideByBytes,
@@ -14,7 +15,6 @@ import {
   type SignRequest,
   type ToParse,
 } from './decide.js';
-import { createProgressLine, type ProgressLine } from './progress-line.js';
 import type { SigningRun } from './signing-run.js';
 
 /** Pages read at once (synchronously, see `ChunkReader`) before they are processed. */

@@ -8,6 +8,7 @@
 // verify/ for the verify pages; it knows nothing about HTML itself.
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { SiegelError } from '../errors.js';
 import { findSitePages } from '../fs/find-pages.js';
 import { formatPublishReport } from '../nostr/publish-session.js';
 import {
@@ -18,7 +19,7 @@ import {
 import type { SignRunSeams } from './decide.js';
 import { PageFlow } from './page-flow.js';
 import { SigningRun } from './signing-run.js';
-import { formatNothingSignedWarning, formatSummary, type SignSummary } from './summary.js';
+import { describeNothingSigned, formatSummary, type SignSummary } from './summary.js';
 
 /**
  * The key of test-only hooks in `signSite`'s options (`SignRunSeams`): not exported by the package, not
@@ -32,8 +33,13 @@ export const SIGN_SITE_SEAMS = Symbol('siegel.signSite.seams');
  * cache with no bunker call, and write the pages, the verify pages and the cache — atomically, and during
  * long runs after every batch. Each signed batch's events go to the outbox's journal before its pages are
  * written, then to the relays (`relays`); once the last page is written the run waits at most
- * `publishTimeoutMs` (5 s) for their answers, and what they did not confirm waits in the outbox. Logs the summary through `options.logger` — and a warning when no page
- * ended up signed (no HTML page found, or none with a `<main>`, or each refused or failed) — and returns it.
+ * `publishTimeoutMs` (5 s) for their answers, and what they did not confirm waits in the outbox. Logs the
+ * summary through `options.logger` and returns it.
+ *
+ * A run that leaves no page signed is an error (`nothing_signed`), thrown after the summary: no HTML page
+ * found, or pages of which none has the element (or each was refused) — a build that signs nothing must
+ * not pass. A run whose pages all come from the cache is fine. A run with failed pages returns its summary
+ * (its `failed` count fails it) and warns; so does a host that names the pages (`files`) and names none.
  *
  * The signer is checked first: a missing token, an unknown or locked key, or a bunker that is down throw
  * before any page or the cache is touched.
@@ -43,7 +49,7 @@ export const SIGN_SITE_SEAMS = Symbol('siegel.signSite.seams');
  * const summary = await signSite('dist', { site: 'https://example.com', env: loadEnv(process.cwd()) });
  * ```
  * @throws {SiegelError} `token_missing`, `key_not_found`, `key_locked` (German messages),
- * `bunker_unreachable`, `bunker_error`, `invalid_options`, `io_error`.
+ * `bunker_unreachable`, `bunker_error`, `invalid_options`, `io_error`, `nothing_signed`.
  */
 export async function signSite(dir: string, options: SignSiteOptions = {}): Promise<SignSummary> {
   const { [SIGN_SITE_SEAMS]: seams, ...rest } = options as SignSiteOptions & {
@@ -71,7 +77,7 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
 /**
  * The end of a run: every page signed and written, cache entries of pages that are gone dropped (unless
  * the run named its `files`), the cache saved — also after a fatal error, so signed batches are kept —
- * and the summary logged, with a warning when no page ended up signed (never silent).
+ * and the summary logged; then a run that left no page signed throws `nothing_signed` (never silent).
  */
 async function finish(
   flow: PageFlow,
@@ -93,7 +99,13 @@ async function finish(
   const line = published ? formatPublishReport(published) : '';
   if (line && published?.waiting) options.logger.warn(line);
   else if (line) options.logger.info(line);
-  const nothingSigned = formatNothingSignedWarning(summary, { dir, selector: options.selector });
-  if (nothingSigned) options.logger.warn(nothingSigned);
+  const named = options.files !== undefined;
+  const nothingSigned = describeNothingSigned(summary, { dir, selector: options.selector, named });
+  if (!nothingSigned) return summary;
+  // Said, not thrown: a host that names the pages (`files`: Eleventy's list of what it wrote) and names
+  // none asked for nothing (`eleventy --dryrun` writes no page); and a run with failed pages fails on
+  // those already (the summary lists why), so the caller still gets the summary.
+  if ((named && paths.length === 0) || summary.failed > 0) options.logger.warn(nothingSigned);
+  else throw new SiegelError('nothing_signed', nothingSigned);
   return summary;
 }

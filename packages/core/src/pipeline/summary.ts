@@ -91,33 +91,38 @@ export function formatSummary(summary: SignSummary, options: FormatSummaryOption
   return [`${head}${refused}`, ...lines, ...covers].join('\n');
 }
 
-/** Options of {@link formatNothingSignedWarning}. */
+/** Options of {@link describeNothingSigned}. */
 export interface NothingSignedOptions {
-  /** The output directory as the user named it, quoted in the warning. */
+  /** The output directory as the user named it, quoted in the message. */
   dir: string;
   /** The selector, named when no page has the element (default `main`). */
   selector?: string;
+  /** The host named the pages (`files`): none found means it wrote none, not a wrong directory. */
+  named?: boolean;
 }
 
 /**
- * The warning for a run that leaves no page signed — it found no HTML page at all, or found pages but
- * signed none (none has the element, or each was refused or failed) — so that such a build never passes
- * silently; `undefined` when at least one page carries a signature (signed now or from the cache). Every
- * host prints it: `signSite` logs it through the host's logger, after the summary.
+ * What to say about a run that leaves no page signed — it found no HTML page at all, or found pages but
+ * signed none (none has the element, or each was refused or failed) — so that such a build never passes:
+ * `signSite` throws it as the error `nothing_signed` (docs/errors.md). `undefined` when at least one page
+ * carries a signature (signed now or from the cache): a run whose pages are all unchanged signed nothing
+ * new, and is fine. When pages lack the element, the message names `--selector`; when no page was found,
+ * it names the directory twice, as the place to look.
  *
  * @example
  * ```ts
- * formatNothingSignedWarning(summary, { dir: 'dist' })
- * // 'Siegel: 5 HTML pages found in `dist`, none signed: none has a <main>'
+ * describeNothingSigned(summary, { dir: 'dist' })
+ * // 'Siegel: 5 HTML pages found in `dist`, none signed: none has a <main>. …`--selector`…'
  * ```
  */
-export function formatNothingSignedWarning(
+export function describeNothingSigned(
   summary: SignSummary,
   options: NothingSignedOptions,
 ): string | undefined {
   const found = summary.pages.length;
   const where = `in \`${options.dir}\``;
-  if (found === 0) return `Siegel: no HTML page found ${where}, nothing signed`;
+  if (found === 0)
+    return `Siegel: no HTML page found ${where}, nothing signed${options.named ? '' : `. Is \`${options.dir}\` the directory the site is built into?`}`;
   if (summary.signed + summary.unchanged > 0) return undefined;
   const element = describeSelector(options.selector ?? 'main');
   const none = summary.dryRun ? 'none would be signed' : 'none signed';
@@ -134,7 +139,12 @@ export function formatNothingSignedWarning(
         ]
           .filter(Boolean)
           .join(', ');
-  return `Siegel: ${pages} found ${where}, ${none}: ${reason}`;
+  // Pages without the element: most often the content is in another one, which `--selector` names.
+  const hint =
+    summary.skipped > 0
+      ? `. If the content is in another element, name it with \`--selector\` (\`selector\` in a build integration's options)`
+      : '';
+  return `Siegel: ${pages} found ${where}, ${none}: ${reason}${hint}`;
 }
 
 /** The summary of a run from its page reports (sorted by path). */

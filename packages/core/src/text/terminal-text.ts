@@ -1,4 +1,5 @@
-// text/ owns how values become words for people: terminal-safe text here, byte sizes in byte-size.ts. Every
+// text/ owns how values become words for people: terminal-safe text here, byte sizes in byte-size.ts, a
+// run's progress line in progress-line.ts, the option a typo likely meant in closest-name.ts. Every
 // room may use it; it imports nothing from the others.
 //
 // Text from elsewhere — a signer's error or approval URL, a relay's refusal, a bunker's message — ends up

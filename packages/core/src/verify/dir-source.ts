@@ -35,9 +35,12 @@ export function dirSource(
 ): Source {
   // Event files are small and read one at a time, synchronously: no round trip through libuv per file.
   const events = new ChunkReader({ maxBytes: MAX_EVENT_BYTES });
+  let total: number | undefined;
   return {
+    total: () => total,
     async *pages() {
       const paths = await findPages(dir);
+      total = paths.length;
       const pool =
         paths.length >= PARSE_POOL_MIN_PAGES
           ? ParsePool.create(options.parseWorkers, options.selector)

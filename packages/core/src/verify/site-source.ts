@@ -44,6 +44,8 @@ export interface Source {
   loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<LoadedEvent>;
   /** The error that ends the whole check (its time ran out), once there is one. */
   expired?(): Error | undefined;
+  /** How many pages `pages()` yields in all, once it knows (a directory, after listing it). */
+  total?(): number | undefined;
 }
 
 /** The problem text of a page over the size limit (not read, not checked). */

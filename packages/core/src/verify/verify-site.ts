@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
+import { requireDirectory } from '../fs/find-pages.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
 import { allowRelayHintsFrom, parseRelays, pickRelayHints } from '../nostr/relays.js';
@@ -16,6 +17,7 @@ import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, defaultParseWorkers } from '../options/options.js';
 import { pageUrl } from '../page/page-event.js';
 import { compileCachedSelector } from '../page/selector.js';
+import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { dirSource } from './dir-source.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
@@ -88,6 +90,11 @@ export interface VerifySiteOptions {
    * are parsed on the main thread. Each worker adds about 60–100 MB at its peak (measured on 10 000 pages).
    */
   parseWorkers?: number;
+  /**
+   * Directory only: show a progress line on stderr, `Siegel: 120/3000 pages`, as a signing run does
+   * (default: when stderr is a terminal; directories under 100 pages show none).
+   */
+  progress?: boolean;
 }
 
 /**
@@ -138,6 +145,8 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       `The User-Agent must be printable ASCII, got \`${options.userAgent}\``,
     );
   const site = options.site === undefined ? undefined : pageUrl(options.site, '');
+  // A directory that is not there is a usage error, worded as for signing.
+  if (!isUrl) await requireDirectory(resolve(dirOrUrl));
   const source = isUrl
     ? urlSource(dirOrUrl, options, { maxPageBytes, selector })
     : dirSource(resolve(dirOrUrl), {
@@ -162,41 +171,52 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
   const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, options.relayTimeoutMs);
   const pages: PageVerification[] = [];
   let skipped = 0;
-  for await (const page of source.pages()) {
-    if ('problem' in page) {
-      pages.push(unreadPage(page));
-      continue;
-    }
-    const block = page.reading.signatureBlock;
-    if (!block && page.reading.hash === undefined) {
-      skipped++;
-      continue;
-    }
-    let event: EventEvidence | undefined;
-    let eventFrom: string | undefined;
-    if (block?.eventId) {
-      const eventId = block.eventId;
-      const loaded = await source
-        .loadEvent(eventId, block.verifyUrl, page.name)
-        .catch(async (error: Error) =>
-          error instanceof MissingEvent
-            ? relayLookup(eventId, block.relays ?? []).catch(
-                (miss: Error) => new MissingEvent(`${error.message}; ${miss.message}`),
-              )
-            : error,
-        );
-      const expired = source.expired?.();
-      if (expired) throw expired;
-      if (loaded instanceof MissingEvent) event = { missing: loaded.message };
-      else if (loaded instanceof Error) event = { malformed: loaded.message };
-      else {
-        event = { found: loaded.event, from: loaded.from };
-        eventFrom = loaded.from;
+  let progress: ProgressLine | undefined;
+  try {
+    for await (const page of source.pages()) {
+      // The source knows how many pages come once it yields the first (a directory: after listing it).
+      progress ??= createProgressLine(source.total?.() ?? 0, {
+        enabled: options.progress ?? process.stderr.isTTY === true,
+      });
+      progress.tick();
+      if ('problem' in page) {
+        pages.push(unreadPage(page));
+        continue;
       }
+      const block = page.reading.signatureBlock;
+      if (!block && page.reading.hash === undefined) {
+        skipped++;
+        continue;
+      }
+      let event: EventEvidence | undefined;
+      let eventFrom: string | undefined;
+      if (block?.eventId) {
+        const eventId = block.eventId;
+        const loaded = await source
+          .loadEvent(eventId, block.verifyUrl, page.name)
+          .catch(async (error: Error) =>
+            error instanceof MissingEvent
+              ? relayLookup(eventId, block.relays ?? []).catch(
+                  (miss: Error) => new MissingEvent(`${error.message}; ${miss.message}`),
+                )
+              : error,
+          );
+        const expired = source.expired?.();
+        if (expired) throw expired;
+        if (loaded instanceof MissingEvent) event = { missing: loaded.message };
+        else if (loaded instanceof Error) event = { malformed: loaded.message };
+        else {
+          event = { found: loaded.event, from: loaded.from };
+          eventFrom = loaded.from;
+        }
+      }
+      pages.push(
+        checkPage(page, block, { ...(event ? { event } : {}), ...(eventFrom ? { eventFrom } : {}) }, context),
+      );
     }
-    pages.push(
-      checkPage(page, block, { ...(event ? { event } : {}), ...(eventFrom ? { eventFrom } : {}) }, context),
-    );
+  } finally {
+    // Cleared before the report is printed, also when the check stops early.
+    progress?.done();
   }
   const count = (verdict: Verdict) => pages.filter((page) => page.verdict === verdict).length;
   const report = {

@@ -35,3 +35,39 @@ export function runCli(args: string[], cwd: string, env: Record<string, string> 
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }
+
+/** What a CLI run on a terminal left behind: stdout and stderr as one stream, as the terminal got them. */
+export interface TerminalResult {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Run the built `siegel` CLI as {@link runCli} does, but with a terminal for its stdin, stdout and stderr
+ * (a pseudo-terminal from util-linux `script`), so what it shows only on a terminal (progress) shows.
+ */
+export function runCliOnTerminal(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<TerminalResult> {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, SIEGEL_CLI, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    // -q: no start and end lines; -e: the command's exit code; -c: the command; /dev/null: no typescript.
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
