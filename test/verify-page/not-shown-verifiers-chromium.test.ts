@@ -96,6 +96,11 @@ describe('not shown ⇒ not signed, not valid — one code in every verifier', (
     const fresh = join(root, 'unsigned');
     await mkdir(fresh);
     for (const [i] of NOT_SHOWN.entries()) await writeFile(join(fresh, pageName(i)), caseHtml(i));
+    // One page that signs: a run that signs nothing at all is an error of its own (`nothing_signed`).
+    await writeFile(
+      join(fresh, 'plain.html'),
+      '<!doctype html><title>plain</title><main><p>Shown.</p></main>',
+    );
     const summary = await signSite(fresh, {
       site: 'https://example.com/',
       signer: new LocalKeySigner(KEY),
@@ -105,9 +110,10 @@ describe('not shown ⇒ not signed, not valid — one code in every verifier', (
       parseWorkers: 0,
     });
     expect(summary.refused).toBe(NOT_SHOWN.length);
-    expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual(
-      Object.fromEntries(NOT_SHOWN.map((_, i) => [pageName(i), ['refused', 'page.not_shown']])),
-    );
+    expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual({
+      ...Object.fromEntries(NOT_SHOWN.map((_, i) => [pageName(i), ['refused', 'page.not_shown']])),
+      'plain.html': ['signed', undefined],
+    });
     const lines = formatSummary(summary).split('\n').slice(1);
     expect(lines).toHaveLength(NOT_SHOWN.length);
     for (const line of lines) expect(line).toMatch(/^ {2}refused {2}case-\d+\.html: .* \[page\.not_shown\]$/);

@@ -135,6 +135,8 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     await mkdir(fresh);
     for (const [page, hide] of Object.entries(HIDINGS))
       await writeFile(join(fresh, page), hide(pageHtml(page, 'These words are signed.')));
+    // One page that signs: a run that signs nothing at all is an error of its own (`nothing_signed`).
+    await writeFile(join(fresh, 'plain.html'), pageHtml('plain.html', 'These words are signed.'));
     const summary = await signSite(fresh, {
       site: 'https://example.com/',
       signer: new LocalKeySigner(CASE_KEY),
@@ -145,9 +147,10 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     });
     const hidings = VERDICT_CASES.filter((c) => c.page in HIDINGS);
     expect(hidings.length).toBeGreaterThanOrEqual(6);
-    expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual(
-      Object.fromEntries(hidings.map((c) => [c.page, ['refused', ...c.codes]])),
-    );
+    expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual({
+      ...Object.fromEntries(hidings.map((c) => [c.page, ['refused', ...c.codes]])),
+      'plain.html': ['signed', undefined],
+    });
   });
 
   it('a directory without --site or SITE_URL warns that addresses were not compared, and stays valid where valid', async () => {
