@@ -203,7 +203,17 @@ describe('two instances on one PostgreSQL and one S3', () => {
       async () => (await queryRelay(relayUrl, { ids: [queued.body.event.id] })).length === 1,
       downMs + 20_000,
       250,
-    );
+    ).catch((error: unknown) => {
+      // Failed so in 2 of 6 clean-clone runs (not reproduced alone): B's own account of its relay passes is
+      // what tells a loop that stopped trying from one that tried and failed.
+      const relayLines = b
+        .output()
+        .split('\n')
+        .filter((line) => /relay|Relays/i.test(line));
+      throw new Error(
+        `${String(error)}: A's queued event did not reach the relay (down ${downMs} ms). B's relay lines:\n${relayLines.slice(-30).join('\n')}`,
+      );
+    });
     await eventually(
       async () => (await verify(b, sha256(markdown('queued by A')))).body.published_to?.[0] === relayUrl,
       10_000,
