@@ -94,3 +94,21 @@ export function compareReferrer(referrer: string, addresses: readonly string[]):
   });
   return same ? 'same' : 'other';
 }
+
+/**
+ * The addresses a page event was signed for: its `url`, then its `fallback` tags (the page at each mirror
+ * the signer named). A `fallback` counts only beside a `url`: a page event names its own address first
+ * (NIP-94). Empty without a `url`.
+ *
+ * @example
+ * ```ts
+ * signedAddresses({ tags: [['url', 'https://a.example/x/'], ['fallback', 'https://b.example/x/']] });
+ * // ['https://a.example/x/', 'https://b.example/x/']
+ * ```
+ */
+export function signedAddresses(event: { tags: string[][] }): string[] {
+  const url = event.tags.find((tag) => tag[0] === 'url')?.[1];
+  if (url === undefined) return [];
+  const fallbacks = event.tags.filter((tag) => tag[0] === 'fallback' && typeof tag[1] === 'string');
+  return [url, ...fallbacks.map((tag) => tag[1] as string)];
+}

@@ -16,7 +16,7 @@ import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
-import { compareReferrer, isLocalPreview, isSameAddress } from './page-address.js';
+import { compareReferrer, isLocalPreview, isSameAddress, signedAddresses } from './page-address.js';
 import {
   createProblem,
   decideVerdict,
@@ -277,8 +277,7 @@ export function judgePage(input: JudgeInput): Judgement {
   if (event && input.readPage) {
     const url = readTag(event, 'url');
     const fallbacks = event.tags.filter((tag) => tag[0] === 'fallback' && typeof tag[1] === 'string');
-    // A `fallback` counts only beside a `url`: a page event names its own address first (NIP-94).
-    const signedFor = url === undefined ? [] : [url, ...fallbacks.map((tag) => tag[1] as string)];
+    const signedFor = signedAddresses(event);
     const { address } = input;
     if (address === undefined)
       add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
@@ -306,10 +305,8 @@ export function judgePage(input: JudgeInput): Judgement {
 
   // Where the reader came from: a genuine verify page opened from a forged page is about another page.
   if (input.referrer !== undefined) {
-    const url = event ? readTag(event, 'url') : undefined;
-    const fallbacks = url === undefined || !event ? [] : event.tags.filter((tag) => tag[0] === 'fallback');
-    const checked = [input.address, url, ...fallbacks.map((tag) => tag[1])].filter(
-      (candidate): candidate is string => typeof candidate === 'string',
+    const checked = [input.address, ...(event ? signedAddresses(event) : [])].filter(
+      (candidate): candidate is string => candidate !== undefined,
     );
     result.referrer = checked.length === 0 ? 'none' : compareReferrer(input.referrer, checked);
     if (result.referrer === 'other')
