@@ -1,6 +1,7 @@
-// Issue 24, acceptance 1: one relay client. Core and the server reach relays through nostr-tools only, on
-// `ws` with a message cap made in one module (packages/core/src/nostr/relay-socket.ts); nothing else opens
-// a WebSocket, imports `ws`, or hands nostr-tools the global (uncapped) WebSocket. The browser verify
+// Issue 24, acceptance 1: one relay client. Core, the server and the bunker reach relays through nostr-tools
+// only, on `ws` with a message cap made in one module (packages/core/src/nostr/relay-socket.ts; the bunker
+// through `@siegel/core/relay`, issue 40); nothing else opens a WebSocket, imports `ws`, or hands
+// nostr-tools the global (uncapped) WebSocket. The browser verify
 // script reaches relays on the browser's WebSocket through relay-query-portable.ts, and `ws` never enters
 // its bundle.
 import { readdir, readFile } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCANNED = ['packages/core/src', 'server/src'];
+const SCANNED = ['packages/core/src', 'server/src', 'packages/bunker/src'];
 const HOME = 'packages/core/src/nostr/relay-socket.ts';
 
 /** A WebSocket client of our own, `ws` itself, or nostr-tools on the uncapped global WebSocket. */
@@ -32,7 +33,7 @@ describe('one relay client (issue 24)', async () => {
   for (const dir of SCANNED)
     for (const file of await listSources(dir)) sources.set(file, await readFile(join(ROOT, file), 'utf8'));
 
-  it('only relay-socket.ts makes WebSockets (ws, capped); no other relay client in core or the server', () => {
+  it('only relay-socket.ts makes WebSockets (ws, capped); no other relay client in core, the server or the bunker', () => {
     expect(RELAY_CLIENT.test(sources.get(HOME) ?? ''), `${HOME} imports ws`).toBe(true);
     const elsewhere = [...sources]
       .filter(([path, text]) => path !== HOME && RELAY_CLIENT.test(text))
@@ -46,11 +47,12 @@ describe('one relay client (issue 24)', async () => {
     expect(users.filter((path) => !PORTABLE_USERS.test(path))).toEqual([]);
   });
 
-  it('scans core and the server, and would catch a second client', () => {
+  it('scans core, the server and the bunker, and would catch a second client', () => {
     for (const expected of [
       'packages/core/src/nostr/relay-publisher.ts',
       'packages/core/src/signer/nip46-signer.ts',
       'server/src/publishing/send-to-relays.ts',
+      'packages/bunker/src/nip46/relay-pool.ts',
     ])
       expect([...sources.keys()]).toContain(expected);
     for (const copy of [

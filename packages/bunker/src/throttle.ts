@@ -1,3 +1,4 @@
+import { backoffDelay } from '@siegel/core';
 import { BunkerError } from './errors.js';
 
 /** Options of {@link Throttle}. */
@@ -86,7 +87,8 @@ export class Throttle {
     const failures =
       previous && now - previous.last < this.#options.forgetAfterMs ? previous.failures + 1 : 1;
     const { freeFailures, baseMs, maxMs, maxTracked } = this.#options;
-    const delay = failures <= freeFailures ? 0 : Math.min(baseMs * 2 ** (failures - freeFailures - 1), maxMs);
+    const delay =
+      failures <= freeFailures ? 0 : backoffDelay(failures - freeFailures - 1, { first: baseMs, max: maxMs });
     // Re-inserted, so that the map stays ordered by the last failure.
     this.#state.delete(key);
     this.#state.set(key, { failures, last: now, until: now + delay });

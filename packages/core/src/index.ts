@@ -1,7 +1,7 @@
 // The user's API of @siegel/core: sign and verify a built site, the page hash and the signature block,
 // the signers. What only other Siegel packages need lives on subpaths: `@siegel/core/integration` (build
 // integrations), `@siegel/core/crypto` (the Schnorr engine), `@siegel/core/fs` (atomic writes),
-// `@siegel/core/auth` (token comparison). See the README, "How a run works", for the rooms of src/.
+// `@siegel/core/auth` (token comparison), `@siegel/core/relay` (the relay client). See the README, "How a run works", for the rooms of src/.
 
 export {
   createGermanError,
@@ -10,6 +10,7 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
+export { type BackoffOptions, backoffDelay } from './net/backoff.js';
 export {
   type OutboxEntry,
   outboxFileOf,

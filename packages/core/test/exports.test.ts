@@ -5,6 +5,7 @@ import * as fs from '../src/fs/atomic-write.js';
 import * as core from '../src/index.js';
 import * as integration from '../src/integration/integration.js';
 import * as crypto from '../src/nostr/crypto.js';
+import * as relay from '../src/nostr/relay.js';
 import * as rules from '../src/verify/rules.js';
 
 describe('@siegel/core exports', () => {
@@ -27,6 +28,7 @@ describe('@siegel/core exports', () => {
       'VERIFY_SCRIPT_NAME',
       'analyzePage',
       'applySignatureBlock',
+      'backoffDelay',
       'checkSignedEvent',
       'createGermanError',
       'createPageEvent',
@@ -93,6 +95,14 @@ describe('@siegel/core exports', () => {
       'writeFileFast',
     ]);
     expect(Object.keys(auth).sort()).toEqual(['findToken', 'tokensEqual']);
+    expect(Object.keys(relay).sort()).toEqual([
+      'MAX_NIP46_MESSAGE_BYTES',
+      'MAX_RELAY_MESSAGE_BYTES',
+      'RelayConnection',
+      'backoffDelay',
+      'createNodeRelay',
+      'describeTooLarge',
+    ]);
     expect(Object.keys(rules).sort()).toEqual([
       'PROBLEM_CODES',
       'createProblem',
@@ -143,6 +153,7 @@ describe('@siegel/core exports', () => {
       './fs': { types: './dist/fs/atomic-write.d.ts', import: './dist/fs/atomic-write.js' },
       './auth': { types: './dist/auth/tokens.d.ts', import: './dist/auth/tokens.js' },
       './rules': { types: './dist/verify/rules.d.ts', import: './dist/verify/rules.js' },
+      './relay': { types: './dist/nostr/relay.d.ts', import: './dist/nostr/relay.js' },
       './require-node': './bin/require-node.js',
       './package.json': './package.json',
     });

@@ -1,4 +1,4 @@
-import { retryDelayMs as backoffMs } from '@siegel/core';
+import { backoffDelay } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 
 /** First wait before an event is offered to a relay again, in ms; doubled per failed attempt. */
@@ -8,7 +8,7 @@ export const LONGEST_RETRY_MS = 60 * 60_000;
 
 /** The wait after `attempts` failed attempts: `first` (30 s), twice that, four times, … at most 1 h. */
 export function retryDelayMs(attempts: number, first = FIRST_RETRY_MS): number {
-  return backoffMs(attempts, first, LONGEST_RETRY_MS);
+  return backoffDelay(attempts - 1, { first, max: LONGEST_RETRY_MS });
 }
 
 /** An event that still waits for one relay. */

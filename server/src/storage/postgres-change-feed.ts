@@ -1,3 +1,4 @@
+import { backoffDelay } from '@siegel/core';
 import postgres, { type Options, type Sql } from 'postgres';
 import { CHANGES_CHANNEL } from './postgres-migrations.js';
 import { StoreUnavailableError } from './store-errors.js';
@@ -198,18 +199,17 @@ export class PostgresChangeFeed {
   }
 
   private async relisten(): Promise<void> {
-    let wait = FIRST_RELISTEN_MS;
-    while (!this.closing) {
+    for (let attempt = 0; !this.closing; attempt++) {
       try {
         await this.listen();
         return;
       } catch {
         // Down still: the connection's close calls lost() again, which this loop already serves.
         await new Promise((resolve) => {
+          const wait = backoffDelay(attempt, { first: FIRST_RELISTEN_MS, max: LONGEST_RELISTEN_MS });
           this.retryTimer = setTimeout(resolve, wait);
           this.retryTimer.unref();
         });
-        wait = Math.min(wait * 2, LONGEST_RELISTEN_MS);
       }
     }
   }

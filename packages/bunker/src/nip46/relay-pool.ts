@@ -1,19 +1,21 @@
-import { AbstractSimplePool } from 'nostr-tools/abstract-pool';
+import { isEventShape } from '@siegel/core/crypto';
+import {
+  backoffDelay,
+  createNodeRelay,
+  describeTooLarge,
+  MAX_NIP46_MESSAGE_BYTES,
+  type RelayConnection,
+} from '@siegel/core/relay';
 import type { AbstractRelay, Subscription } from 'nostr-tools/abstract-relay';
 import type { NostrEvent } from 'nostr-tools/core';
 import type { Filter } from 'nostr-tools/filter';
-import WebSocket from 'ws';
 import type { Logger } from '../logger.js';
 
 /** Waits before reconnecting: 1 s, doubling up to 30 s. */
-const BACKOFF_MS = [1000, 2000, 4000, 8000, 16_000, 30_000] as const;
+const BACKOFF = { first: 1000, max: 30_000 } as const;
 
-/**
- * Largest WebSocket message taken from a relay, in bytes: a kind-24133 request holds at most one NIP-44
- * payload (~87 KiB of base64 for its largest plaintext), so 512 KiB is ample; `ws` closes the connection on
- * a larger frame before buffering it.
- */
-export const MAX_RELAY_MESSAGE_BYTES = 512 * 1024;
+/** How long a relay has to accept the connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Event ids remembered to pass each event on once, whichever relay or subscription delivers it. */
 const MAX_DELIVERED_IDS = 10_000;
@@ -26,24 +28,34 @@ export interface RelayPoolOptions {
   relays: readonly string[];
   /** The filter to subscribe with, read again at each (re)subscription. */
   filter: () => Filter;
-  /** Each event of the subscription, unchecked: anything a relay sends (its signature is not verified). */
-  onEvent: (event: NostrEvent) => void;
+  /**
+   * Each event of the subscription, unchecked: anything a relay sends (its signature is not verified, and
+   * a value not shaped like an event comes too, for the remote signer to count as malformed).
+   */
+  onEvent: (event: unknown) => void;
   logger: Logger;
-  /** Default: {@link MAX_RELAY_MESSAGE_BYTES}. */
+  /**
+   * Largest message taken from a relay, in bytes (default 512 KiB, core's `MAX_NIP46_MESSAGE_BYTES`: a
+   * kind-24133 request holds one NIP-44 payload); `ws` closes the connection on a larger frame before
+   * buffering it.
+   */
   maxPayload?: number;
 }
 
 /**
- * The NIP-46 side's relay link: one nostr-tools pool (over `ws`, with a `maxPayload` cap), one subscription
- * per relay. The pool does not verify events — the remote signer does, within its budget — and does not
- * reconnect by itself: nostr-tools would resume a subscription from the newest `created_at` it saw, a date a
- * stranger chooses. Here a relay that drops or cannot be reached is retried with backoff (1 s, doubling up
- * to 30 s) and subscribed to afresh from a minute ago.
+ * The NIP-46 side's relay link: one core relay per relay URL (`createNodeRelay` of `@siegel/core/relay`:
+ * nostr-tools' relay on core's capped `ws` socket), one subscription each. Events are not verified here — the remote
+ * signer does, within its budget — and a relay does not reconnect by itself: nostr-tools would resume a
+ * subscription from the newest `created_at` it saw, a date a stranger chooses. Here a relay that drops or
+ * cannot be reached is retried with backoff (1 s, doubling up to 30 s) and subscribed to afresh from a
+ * minute ago.
  */
 export class RelayPool {
   readonly relays: readonly string[];
   readonly #options: RelayPoolOptions;
-  readonly #pool: AbstractSimplePool;
+  readonly #maxPayload: number;
+  /** The connection of each relay while it is open or opening. */
+  readonly #connections = new Map<string, RelayConnection>();
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #attempts = new Map<string, number>();
   readonly #down = new Set<string>();
@@ -54,19 +66,7 @@ export class RelayPool {
   constructor(options: RelayPoolOptions) {
     this.#options = options;
     this.relays = [...options.relays];
-    const maxPayload = options.maxPayload ?? MAX_RELAY_MESSAGE_BYTES;
-    class CappedWebSocket extends WebSocket {
-      constructor(url: string) {
-        super(url, { maxPayload });
-      }
-    }
-    this.#pool = new AbstractSimplePool({
-      // Checked by the remote signer, within its budget: a pool check would verify every stranger's event.
-      verifyEvent: () => true,
-      websocketImplementation: CappedWebSocket as unknown as typeof globalThis.WebSocket,
-      enableReconnect: false,
-      maxWaitForConnection: 10_000,
-    });
+    this.#maxPayload = options.maxPayload ?? MAX_NIP46_MESSAGE_BYTES;
   }
 
   /** Connect to every relay and subscribe (again and again, until {@link RelayPool.close}). */
@@ -99,9 +99,8 @@ export class RelayPool {
   /** Send an event to every relay; resolves with how many took it (`OK true`). */
   async publish(event: NostrEvent): Promise<number> {
     const open = this.relays.filter((url) => this.#subscriptions.has(url));
-    if (open.length === 0) return 0;
     const results = await Promise.allSettled(
-      this.#pool.publish(open, event, { maxWait: PUBLISH_TIMEOUT_MS }),
+      open.map((url) => this.#connections.get(url)?.publish(event) ?? Promise.reject(new Error('closed'))),
     );
     return results.filter((result) => result.status === 'fulfilled').length;
   }
@@ -112,20 +111,33 @@ export class RelayPool {
     for (const timer of this.#timers) clearTimeout(timer);
     for (const subscription of this.#subscriptions.values()) subscription.onclose = undefined;
     this.#subscriptions.clear();
-    this.#pool.destroy();
+    for (const relay of this.#connections.values()) relay.close();
+    this.#connections.clear();
   }
 
   async #connect(url: string): Promise<void> {
     if (this.#closed) return;
-    let relay: AbstractRelay;
+    const maxPayload = this.#maxPayload;
+    const relay = createNodeRelay(url, {
+      maxPayload,
+      onTooLarge: () => this.#options.logger.warn(`relay \`${url}\` ${describeTooLarge(maxPayload)}`),
+    });
+    relay.publishTimeout = PUBLISH_TIMEOUT_MS;
+    relay.onclose = () => {
+      if (this.#connections.get(url) === relay) this.#connections.delete(url);
+    };
+    this.#connections.set(url, relay);
     try {
-      relay = await this.#pool.ensureRelay(url, { connectionTimeout: 10_000 });
+      await relay.connect({ timeout: CONNECT_TIMEOUT_MS });
     } catch {
+      if (this.#connections.get(url) === relay) this.#connections.delete(url);
       this.#retry(url);
       return;
     }
-    if (this.#closed) return;
-    relay.onnotice = () => {};
+    if (this.#closed) {
+      relay.close();
+      return;
+    }
     this.#attempts.set(url, 0);
     if (this.#down.delete(url)) this.#options.logger.info(`relay \`${url}\` reachable again`);
     this.#subscribe(url, relay);
@@ -136,6 +148,11 @@ export class RelayPool {
     const filter = { ...this.#options.filter(), since: Math.floor(Date.now() / 1000) - 60 };
     const subscription = relay.subscribe([filter], {
       onevent: this.#options.onEvent,
+      // Core's relay holds back what is not shaped like an event (nostr-tools, what the filter does not
+      // match): the first goes on, for the remote signer to count as malformed.
+      oninvalidevent: (value) => {
+        if (!isEventShape(value)) this.#options.onEvent(value);
+      },
       // Read from the raw message before it is parsed: a copy from a second relay costs nothing more.
       alreadyHaveEvent: (id) => this.#alreadyDelivered(id),
       ...(onEose && { oneose: onEose }),
@@ -175,7 +192,7 @@ export class RelayPool {
         this.#timers.delete(timer);
         void this.#connect(url);
       },
-      BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)],
+      backoffDelay(attempt, BACKOFF),
     );
     timer.unref();
     this.#timers.add(timer);

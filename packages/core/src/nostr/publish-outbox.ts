@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { z } from 'zod';
 import { moveAside, writeFileAtomic } from '../fs/atomic-write.js';
+import { backoffDelay } from '../net/backoff.js';
 import { isEventShape } from './event-shape.js';
 
 /** Layout version of the outbox file. */
@@ -72,7 +73,7 @@ export function outboxJournalOf(outboxFile: string): string {
  * The file server's relay outbox uses it with its own bounds.
  */
 export function retryDelayMs(attempts: number, base = RETRY_BASE_MS, max = RETRY_MAX_MS): number {
-  return Math.min(max, base * 2 ** Math.max(0, attempts - 1));
+  return backoffDelay(attempts - 1, { first: base, max });
 }
 
 /** Result of {@link readOutbox}. */

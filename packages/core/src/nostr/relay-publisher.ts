@@ -7,8 +7,9 @@ import type { NostrEvent } from 'nostr-tools/core';
 import PQueue from 'p-queue';
 import { SiegelError } from '../errors.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
-import { RelayConnection } from './relay-connection.js';
-import { createRelaySocket, describeTooLarge } from './relay-socket.js';
+import { createNodeRelay } from './relay.js';
+import type { RelayConnection } from './relay-connection.js';
+import { describeTooLarge } from './relay-socket.js';
 import { parseRelays } from './relays.js';
 
 /** Defaults of {@link RelayPublisher}. */
@@ -125,8 +126,7 @@ class RelayLink {
       return Promise.reject(new Error(this.#dead));
     }
     this.#connections++;
-    const socket = createRelaySocket({ onTooLarge: () => this.#onTooLarge() });
-    const relay = new RelayConnection(this.url, socket, { enablePing: true });
+    const relay = createNodeRelay(this.url, { enablePing: true, onTooLarge: () => this.#onTooLarge() });
     relay.publishTimeout = this.#options.answerTimeoutMs;
     relay.onclose = () => {
       if (this.#relay === relay) this.#relay = undefined;

@@ -13,6 +13,13 @@ import { formatByteSize } from '../text/byte-size.js';
  */
 export const MAX_RELAY_MESSAGE_BYTES = 2 * 1024 * 1024;
 
+/**
+ * Largest message taken from a NIP-46 relay, in bytes: 512 KiB — by the NIP-46 client (`Nip46Signer`) and
+ * the bunker's remote signer alike. A request or a reply holds one NIP-44 payload, whose plaintext NIP-44
+ * caps at 64 KiB (~87 KiB of base64); a larger message is neither.
+ */
+export const MAX_NIP46_MESSAGE_BYTES = 512 * 1024;
+
 /** What {@link createRelaySocket} makes: a WebSocket class as nostr-tools' `websocketImplementation` takes it. */
 export type RelaySocketClass = typeof globalThis.WebSocket;
 

@@ -3,6 +3,7 @@
 // 429). Separate from the signer, which decides what to ask and what an answer means: this file only
 // carries a request there and an answer back, and names the address when none came.
 import { SiegelError } from '../errors.js';
+import { backoffDelay } from '../net/backoff.js';
 import { describeValueSource, type ValueSource } from '../options/env.js';
 
 /** A bunker's answer: its status and its body, parsed as JSON when it is JSON (else the text). */
@@ -72,7 +73,7 @@ export async function requestBunker(
       if (outcome instanceof SiegelError) throw outcome;
       return outcome;
     }
-    const delay = connection.retryDelayMs * 2 ** attempt * (0.75 + Math.random() * 0.5);
+    const delay = backoffDelay(attempt, { first: connection.retryDelayMs, max: Infinity, jitter: 0.25 });
     attempt++;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }

@@ -3,6 +3,7 @@
 // its answers mean for the run. Carrying a request there and back is bunker-http.ts; turning a refusal into
 // Siegel's errors is bunker-errors.ts.
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+import PQueue from 'p-queue';
 import { createGermanError, SiegelError } from '../errors.js';
 import { HEX64, loadSigningEngine } from '../nostr/crypto.js';
 import type { Signer } from '../nostr/signer.js';
@@ -225,25 +226,28 @@ export class HttpBunkerSigner implements Signer {
   }
 
   async #signCompat(chunk: EventTemplate[]): Promise<NostrEvent[]> {
-    const results: NostrEvent[] = new Array(chunk.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < chunk.length) {
-        const index = next++;
-        const response = await requestBunker(this.#connection, 'POST', '/api/sign', {
-          keyName: this.keyName,
-          event: chunk[index],
-        });
-        const body = response.body as { success?: boolean; event?: NostrEvent } | undefined;
-        if (response.status === 200 && body?.success !== false && body?.event) {
-          results[index] = body.event;
-          continue;
-        }
-        throw await this.#failure(response, 'POST /api/sign', 1);
-      }
+    // One request per event, `compatConcurrency` at a time; after a failure no other is sent (the chunk
+    // fails as a whole, and the tasks still queued are dropped unrun).
+    const queue = new PQueue({ concurrency: this.#compatConcurrency });
+    const signOne = async (event: EventTemplate): Promise<NostrEvent> => {
+      const response = await requestBunker(this.#connection, 'POST', '/api/sign', {
+        keyName: this.keyName,
+        event,
+      });
+      const body = response.body as { success?: boolean; event?: NostrEvent } | undefined;
+      if (response.status === 200 && body?.success !== false && body?.event) return body.event;
+      throw await this.#failure(response, 'POST /api/sign', 1);
     };
-    await Promise.all(Array.from({ length: Math.min(this.#compatConcurrency, chunk.length) }, worker));
-    return results;
+    return Promise.all(
+      chunk.map((event) =>
+        queue.add(() =>
+          signOne(event).catch((error: unknown) => {
+            queue.clear();
+            throw error;
+          }),
+        ),
+      ),
+    );
   }
 
   /**

@@ -9,14 +9,7 @@ import type { NostrEvent } from 'nostr-tools/core';
 import type { Filter } from 'nostr-tools/filter';
 import { normalizeURL } from 'nostr-tools/utils';
 import { RelayConnection } from '../nostr/relay-connection.js';
-import { createRelaySocket } from '../nostr/relay-socket.js';
-
-/**
- * Largest message taken from a NIP-46 relay, in bytes: 512 KiB. A reply holds one NIP-44 payload, whose
- * plaintext NIP-44 caps at 64 KiB (~87 KiB of base64); a larger message is not a reply. `ws` closes the
- * connection on a larger frame (1009) before buffering it.
- */
-export const MAX_NIP46_MESSAGE_BYTES = 512 * 1024;
+import { createRelaySocket, MAX_NIP46_MESSAGE_BYTES } from '../nostr/relay-socket.js';
 
 /** What {@link Nip46Pool} needs besides nostr-tools' pool options. */
 export interface Nip46PoolOptions {

@@ -2,8 +2,10 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { BunkerSigner } from 'nostr-tools/nip46';
 import { getPublicKey } from 'nostr-tools/pure';
 import { normalizeURL } from 'nostr-tools/utils';
+import PQueue from 'p-queue';
 import { createGermanError, SiegelError } from '../errors.js';
 import { computeEventId, HEX64, jsEngine, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
+import { MAX_NIP46_MESSAGE_BYTES } from '../nostr/relay-socket.js';
 import { parseRelays } from '../nostr/relays.js';
 import type { Signer } from '../nostr/signer.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
@@ -11,7 +13,7 @@ import { DEFAULTS, positiveIntegerOption, type SiegelLogger } from '../options/o
 import { createPageEvent } from '../page/page-event.js';
 import { toTerminalSafe } from '../text/terminal-text.js';
 import { type Nip46ClientKey, readNip46ClientKey, writeNip46ClientKey } from './nip46-client-key.js';
-import { MAX_NIP46_MESSAGE_BYTES, Nip46Pool } from './nip46-pool.js';
+import { Nip46Pool } from './nip46-pool.js';
 
 /** A `bunker://` URI, parsed: the remote signer's pubkey, its relays, the one-time secret. */
 export interface BunkerUri {
@@ -106,8 +108,8 @@ export class Nip46Signer implements Signer {
   #pubkey: string | undefined;
   #client: { bunker: BunkerSigner; pool: Nip46Pool } | undefined;
   #engine: SigningEngine | undefined;
-  #inFlight = 0;
-  readonly #waiting: Array<() => void> = [];
+  /** At most `window` requests in flight, across every `signEvents` call. */
+  readonly #slots: PQueue;
   #signed = 0;
   #requests = 0;
   /** Requests waiting for an answer: {@link close} ends them (their timers would keep the process alive). */
@@ -125,6 +127,7 @@ export class Nip46Signer implements Signer {
       'connectTimeoutMs',
     );
     this.#progressEvery = positiveIntegerOption(options.progressEvery, 100, 'progressEvery');
+    this.#slots = new PQueue({ concurrency: this.#window });
   }
 
   /** Requests sent to the remote signer so far (`connect`, `get_public_key`, one per signed event). */
@@ -197,22 +200,24 @@ export class Nip46Signer implements Signer {
     let failure: unknown;
     return Promise.all(
       templates.map((template) =>
-        this.#slot(async () => {
-          if (failure !== undefined) throw failure;
-          const answer = await this.#request(
-            'sign_event',
-            (bunker) => bunker.sendRequest('sign_event', [JSON.stringify(template)]),
-            this.#timeoutMs,
-          );
-          const event = this.#parseEvent(answer);
-          this.#signed++;
-          if (this.#signed % this.#progressEvery === 0)
-            this.#logger?.info(`Siegel: ${this.#signed} events signed through NIP-46.`);
-          return event;
-        }).catch((error: unknown) => {
-          failure ??= error;
-          throw error;
-        }),
+        this.#slots
+          .add(async () => {
+            if (failure !== undefined) throw failure;
+            const answer = await this.#request(
+              'sign_event',
+              (bunker) => bunker.sendRequest('sign_event', [JSON.stringify(template)]),
+              this.#timeoutMs,
+            );
+            const event = this.#parseEvent(answer);
+            this.#signed++;
+            if (this.#signed % this.#progressEvery === 0)
+              this.#logger?.info(`Siegel: ${this.#signed} events signed through NIP-46.`);
+            return event;
+          })
+          .catch((error: unknown) => {
+            failure ??= error;
+            throw error;
+          }),
       ),
     );
   }
@@ -233,18 +238,6 @@ export class Nip46Signer implements Signer {
       return JSON.parse(answer) as NostrEvent;
     } catch {
       throw this.#badAnswer(`sign_event gave no event: \`${answer.slice(0, 80)}\``);
-    }
-  }
-
-  /** Run `task` once fewer than `window` requests are in flight. */
-  async #slot<T>(task: () => Promise<T>): Promise<T> {
-    while (this.#inFlight >= this.#window) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    this.#inFlight++;
-    try {
-      return await task();
-    } finally {
-      this.#inFlight--;
-      this.#waiting.shift()?.();
     }
   }
 
