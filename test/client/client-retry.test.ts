@@ -13,7 +13,7 @@ import {
   embedAuthor,
   RateLimitedError,
   ServerBusyError,
-  type SiegelError,
+  type SiegelApiError,
 } from '../../packages/client/src/index.js';
 import { type RunningServer, startServer } from '../server/server-process.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
@@ -160,7 +160,7 @@ describe('retries of 503 and 429 after Retry-After', () => {
     try {
       const error = (await createClient({ baseUrl: front.url, token: server.token })
         .sign(await photo(4))
-        .catch((caught: unknown) => caught)) as SiegelError;
+        .catch((caught: unknown) => caught)) as SiegelApiError;
       expect(error).toBeInstanceOf(ServerBusyError);
       expect(error).toMatchObject({ code: 'SERVER_BUSY', status: 503, retryAfter: 120 });
       expect(front.arrivals).toHaveLength(1);
@@ -187,7 +187,9 @@ describe('retries of 503 and 429 after Retry-After', () => {
     try {
       const client = createClient({ baseUrl: limited.url, token: limited.token, maxRetryDelayMs: 0 });
       await client.inspect(await photo(6));
-      const error = (await client.inspect(await photo(6)).catch((caught: unknown) => caught)) as SiegelError;
+      const error = (await client
+        .inspect(await photo(6))
+        .catch((caught: unknown) => caught)) as SiegelApiError;
       expect(error).toBeInstanceOf(RateLimitedError);
       expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
       expect(error.retryAfter).toBeGreaterThan(0);

@@ -14,8 +14,8 @@ import {
   InvalidHashError,
   NetworkError,
   NotFoundError,
+  SiegelApiError,
   type SiegelClient,
-  SiegelError,
   UnauthorizedError,
   type UploadProgress,
 } from '../../packages/client/src/index.js';
@@ -202,7 +202,7 @@ describe('@siegel/client against the real server', () => {
     const nowhere = createClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: 't' });
     const error = await nowhere.verify('ab'.repeat(32)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error).toBeInstanceOf(SiegelError);
+    expect(error).toBeInstanceOf(SiegelApiError);
     expect(error).toMatchObject({ code: 'NETWORK_ERROR', status: undefined });
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
   });

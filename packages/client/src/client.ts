@@ -6,7 +6,7 @@ import type {
   SignResult,
   VerifyResult,
 } from './answers.js';
-import { errorFromAnswer, InvalidHashError, SiegelError } from './errors.js';
+import { errorFromAnswer, InvalidHashError, SiegelApiError } from './errors.js';
 import { type Answer, getJson, type HttpOptions } from './http.js';
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 import { sendUpload } from './upload.js';
@@ -53,7 +53,7 @@ export interface SiegelClient {
    *
    * @throws {AuthorRequiredError} the file names no real author.
    * @throws {InvalidFormatError} not a supported type, or damaged (`limit` when a reading limit was hit).
-   * @throws {SiegelError} another server code (its subclass), `NetworkError`, or the signal's reason.
+   * @throws {SiegelApiError} another server code (its subclass), `NetworkError`, or the signal's reason.
    */
   sign(file: FileInput, options?: UploadOptions): Promise<SignResult>;
   /** What signing would read from a file (author, title, type, hash, `signable`), without signing it. */
@@ -81,7 +81,7 @@ const OPTION_NAMES = new Set(['baseUrl', 'token', 'fetch', 'retries', 'maxRetryD
  * const result = await client.sign(bytes, { fileName: 'photo.webp' });
  * console.log(result.alreadySigned, result.urls.verify);
  * ```
- * @throws {SiegelError} `INVALID_OPTIONS` for a missing or malformed `baseUrl`, a bad number, an unknown option.
+ * @throws {SiegelApiError} `INVALID_OPTIONS` for a missing or malformed `baseUrl`, a bad number, an unknown option.
  */
 export function createClient(options: ClientOptions): SiegelClient {
   const http = readOptions(options);
@@ -142,14 +142,14 @@ function normalizeHash(hash: string): string {
 }
 
 /** `INVALID_OPTIONS`: a call's options are wrong (`message` says which). */
-export function invalidOptions(message: string): SiegelError {
-  return new SiegelError({ code: 'INVALID_OPTIONS', message });
+export function invalidOptions(message: string): SiegelApiError {
+  return new SiegelApiError({ code: 'INVALID_OPTIONS', message });
 }
 
 /**
  * The checked, normalized options every request of a client shares (also `mintUploadToken`'s).
  *
- * @throws {SiegelError} `INVALID_OPTIONS`, as {@link createClient}.
+ * @throws {SiegelApiError} `INVALID_OPTIONS`, as {@link createClient}.
  */
 export function readOptions(options: ClientOptions): HttpOptions {
   if (options === null || typeof options !== 'object')

@@ -43,8 +43,8 @@ export type ClientErrorCode =
   | 'ENCRYPTED_PDF'
   | 'INVALID_AUTHOR';
 
-/** What {@link SiegelError} is built from. */
-export interface SiegelErrorInit {
+/** What {@link SiegelApiError} is built from. */
+export interface SiegelApiErrorInit {
   code: ServerErrorCode | ClientErrorCode | (string & {});
   message: string;
   /** The HTTP status of the server's answer; `undefined` when there was none. */
@@ -67,18 +67,18 @@ export interface SiegelErrorInit {
  *   await client.sign(file);
  * } catch (error) {
  *   if (error instanceof AuthorRequiredError) console.log('write the author into the file first');
- *   else if (error instanceof SiegelError) console.log(error.code, error.status, error.message);
+ *   else if (error instanceof SiegelApiError) console.log(error.code, error.status, error.message);
  *   else throw error;
  * }
  * ```
  */
-export class SiegelError extends Error {
+export class SiegelApiError extends Error {
   readonly code: ServerErrorCode | ClientErrorCode | (string & {});
   readonly status: number | undefined;
   readonly details: Readonly<Record<string, unknown>>;
   readonly retryAfter: number | undefined;
 
-  constructor(init: SiegelErrorInit) {
+  constructor(init: SiegelApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
     this.code = init.code;
@@ -95,34 +95,34 @@ export class SiegelError extends Error {
 }
 
 /** 400 `NO_FILE`: not multipart, no file in `file`, or an empty file. */
-export class NoFileError extends SiegelError {}
+export class NoFileError extends SiegelApiError {}
 /** 400 `BAD_REQUEST`: a request the server's framework rejected. */
-export class BadRequestError extends SiegelError {}
+export class BadRequestError extends SiegelApiError {}
 /** 400 `BAD_HEADER`: Blossom's `HEAD /upload` got a malformed `X-Content-Length` (the client never sends it). */
-export class BadHeaderError extends SiegelError {}
+export class BadHeaderError extends SiegelApiError {}
 /** 400 `INVALID_HASH`: the hash is not 64 hexadecimal characters. */
-export class InvalidHashError extends SiegelError {}
+export class InvalidHashError extends SiegelApiError {}
 /** 401 `UNAUTHORIZED`: no token, a wrong token, or the server has no `SIGN_API_TOKENS`. */
-export class UnauthorizedError extends SiegelError {}
+export class UnauthorizedError extends SiegelApiError {}
 /** 401 `UPLOAD_TOKEN_EXPIRED`: the upload token's time is up (`details.expired_at`); mint a new one. */
-export class UploadTokenExpiredError extends SiegelError {}
+export class UploadTokenExpiredError extends SiegelApiError {}
 /** 401 `UPLOAD_TOKEN_USED_UP`: the upload token made all its uploads (`details.uses`); mint a new one. */
-export class UploadTokenUsedUpError extends SiegelError {}
+export class UploadTokenUsedUpError extends SiegelApiError {}
 /** 403 `UPLOAD_TOKEN_ORIGIN`: the upload token was minted for another origin (`details.origin`). */
-export class UploadTokenOriginError extends SiegelError {}
+export class UploadTokenOriginError extends SiegelApiError {}
 /** 400 `INVALID_TOKEN_REQUEST`: `mintUploadToken` asked for a malformed origin, `uses` or `ttlSeconds`. */
-export class InvalidTokenRequestError extends SiegelError {}
+export class InvalidTokenRequestError extends SiegelApiError {}
 /** 422 `ORIGIN_NOT_ALLOWED`: the origin is not in the server's `SIGN_CORS_ORIGINS` (`details.origin`). */
-export class OriginNotAllowedError extends SiegelError {}
+export class OriginNotAllowedError extends SiegelApiError {}
 /** 404 `NOT_FOUND`: nothing signed on this server has this hash. */
-export class NotFoundError extends SiegelError {}
+export class NotFoundError extends SiegelApiError {}
 /** 410 `FILE_ALTERED`: the stored file no longer hashes to its hash. */
-export class FileAlteredError extends SiegelError {}
+export class FileAlteredError extends SiegelApiError {}
 /** 410 `RECORD_ALTERED`: the stored event no longer verifies (`details.reasons` says why). */
-export class RecordAlteredError extends SiegelError {}
+export class RecordAlteredError extends SiegelApiError {}
 
 /** 413 `FILE_TOO_LARGE`: the file is larger than the server's `MAX_UPLOAD_BYTES` (`maxBytes`). */
-export class FileTooLargeError extends SiegelError {
+export class FileTooLargeError extends SiegelApiError {
   /** The server's limit in bytes. */
   get maxBytes(): number | undefined {
     const value = this.details.max_bytes;
@@ -132,9 +132,9 @@ export class FileTooLargeError extends SiegelError {
 
 /**
  * 415 or 422 `INVALID_FORMAT`: not a supported type (415), or a supported type whose bytes are broken or
- * past a reading limit (422, {@link SiegelError.limit} names it). `supported` lists what the server signs.
+ * past a reading limit (422, {@link SiegelApiError.limit} names it). `supported` lists what the server signs.
  */
-export class InvalidFormatError extends SiegelError {
+export class InvalidFormatError extends SiegelApiError {
   /** The formats the server signs, as it lists them (`image/png`, `text/markdown (.md, .markdown)`, …). */
   get supported(): string[] {
     const value = this.details.supported;
@@ -143,37 +143,49 @@ export class InvalidFormatError extends SiegelError {
 }
 
 /** 422 `AUTHOR_REQUIRED`: the file names no real author; write one in first (`embedAuthor`). */
-export class AuthorRequiredError extends SiegelError {}
+export class AuthorRequiredError extends SiegelApiError {}
 
 /** 422 `EVENT_REFUSED`: the bunker refused to sign this one event (too large: a shorter title, say). */
-export class EventRefusedError extends SiegelError {}
+export class EventRefusedError extends SiegelApiError {}
 
 /** 429 `RATE_LIMITED`: more uploads from this address than the server allows per minute. Retried. */
-export class RateLimitedError extends SiegelError {}
+export class RateLimitedError extends SiegelApiError {}
 
 /** 500 `INTERNAL_ERROR`: a bug in the server (it logged it). */
-export class InternalServerError extends SiegelError {}
+export class InternalServerError extends SiegelApiError {}
 
 /** 502 or 503 `BUNKER_UNAVAILABLE`: the server's signer cannot sign now (`details.bunker_error` says why). */
-export class BunkerUnavailableError extends SiegelError {}
+export class BunkerUnavailableError extends SiegelApiError {}
 
 /** 503 `SERVER_BUSY`: no room for the upload in time. Retried after `Retry-After`. */
-export class ServerBusyError extends SiegelError {}
+export class ServerBusyError extends SiegelApiError {}
 
 /** 503 `STORE_UNAVAILABLE`: the server's database or file storage cannot be reached now. Retried after `Retry-After`. */
-export class StoreUnavailableError extends SiegelError {}
+export class StoreUnavailableError extends SiegelApiError {}
 
 /** The server could not be reached, or the connection broke before an answer (`cause` is the runtime's). */
-export class NetworkError extends SiegelError {}
+export class NetworkError extends SiegelApiError {}
 
 /** The server answered something that is not a Siegel answer (a proxy's HTML page, say). */
-export class UnexpectedResponseError extends SiegelError {}
+export class UnexpectedResponseError extends SiegelApiError {}
 
 /** `embedAuthor` cannot write into these bytes (unsupported, damaged, encrypted) or was given a bad author. */
-export class EmbedError extends SiegelError {}
+export class EmbedError extends SiegelApiError {}
+
+/**
+ * The old name of {@link SiegelApiError}, the same class: `instanceof SiegelError` still works.
+ *
+ * @deprecated Use `SiegelApiError` — renamed so that it cannot be taken for `@siegel/core`'s `SiegelError`
+ * (a different class, with the CLI's codes). This alias will be removed in a major version.
+ */
+export const SiegelError = SiegelApiError;
+/** @deprecated Use {@link SiegelApiError}. */
+export type SiegelError = SiegelApiError;
+/** @deprecated Use {@link SiegelApiErrorInit}. */
+export type SiegelErrorInit = SiegelApiErrorInit;
 
 /** The subclass for each server code. */
-export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>> = {
+export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelApiError>> = {
   NO_FILE: NoFileError,
   BAD_REQUEST: BadRequestError,
   BAD_HEADER: BadHeaderError,
@@ -182,7 +194,7 @@ export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>
   NOT_FOUND: NotFoundError,
   FILE_ALTERED: FileAlteredError,
   RECORD_ALTERED: RecordAlteredError,
-  ALREADY_SIGNED: SiegelError,
+  ALREADY_SIGNED: SiegelApiError,
   FILE_TOO_LARGE: FileTooLargeError,
   INVALID_FORMAT: InvalidFormatError,
   AUTHOR_REQUIRED: AuthorRequiredError,
@@ -203,10 +215,14 @@ export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelError>
  * The error for a server's error answer: the subclass of its `error` code, carrying its status, message,
  * extra fields and `Retry-After`. An answer without a known code is an {@link UnexpectedResponseError}.
  */
-export function errorFromAnswer(status: number, body: unknown, retryAfter: number | undefined): SiegelError {
+export function errorFromAnswer(
+  status: number,
+  body: unknown,
+  retryAfter: number | undefined,
+): SiegelApiError {
   if (body !== null && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') {
     const { success: _success, error: code, message, ...details } = body as Record<string, unknown>;
-    const ErrorClass = ERROR_CLASSES[code as ServerErrorCode] ?? SiegelError;
+    const ErrorClass = ERROR_CLASSES[code as ServerErrorCode] ?? SiegelApiError;
     return new ErrorClass({
       code: code as string,
       status,

@@ -43,6 +43,8 @@ export {
   RecordAlteredError,
   ServerBusyError,
   type ServerErrorCode,
+  SiegelApiError,
+  type SiegelApiErrorInit,
   SiegelError,
   type SiegelErrorInit,
   StoreUnavailableError,

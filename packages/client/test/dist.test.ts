@@ -102,6 +102,7 @@ describe('the built @siegel/client', () => {
       'RateLimitedError',
       'RecordAlteredError',
       'ServerBusyError',
+      'SiegelApiError',
       'SiegelError',
       'StoreUnavailableError',
       'UnauthorizedError',
@@ -123,5 +124,18 @@ describe('the built @siegel/client', () => {
       'formatOf',
       'xmpPacket',
     ]);
+  });
+
+  it('keeps `SiegelError` as a deprecated alias of `SiegelApiError`: the same class, so `instanceof` holds', async () => {
+    const root = await import(join(DIST, 'index.js'));
+    expect(root.SiegelError).toBe(root.SiegelApiError);
+    const error = new root.NotFoundError({ code: 'NOT_FOUND', message: 'no such hash', status: 404 });
+    expect(error).toBeInstanceOf(root.SiegelApiError);
+    expect(error).toBeInstanceOf(root.SiegelError);
+    expect(new root.SiegelApiError({ code: 'INVALID_OPTIONS', message: 'x' }).name).toBe('SiegelApiError');
+    const types = await readFile(join(DIST, 'errors.d.ts'), 'utf8');
+    expect(types).toMatch(
+      /@deprecated Use `SiegelApiError`[\s\S]*export declare const SiegelError: typeof SiegelApiError;/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, parseRetryAfter, RETRY_DEFAULTS, SiegelError } from '../src/index.js';
+import { createClient, parseRetryAfter, RETRY_DEFAULTS, SiegelApiError } from '../src/index.js';
 import { retryDelay, sleep } from '../src/retry.js';
 
 describe('Retry-After and the retry wait', () => {
@@ -48,9 +48,9 @@ describe('createClient options', () => {
       } catch (error) {
         caught = error;
       }
-      expect(caught, JSON.stringify(options)).toBeInstanceOf(SiegelError);
-      expect((caught as SiegelError).code).toBe('INVALID_OPTIONS');
-      expect((caught as SiegelError).message).toMatch(message);
+      expect(caught, JSON.stringify(options)).toBeInstanceOf(SiegelApiError);
+      expect((caught as SiegelApiError).code).toBe('INVALID_OPTIONS');
+      expect((caught as SiegelApiError).message).toMatch(message);
     }
   });
 });
