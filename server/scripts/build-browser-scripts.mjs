@@ -1,7 +1,7 @@
 // Bundle the web pages' scripts (src/web/browser/{sign,verify}.ts) into dist/assets/: one classic script
 // per page, served by the page routes at /assets/{name}.js (src/web/browser-scripts.ts). esbuild only strips
 // types: `npm run build:assets` type-checks them first (`tsc -p src/web/browser`, the DOM without Node's
-// types). Run after `tsc --build`.
+// types). Run after `tsc --build`: the sign page bundles `@siegel/client` from its dist/ (tree-shaken).
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';

@@ -1,32 +1,16 @@
 // The sign page's script, served at `/assets/sign.js`: shows what `POST /api/inspect` finds in a dropped
-// file, then signs it with `POST /api/sign-image-v2`. Both take the token (kept for the tab in
-// sessionStorage): the server reads uploads for token holders only.
+// file, then signs it with `POST /api/sign-image-v2` — both through `@siegel/client` (bundled in: its calls,
+// answer types and errors are the ones every other user of the API has). Both take the token (kept for the
+// tab in sessionStorage): the server reads uploads for token holders only.
 // Text from the server is only ever set with `textContent` (code spans too: `sayWithCode`).
+import {
+  createClient,
+  type FileUrls,
+  type InspectResult,
+  SiegelApiError,
+  type SiegelClient,
+} from '@siegel/client';
 import { byId, wireFileDrop } from './file-drop.js';
-
-/** The links of a signed file, as the sign and the inspect API answer them. */
-interface FileUrls {
-  file: string;
-  static_page: string;
-  event_page: string;
-  verify: string;
-  verify_api: string;
-}
-
-/** What this script reads of an API answer (an error answer has `error` and `message` only). */
-interface Answer {
-  error?: string;
-  message?: string;
-  urls?: FileUrls;
-  file_name?: string;
-  hash?: string;
-  mime_type?: string;
-  size_bytes?: number;
-  dimensions?: { width: number; height: number };
-  metadata?: { author: string; title: string | null };
-  signable?: boolean;
-  already_signed?: boolean;
-}
 
 const form = byId<HTMLFormElement>('sign-form');
 const fileInput = byId<HTMLInputElement>('file');
@@ -81,9 +65,17 @@ function addLink(list: HTMLElement, id: string, label: string, href: string): vo
   list.appendChild(item);
 }
 
-/** The JSON answer, or a message naming the status when the body is not JSON. */
-async function readAnswer(response: Response): Promise<Answer> {
-  return response.json().catch(() => ({ message: `Unexpected answer (${response.status})` }));
+/**
+ * A client of this server with `token`. No retries: a person is waiting, and clicks again. An error here
+ * (a token over several lines) is shown as any other.
+ */
+function clientWith(token: string): SiegelClient {
+  return createClient({ baseUrl: location.origin, token, retries: 0 });
+}
+
+/** The message of what a call threw: the server's (or the client's) words, else `fallback`. */
+function messageOf(error: unknown, fallback: string): string {
+  return error instanceof Error && error.message ? error.message : fallback;
 }
 
 async function inspect(file: File): Promise<void> {
@@ -99,20 +91,15 @@ async function inspect(file: File): Promise<void> {
     return;
   }
   say(`Reading ${file.name}…`, true);
-  const body = new FormData();
-  body.append('file', file, file.name);
-  const response = await fetch('/api/inspect', {
-    method: 'POST',
-    body,
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const data = await readAnswer(response);
-  if (!response.ok) {
+  let data: InspectResult;
+  try {
+    data = await clientWith(token).inspect(file, { fileName: file.name });
+  } catch (error) {
     byId('inspect').hidden = true;
-    say(data.message || 'This file cannot be read.', false);
+    say(messageOf(error, 'This file cannot be read.'), false);
     return;
   }
-  const { metadata, dimensions } = data as Required<Answer>;
+  const { metadata, dimensions } = data;
   byId('inspect').hidden = false;
   show('file-name', data.file_name);
   show('file-author', metadata.author || '(none)');
@@ -122,9 +109,9 @@ async function inspect(file: File): Promise<void> {
     `${data.mime_type}, ${data.size_bytes} bytes${dimensions ? `, ${dimensions.width}×${dimensions.height}` : ''}`,
   );
   show('file-hash', data.hash);
-  if (data.already_signed) {
+  if (data.already_signed && data.urls) {
     say('This file is already signed.', true);
-    showLinks(data.urls as FileUrls, 'Already signed');
+    showLinks(data.urls, 'Already signed');
     return;
   }
   if (!data.signable) {
@@ -166,24 +153,14 @@ form.addEventListener('submit', async (event) => {
   }
   button.disabled = true;
   say('Signing…', true);
-  const body = new FormData();
-  body.append('file', chosen, chosen.name);
-  const response = await fetch('/api/sign-image-v2', {
-    method: 'POST',
-    body,
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const data = await readAnswer(response);
-  if (response.ok) {
-    say('Signed.', true);
-    showLinks(data.urls as FileUrls, 'Signed');
-    return;
+  try {
+    const result = await clientWith(token).sign(chosen, { fileName: chosen.name });
+    // A file signed here before: the client answers with its record (and the server's message).
+    if (result.alreadySigned) say(result.message, true);
+    else say('Signed.', true);
+    showLinks(result.urls, result.alreadySigned ? 'Already signed' : 'Signed');
+  } catch (error) {
+    say(messageOf(error, 'Signing failed.'), false);
+    button.disabled = error instanceof SiegelApiError && error.code === 'AUTHOR_REQUIRED';
   }
-  if (data.error === 'ALREADY_SIGNED' && data.urls) {
-    say(data.message, true);
-    showLinks(data.urls, 'Already signed');
-    return;
-  }
-  say(data.message || `Signing failed (${response.status}).`, false);
-  button.disabled = data.error === 'AUTHOR_REQUIRED';
 });
