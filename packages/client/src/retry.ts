@@ -45,7 +45,9 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 
 /**
  * How long to wait before retry number `retry` (0 for the first), in ms: what the server asked for, else
- * `retryDelayMs` doubled each time; `undefined` when that is longer than `maxRetryDelayMs`.
+ * `retryDelayMs` doubled each time; `undefined` when that is longer than `maxRetryDelayMs`. The doubling is
+ * the client's own copy of `@siegel/core`'s `backoffDelay` on purpose: `@siegel/client` has no dependency
+ * (it runs in browsers and Workers), and core is a Node package.
  */
 export function retryDelay(
   retry: number,
