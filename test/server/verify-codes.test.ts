@@ -14,7 +14,15 @@ interface Signed {
   hash: string;
   fileKey: string;
   eventJson: string;
-  event: { id: string; pubkey: string; sig: string; kind: number; content: string; tags: string[][] };
+  event: {
+    id: string;
+    pubkey: string;
+    sig: string;
+    kind: number;
+    created_at: number;
+    content: string;
+    tags: string[][];
+  };
 }
 
 describe('verify answers name the file.* code of each tampering (real server process)', () => {
