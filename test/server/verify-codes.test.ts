@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { finalizeEvent, generateSecretKey } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
-import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
+import { type RunningServer, signFixture, startServer } from './server-process.js';
 
 interface Signed {
   hash: string;
@@ -33,18 +33,8 @@ describe('verify answers name the file.* code of each tampering (real server pro
   let gif: Signed;
 
   const sign = async (fixture: string): Promise<Signed> => {
-    const bytes = await readFile(join(SERVER_FIXTURES, fixture));
-    const { status, body } = await signOverHttp(server, fixture, bytes);
-    expect(status, JSON.stringify(body)).toBe(200);
-    const row = db
-      .prepare('SELECT file_key, event_json FROM signed_files WHERE hash = ?')
-      .get(body.hash as string) as { file_key: string; event_json: string };
-    return {
-      hash: body.hash,
-      fileKey: row.file_key,
-      eventJson: row.event_json,
-      event: JSON.parse(row.event_json),
-    };
+    const { hash, fileKey, eventJson } = await signFixture(server, db, fixture);
+    return { hash, fileKey, eventJson, event: JSON.parse(eventJson) };
   };
 
   beforeAll(async () => {
