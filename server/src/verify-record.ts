@@ -1,5 +1,15 @@
+// A stored record's verification: its event by the rule book's file rules (`judgeFileEvent`), its stored
+// fields against that event, its stored file against the hash; and the record as its event states it.
 import { computeEventId, jsEngine, loadSigningEngine, type SigningEngine } from '@siegel/core/crypto';
-import { type NostrEvent, validateEvent } from 'nostr-tools/core';
+import {
+  type EventChecks as CoreEventChecks,
+  type FileJudgeInput,
+  type Judgement,
+  judgeFileEvent,
+  type Problem,
+  type Verdict,
+} from '@siegel/core/rules';
+import type { NostrEvent } from 'nostr-tools/core';
 import { isoTime } from './describe-record.js';
 import { FILE_EVENT_KIND, readFileEvent } from './file-event.js';
 import { FILE_FORMATS } from './metadata/formats.js';
@@ -32,11 +42,17 @@ export interface RecordChecks extends EventChecks {
   file: boolean;
 }
 
-/** The outcome of {@link verifyRecord}: the checks, and what no longer matches (empty when it passed). */
+/**
+ * The outcome of {@link verifyRecord}: the checks, and what no longer matches (empty when it passed); and
+ * the same decision in the rule book's vocabulary (`judgeFileEvent`): the verdict (`verified` is
+ * `verdict === 'valid'`) and the coded problems (`file.*`, docs/verification.md).
+ */
 export interface RecordVerdict {
   verified: boolean;
   checks: RecordChecks;
   reasons: string[];
+  verdict: Verdict;
+  problems: Problem[];
 }
 
 /**
@@ -58,45 +74,73 @@ const verifiedEvents = new Map<string, true>();
 let engine: SigningEngine = jsEngine;
 
 /**
- * Re-check a stored event against the file hash it claims, on every call: its id is recomputed (SHA-256 of
- * the NIP-01 serialization, after the event's fields are checked for their types) and compared, its `x` tag
- * compared with the hash, and its Schnorr signature verified. A signature is a pure function of (id, pubkey,
- * sig) and the id is recomputed from the content first, so a verification that passed for the same triple is
+ * The id and signature checks `judgeFileEvent` runs here: core's id, and the loaded engine's Schnorr
+ * verification. A signature is a pure function of (id, pubkey, sig) and the rule book verifies it only once
+ * the id was recomputed from the content and matched, so a verification that passed for the same triple is
  * remembered; any other triple is verified.
  */
-export function checkStoredEvent(event: NostrEvent, hash: string): EventVerdict {
-  const reasons: string[] = [];
-  let idOk = false;
-  try {
-    // A stored event with mistyped fields is refused as altered, as nostr-tools' serializer refuses it.
-    idOk = validateEvent(event) && computeEventId(event) === event.id;
-  } catch {
-    idOk = false;
-  }
-  if (!idOk) reasons.push('The event id does not match the event content (the stored event was altered).');
-  const memoKey = `${event.id}:${event.pubkey}:${event.sig}`;
-  let signatureOk = idOk && verifiedEvents.has(memoKey);
-  if (idOk && !signatureOk) {
-    try {
-      signatureOk = engine.verifyEvent(event);
-    } catch {
-      signatureOk = false;
-    }
-    if (signatureOk) {
+const STORED_EVENT_CHECKS: CoreEventChecks = {
+  computeId: (event) => computeEventId(event),
+  verifySignature(event) {
+    const memoKey = `${event.id}:${event.pubkey}:${event.sig}`;
+    if (verifiedEvents.has(memoKey)) return true;
+    const ok = engine.verifyEvent(event);
+    if (ok) {
       if (verifiedEvents.size >= MEMO_LIMIT) verifiedEvents.clear();
       verifiedEvents.set(memoKey, true);
     }
-  }
+    return ok;
+  },
+};
+
+/** The file rules on a stored record's event (and whatever else `input` gives), with this process's checks. */
+function judgeStored(event: NostrEvent, input: Omit<FileJudgeInput, 'event' | 'checks'>): Judgement {
+  return judgeFileEvent({ ...input, event: { found: event }, checks: STORED_EVENT_CHECKS });
+}
+
+/** The event's checks and reasons of a judgement: the booleans and sentences the verify answers carry. */
+function eventVerdictOf(judgement: Judgement, hash: string): EventVerdict {
+  const has = (code: string) => judgement.problems.some((problem) => problem.code === code);
+  // A stored event of the wrong shape (a mistyped field) is refused as altered, its id unchecked.
+  const idOk = !has('file.malformed') && !has('file.event_id');
+  const signatureOk = idOk && !has('file.signature');
+  const hashTagOk = !has('file.hash');
+  const reasons: string[] = [];
+  if (!idOk) reasons.push('The event id does not match the event content (the stored event was altered).');
   if (!signatureOk) reasons.push('The Schnorr signature is not valid for this event and pubkey.');
-  const hashTagOk =
-    Array.isArray(event.tags) &&
-    event.tags.some((tag) => Array.isArray(tag) && tag[0] === 'x' && tag[1] === hash);
   if (!hashTagOk) reasons.push(`The event's \`x\` tag is not the file hash \`${hash}\`.`);
   return {
     verified: reasons.length === 0,
     checks: { event_id: idOk, signature: signatureOk, hash_tag: hashTagOk },
     reasons,
   };
+}
+
+/**
+ * Re-check a stored event against the file hash it claims, on every call, by the rule book's file rules
+ * (`judgeFileEvent` of `@siegel/core/rules`): its shape, its id recomputed (SHA-256 of the NIP-01
+ * serialization) and compared, its `x` tag compared with the hash, and its Schnorr signature verified
+ * (remembered per (id, pubkey, sig), see `STORED_EVENT_CHECKS`). Its kind is the record's check
+ * ({@link verifyRecord}).
+ */
+export function checkStoredEvent(event: NostrEvent, hash: string): EventVerdict {
+  return eventVerdictOf(judgeStored(event, { hash }), hash);
+}
+
+/** What every answer about a hash with no record here says. */
+export const UNKNOWN_HASH_MESSAGE = 'No file with this SHA-256 hash was signed here.';
+
+/**
+ * The verdict on a hash with no record here, in the rule book's words: `not_found`, one `file.not_found`.
+ *
+ * @example
+ * ```ts
+ * judgeUnknownHash(hash).problems[0]?.code; // 'file.not_found'
+ * ```
+ */
+export function judgeUnknownHash(hash: string): Pick<Judgement, 'verdict' | 'problems'> {
+  const { verdict, problems } = judgeFileEvent({ hash, event: { missing: UNKNOWN_HASH_MESSAGE } });
+  return { verdict, problems };
 }
 
 /** Options of {@link prepareEventChecks}. */
@@ -175,13 +219,17 @@ export function bindRecord(stored: SignedFileRecord): SignedFileRecord {
  * state, must fall between {@link RECORD_CLOCK_SLACK_SECONDS} before the event's time and
  * {@link RECORD_WRITE_WINDOW_SECONDS} after it), and the stored file — `file` is the digest of the bytes
  * under `bound.fileKey`, `undefined` when there are none (`fileError`: why they could not be read) — against
- * the hash. Each mismatch is one reason, naming the column and quoting both values.
+ * the hash. Each mismatch is one reason, naming the column and quoting both values. The decision is the
+ * rule book's (`judgeFileEvent`): `verdict` and the `file.*` `problems` beside the checks and reasons (a
+ * wrong kind is `file.kind`, each differing column a `file.record`, other bytes `file.bytes`, none
+ * `file.unreadable`).
  *
  * @example
  * ```ts
  * const bound = bindRecord(stored);
  * const { digest } = await hashes.hashOf(bound.fileKey);
  * verifyRecord(stored, bound, digest).reasons; // ['`authors` does not match the signed event: …']
+ * verifyRecord(stored, bound, digest).problems[0]?.code; // 'file.record'
  * ```
  */
 export function verifyRecord(
@@ -190,21 +238,42 @@ export function verifyRecord(
   file: StoredFileDigest | undefined,
   fileError?: string,
 ): RecordVerdict {
-  const event = checkStoredEvent(stored.event, stored.hash);
+  const kindReasons =
+    stored.event.kind === FILE_EVENT_KIND
+      ? []
+      : [`The event is of kind ${show(stored.event.kind)}, not a file event (${FILE_EVENT_KIND}).`];
   const fieldReasons = compareFields(stored, bound);
-  const fileReasons: string[] = [];
-  if (fileError !== undefined)
-    fileReasons.push(`The stored file \`${bound.fileKey}\` cannot be read: ${fileError}`);
-  else if (file === undefined) fileReasons.push(`The stored file \`${bound.fileKey}\` is missing.`);
-  else if (file.sha256 !== stored.hash)
-    fileReasons.push(
-      `The stored file's bytes do not match the hash: their SHA-256 is \`${file.sha256}\` (${file.size} bytes).`,
-    );
-  const reasons = [...event.reasons, ...fieldReasons, ...fileReasons];
+  const unreadable =
+    fileError !== undefined
+      ? `The stored file \`${bound.fileKey}\` cannot be read: ${fileError}`
+      : file === undefined
+        ? `The stored file \`${bound.fileKey}\` is missing.`
+        : undefined;
+  const judgement = judgeStored(stored.event, {
+    hash: stored.hash,
+    recordMismatches: fieldReasons,
+    file: unreadable === undefined ? file : { unreadable },
+  });
+  const event = eventVerdictOf(judgement, stored.hash);
+  const fileReasons =
+    unreadable !== undefined
+      ? [unreadable]
+      : file !== undefined && file.sha256 !== stored.hash
+        ? [
+            `The stored file's bytes do not match the hash: their SHA-256 is \`${file.sha256}\` (${file.size} bytes).`,
+          ]
+        : [];
+  const reasons = [...event.reasons, ...kindReasons, ...fieldReasons, ...fileReasons];
   return {
-    verified: reasons.length === 0,
-    checks: { ...event.checks, fields: fieldReasons.length === 0, file: fileReasons.length === 0 },
+    verified: judgement.verdict === 'valid',
+    checks: {
+      ...event.checks,
+      fields: kindReasons.length + fieldReasons.length === 0,
+      file: fileReasons.length === 0,
+    },
     reasons,
+    verdict: judgement.verdict,
+    problems: judgement.problems,
   };
 }
 
@@ -217,9 +286,6 @@ function compareFields(stored: SignedFileRecord, bound: SignedFileRecord): strin
       `\`${column}\` does not match the signed event: stored ${show(storedValue)}, signed ${show(signedValue)}${note}.`,
     );
   };
-  if (stored.event.kind !== FILE_EVENT_KIND) {
-    reasons.push(`The event is of kind ${show(stored.event.kind)}, not a file event (${FILE_EVENT_KIND}).`);
-  }
   if (stored.eventId !== stored.event.id) differs('event_id', stored.eventId, stored.event.id);
   if (stored.pubkey !== stored.event.pubkey) differs('pubkey', stored.pubkey, stored.event.pubkey);
   if (stored.mimeType !== statement.mimeType) differs('mime_type', stored.mimeType, statement.mimeType);

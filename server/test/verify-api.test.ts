@@ -45,6 +45,8 @@ describe('GET /api/verify and /api/badge', () => {
       signed_at: new Date(signed.event.created_at * 1000).toISOString(),
       checks: { event_id: true, signature: true, hash_tag: true, fields: true, file: true },
       reasons: [],
+      verdict: 'valid',
+      problems: [],
       urls: { file: `${BASE_URL}/documents/${signed.hash}.pdf` },
     });
   });
@@ -63,7 +65,7 @@ describe('GET /api/verify and /api/badge', () => {
     expect((await t.app.request(`/api/verify?hash=sha256:${signed.hash}`)).status).toBe(200);
   });
 
-  it('answers 404 { verified: false, hash, message, sign_url } for an unknown hash', async () => {
+  it('answers 404 { verified: false, hash, message, sign_url, verdict, problems } for an unknown hash', async () => {
     const hash = 'f'.repeat(64);
     const response = await t.app.request(`/api/verify?hash=${hash}`);
     expect(response.status).toBe(404);
@@ -72,7 +74,11 @@ describe('GET /api/verify and /api/badge', () => {
       hash,
       message: expect.any(String),
       sign_url: `${BASE_URL}/tools/sign`,
+      verdict: 'not_found',
+      problems: [{ code: 'file.not_found', severity: 'error', message: expect.any(String) }],
     });
+    const page = await (await t.app.request(`/verify?hash=${hash}`)).text();
+    expect(page).toContain('data-verdict="not_found" data-codes="file.not_found"');
   });
 
   it('answers 400 for malformed hashes', async () => {
@@ -139,6 +145,7 @@ describe('GET /api/verify and /api/badge', () => {
         file: true,
       });
       expect(body.reasons.join(' ')).toContain('signature');
+      expect(body).toMatchObject({ verdict: 'invalid', problems: [{ code: 'file.signature' }] });
     } finally {
       update.run(original, signed.hash);
       other.close();
@@ -172,10 +179,16 @@ describe('GET /api/verify and /api/badge', () => {
         '`title` does not match the signed event: stored `Forged`, signed `Bericht über Ökologie – 2026`.',
       ]);
       expect(body.message).toMatch(/^Not verified: `authors` does not match/);
-      // The forged author is only quoted in the reasons.
-      expect(JSON.stringify({ ...body, reasons: [], message: '' })).not.toContain('Mallory');
+      expect(body.verdict).toBe('invalid');
+      expect(body.problems.map((problem: { code: string }) => problem.code)).toEqual([
+        'file.record',
+        'file.record',
+      ]);
+      // The forged author is only quoted in the reasons (and the problems, which say the same).
+      expect(JSON.stringify({ ...body, reasons: [], message: '', problems: [] })).not.toContain('Mallory');
       const page = await (await t.app.request(`/verify?hash=${signed.hash}`)).text();
       expect(page).toContain('data-verified="false"');
+      expect(page).toContain('data-verdict="invalid" data-codes="file.record"');
       expect(page).toContain('`authors` does not match the signed event');
       expect(page).toContain('<dd id="result-author">Zoë Ångström, 山田 太郎</dd>');
       expect(await (await t.app.request(`/api/badge?hash=${signed.hash}`)).text()).toContain('not verified');

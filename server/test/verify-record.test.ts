@@ -78,6 +78,8 @@ describe('bindRecord and verifyRecord', () => {
         verified: true,
         checks: { event_id: true, signature: true, hash_tag: true, fields: true, file: true },
         reasons: [],
+        verdict: 'valid',
+        problems: [],
       });
     }
   });
@@ -112,6 +114,10 @@ describe('bindRecord and verifyRecord', () => {
         file: true,
       });
       expect(verdict.reasons, column).toHaveLength(1);
+      expect(verdict.verdict, column).toBe('invalid');
+      expect(verdict.problems, column).toEqual([
+        { code: 'file.record', severity: 'error', message: verdict.reasons[0] },
+      ]);
       expect(verdict.reasons[0], column).toMatch(
         new RegExp(`^\`${column}\` does not match the signed event`),
       );
@@ -164,6 +170,11 @@ describe('bindRecord and verifyRecord', () => {
     const unreadable = verifyRecord(record, bound, undefined, 'EISDIR: illegal operation on a directory');
     expect(unreadable.reasons[0]).toMatch(/cannot be read: EISDIR/);
     expect(unreadable.verified).toBe(false);
+    // Bytes that could not be read are an outage; other bytes are an altered file.
+    const codes = (verdict: typeof missing) => [verdict.verdict, ...verdict.problems.map((p) => p.code)];
+    expect(codes(missing)).toEqual(['not_found', 'file.unreadable']);
+    expect(codes(unreadable)).toEqual(['not_found', 'file.unreadable']);
+    expect(codes(other)).toEqual(['invalid', 'file.bytes']);
   });
 
   it('refuses another file’s valid event in the record, naming the hash tag and the fields', async () => {
@@ -172,6 +183,10 @@ describe('bindRecord and verifyRecord', () => {
     const stored = { ...record, event: other.event };
     const verdict = verifyRecord(stored, bindRecord(stored), digest);
     expect(verdict.checks).toMatchObject({ event_id: true, signature: true, hash_tag: false, fields: false });
+    expect(verdict.problems[0]?.code).toBe('file.hash');
+    expect(new Set(verdict.problems.map((problem) => problem.code))).toEqual(
+      new Set(['file.hash', 'file.record']),
+    );
     const reasons = verdict.reasons.join('\n');
     for (const column of ['event_id', 'mime_type', 'authors', 'title', 'file_key']) {
       expect(reasons).toContain(`\`${column}\` does not match`);
@@ -181,11 +196,18 @@ describe('bindRecord and verifyRecord', () => {
 
   it('reads an event altered into any JSON as not verified, without throwing', async () => {
     const { record, digest } = await signedRecord('png-author.png');
-    for (const event of [{}, { tags: 'x' }, { tags: [null, 'x', ['x']] }, { ...record.event, kind: 1 }]) {
+    for (const [event, code] of [
+      [{}, 'file.malformed'],
+      [{ tags: 'x' }, 'file.malformed'],
+      [{ tags: [null, 'x', ['x']] }, 'file.malformed'],
+      [{ ...record.event, kind: 1 }, 'file.event_id'],
+    ] as const) {
       const stored = { ...record, event: event as NostrEvent };
       const verdict = verifyRecord(stored, bindRecord(stored), digest);
       expect(verdict.verified, JSON.stringify(event)).toBe(false);
       expect(verdict.reasons.length).toBeGreaterThan(0);
+      expect(verdict.verdict).toBe('invalid');
+      expect(verdict.problems[0]?.code, JSON.stringify(event)).toBe(code);
     }
   });
 });

@@ -3,13 +3,13 @@
 // `/{hash}` never serves bytes whose SHA-256 is not the hash. Against the real server process (and a real
 // bunker), the database edited from outside with node:sqlite, the stored files edited on disk.
 import { createHash } from 'node:crypto';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
-import { type RunningServer, SERVER_FIXTURES, signOverHttp, startServer } from './server-process.js';
+import { type RunningServer, signFixture, signOverHttp, startServer } from './server-process.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -34,20 +34,8 @@ describe('stored records and files bound to their signature (real server process
   let gif: Signed;
 
   const sign = async (fixture: string): Promise<Signed> => {
-    const bytes = await readFile(join(SERVER_FIXTURES, fixture));
-    const { status, body } = await signOverHttp(server, fixture, bytes);
-    expect(status, JSON.stringify(body)).toBe(200);
-    const row = db
-      .prepare('SELECT rowid, file_key FROM signed_files WHERE hash = ?')
-      .get(body.hash as string) as { rowid: number; file_key: string };
-    return {
-      hash: body.hash,
-      rowid: row.rowid,
-      bytes,
-      authors: body.metadata.authors,
-      fileKey: row.file_key,
-      event: body.event,
-    };
+    const { hash, rowid, bytes, fileKey, body } = await signFixture(server, db, fixture);
+    return { hash, rowid, bytes, authors: body.metadata.authors, fileKey, event: body.event };
   };
 
   beforeAll(async () => {

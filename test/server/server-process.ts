@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { RunningBunker } from '../support/bunker-process.js';
 import { freePort } from '../support/free-port.js';
 
@@ -108,4 +110,29 @@ export async function signOverHttp(
   });
   // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
   return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/**
+ * Sign a fixture of SERVER_FIXTURES over HTTP (expecting 200) and read its row from the server's database
+ * (`db`, opened from outside): what the tampering tests edit and put back.
+ */
+export async function signFixture(
+  server: Pick<RunningServer, 'url' | 'token'>,
+  db: DatabaseSync,
+  fixture: string,
+) {
+  const bytes = await readFile(join(SERVER_FIXTURES, fixture));
+  const { status, body } = await signOverHttp(server, fixture, bytes);
+  expect(status, JSON.stringify(body)).toBe(200);
+  const row = db
+    .prepare('SELECT rowid, file_key, event_json FROM signed_files WHERE hash = ?')
+    .get(body.hash as string) as { rowid: number; file_key: string; event_json: string };
+  return {
+    hash: body.hash as string,
+    rowid: row.rowid,
+    fileKey: row.file_key,
+    eventJson: row.event_json,
+    bytes,
+    body,
+  };
 }

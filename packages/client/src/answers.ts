@@ -107,6 +107,37 @@ export interface VerifyChecks {
   file: boolean;
 }
 
+/**
+ * The verdict on a file, in the words of Siegel's rule book (`@siegel/core/rules`, docs/verification.md):
+ * `valid` (`verified`), `invalid` (something was altered), `not_found` (an outage: no record for the hash,
+ * or its stored bytes could not be read).
+ */
+export type FileVerdict = 'valid' | 'invalid' | 'not_found';
+
+/**
+ * The stable problem codes of a file's verdict (docs/verification.md, "Problem codes"): the event's shape
+ * (`file.malformed`), id (`file.event_id`), signature (`file.signature`), kind (`file.kind`), `x` tag
+ * (`file.hash`: another file's event), a stored field against the event (`file.record`, one per field), the
+ * stored bytes (`file.bytes`, `file.unreadable`), and no record at all (`file.not_found`).
+ */
+export type FileProblemCode =
+  | 'file.not_found'
+  | 'file.malformed'
+  | 'file.event_id'
+  | 'file.signature'
+  | 'file.kind'
+  | 'file.hash'
+  | 'file.record'
+  | 'file.bytes'
+  | 'file.unreadable';
+
+/** One finding of a file's verdict: its code, its severity, and a sentence with the details. */
+export interface FileProblem {
+  code: FileProblemCode;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
 /** `GET /api/verify?hash=` of a hash signed here (200): the record, re-checked now. */
 export interface VerifiedRecord extends FileRecord {
   found: true;
@@ -117,6 +148,10 @@ export interface VerifiedRecord extends FileRecord {
   checks: VerifyChecks;
   message: string;
   reasons: string[];
+  /** The same decision as `verified`, in the rule book's words: `valid` exactly when `verified`. */
+  verdict: FileVerdict;
+  /** What failed, coded (empty when `verified`); `reasons` says the same in sentences. */
+  problems: FileProblem[];
 }
 
 /** `GET /api/verify?hash=` of a hash not signed here (404). */
@@ -127,6 +162,9 @@ export interface UnknownHash {
   message: string;
   /** Where to sign it: `{base_url}/tools/sign`. */
   sign_url: string;
+  verdict: 'not_found';
+  /** One `file.not_found`. */
+  problems: FileProblem[];
 }
 
 /** What `verify` resolves with. */

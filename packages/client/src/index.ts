@@ -1,8 +1,11 @@
 export type {
   AlreadySignedFile,
   FileMetadata,
+  FileProblem,
+  FileProblemCode,
   FileRecord,
   FileUrls,
+  FileVerdict,
   InspectResult,
   SignedEvent,
   SignedFile,

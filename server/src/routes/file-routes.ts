@@ -174,13 +174,20 @@ export function createFileRoutes(options: FileRoutesOptions): Hono {
   ): Promise<{ checked: CheckedRecord } | { refusal: Response }> => {
     const checked = await checker.findByHash(hash);
     if (checked === undefined) throw notFound();
-    const { checks, reasons } = checked.verdict;
+    const { checks, reasons, verdict, problems } = checked.verdict;
     if (checks.event_id && checks.signature && checks.hash_tag) return { checked };
     const error = new ApiError(
       410,
       'RECORD_ALTERED',
       `The stored event of \`${hash}\` no longer verifies: ${reasons.join(' ')}`,
-      { hash, reasons, verify: verifyPageUrl(baseUrl, hash), verify_api: verifyApiUrl(baseUrl, hash) },
+      {
+        hash,
+        reasons,
+        verdict,
+        problems,
+        verify: verifyPageUrl(baseUrl, hash),
+        verify_api: verifyApiUrl(baseUrl, hash),
+      },
     );
     return { refusal: gone(c, error) };
   };

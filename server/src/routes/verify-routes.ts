@@ -5,6 +5,7 @@ import type { RecordChecker } from '../checked-records.js';
 import { describeRecord, npubOf } from '../describe-record.js';
 import { createSecurityHeaders } from '../middleware/security-headers.js';
 import { fileUrls, verifyPageUrl } from '../public-urls.js';
+import { judgeUnknownHash, UNKNOWN_HASH_MESSAGE } from '../verify-record.js';
 
 /** Options of {@link createVerifyRoutes}. */
 export interface VerifyRoutesOptions {
@@ -46,8 +47,10 @@ export function readHashParam(value: string | undefined): string | undefined {
 /**
  * The open verify API, CORS open to every origin:
  * `GET /api/verify?hash=` → 200 `{ verified, hash, event: { id, pubkey, npub, created_at, … }, metadata,
- * signer, signed_at, urls, published_to, checks, reasons }` (`published_to`: the relays that have taken the
- * event so far, growing as the publisher loop delivers it); 404 `{ verified: false, hash, message, sign_url }` when unknown,
+ * signer, signed_at, urls, published_to, checks, reasons, verdict, problems }` (`published_to`: the relays
+ * that have taken the event so far, growing as the publisher loop delivers it; `verdict` and `problems`: the
+ * same decision as the rule book's `judgeFileEvent`, with `file.*` codes); 404 `{ verified: false, hash,
+ * message, sign_url, verdict: 'not_found', problems: [file.not_found] }` when unknown,
  * 400 for a malformed hash. Each answer reflects the stored record and file at the time of the call: the
  * record is read and checked ({@link RecordChecker}: event id, signature, `x` tag, every stored field
  * against the event, the stored file against the hash) whenever the store may have changed since the answer
@@ -91,8 +94,9 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
       const unknown = {
         verified: false,
         hash,
-        message: 'No file with this SHA-256 hash was signed here.',
+        message: UNKNOWN_HASH_MESSAGE,
         sign_url: `${baseUrl}/tools/sign`,
+        ...judgeUnknownHash(hash),
       };
       return { fileKey: undefined, fileVersion: undefined, status: 404, body: encode(unknown) };
     }
@@ -108,6 +112,8 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
         ? `Signed by ${record.authors.join(', ')} with ${description.signer.npub}.`
         : `Not verified: ${verdict.reasons.join(' ')}`,
       reasons: verdict.reasons,
+      verdict: verdict.verdict,
+      problems: verdict.problems,
     });
     return { fileKey: record.fileKey, fileVersion: checked.fileVersion, status: 200, body };
   };

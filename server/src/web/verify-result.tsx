@@ -2,11 +2,13 @@ import { isoTime, npubOf } from '../describe-record.js';
 import { describeSigning } from '../event-page.js';
 import type { FileUrls } from '../public-urls.js';
 import type { SignedFileRecord } from '../storage/record-store.js';
-import type { RecordVerdict } from '../verify-record.js';
+import { judgeUnknownHash, type RecordVerdict } from '../verify-record.js';
 
 /**
  * The verdict on a signed file, as the verify pages show it (all text escaped by JSX). `record` is the record
- * as its signed event states it (`bindRecord`); the reasons name any stored field or file that disagrees.
+ * as its signed event states it (`bindRecord`); the reasons name any stored field or file that disagrees,
+ * and the problem codes (`file.*`, docs/verification.md) are listed and set on `#result` as `data-verdict`
+ * and `data-codes` (space-separated), for a tool reading the page.
  */
 export function VerifyResult(props: {
   record: SignedFileRecord;
@@ -17,7 +19,12 @@ export function VerifyResult(props: {
 }) {
   const { record, verdict, urls, publishedTo = [] } = props;
   return (
-    <section id="result" data-verified={String(verdict.verified)}>
+    <section
+      id="result"
+      data-verified={String(verdict.verified)}
+      data-verdict={verdict.verdict}
+      data-codes={codesOf(verdict.problems)}
+    >
       {verdict.verified ? (
         <p class="verdict ok">✓ Verified: this exact file was signed.</p>
       ) : (
@@ -68,6 +75,7 @@ export function VerifyResult(props: {
             .map(([name, ok]) => `${name} ${ok ? '✓' : '✗'}`)
             .join(' · ')}
         </dd>
+        <ProblemCodes problems={verdict.problems} />
       </dl>
       <ul>
         <li>
@@ -93,13 +101,41 @@ export function VerifyResult(props: {
 
 /** What the verify page says about a hash nobody signed here. */
 export function NotFoundResult(props: { hash: string }) {
+  const { verdict, problems } = judgeUnknownHash(props.hash);
   return (
-    <section id="result" data-verified="false">
+    <section id="result" data-verified="false" data-verdict={verdict} data-codes={codesOf(problems)}>
       <p class="verdict bad">✗ Not found: no file with this hash was signed here.</p>
       <p>
         SHA-256 <code id="result-hash">{props.hash}</code>. A file changed in any way — even one byte — has
         another hash. <a href="/tools/sign">Sign a file</a>.
       </p>
+      <dl>
+        <ProblemCodes problems={problems} />
+      </dl>
     </section>
+  );
+}
+
+/** The problems' codes, space-separated, each once, in order (`data-codes`). */
+function codesOf(problems: RecordVerdict['problems']): string {
+  return [...new Set(problems.map((problem) => problem.code))].join(' ');
+}
+
+/** The `Problems` row: each code, its message as the title (none: no row). */
+function ProblemCodes(props: { problems: RecordVerdict['problems'] }) {
+  if (props.problems.length === 0) return '';
+  return (
+    <>
+      <dt>Problems</dt>
+      <dd id="result-codes">
+        {props.problems.map((problem) => (
+          <>
+            <code class="code" title={problem.message}>
+              {problem.code}
+            </code>{' '}
+          </>
+        ))}
+      </dd>
+    </>
   );
 }

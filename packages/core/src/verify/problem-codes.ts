@@ -136,6 +136,46 @@ export const PROBLEM_CODES = {
     meaning:
       'The reader came to this verify page from another page than the one it checked: its verdict says nothing about the page they came from.',
   },
+  // A signed file (judgeFileEvent, file-rules.ts): its NIP-94 event, the record kept beside it, its bytes.
+  'file.not_found': {
+    severity: 'error',
+    outage: true,
+    meaning: 'No event for this file was found: nothing with this hash was signed where it was looked for.',
+  },
+  'file.malformed': {
+    severity: 'error',
+    meaning: 'What is kept as the file’s event is not a signed Nostr event.',
+  },
+  'file.event_id': {
+    severity: 'error',
+    meaning: 'The file’s event id does not match the event’s content: the event was altered.',
+  },
+  'file.signature': {
+    severity: 'error',
+    meaning: 'The file’s event’s Schnorr signature does not verify for its pubkey.',
+  },
+  'file.kind': {
+    severity: 'error',
+    meaning: 'The file’s event is not a file event (a NIP-94 event of kind 1063 with an `x` tag).',
+  },
+  'file.hash': {
+    severity: 'error',
+    meaning: 'The file’s event is for another file: its `x` tag is not the file’s SHA-256 hash.',
+  },
+  'file.record': {
+    severity: 'error',
+    meaning:
+      'What is kept beside the event (a stored field of the record) is not what the event states: the record was altered.',
+  },
+  'file.bytes': {
+    severity: 'error',
+    meaning: 'The file’s bytes do not hash to the signed hash: the file was altered or replaced.',
+  },
+  'file.unreadable': {
+    severity: 'error',
+    outage: true,
+    meaning: 'The file’s bytes could not be read (missing, or a read error): they were not checked.',
+  },
 } as const satisfies Record<string, { severity: Severity; meaning: string; outage?: true }>;
 
 /** A stable problem code: `area.what`, one of {@link PROBLEM_CODES}. */

@@ -6,16 +6,24 @@
 // Integrity (hash, event id, signature) and trust (who signed, for which address) are separate problems,
 // each with a stable code (PROBLEM_CODES) documented in docs/verification.md.
 //
-// The vocabulary (verdicts, problem codes) is in problem-codes.ts and the address comparison in
-// page-address.ts; this file re-exports both, so `@siegel/core/rules` stays the one entry.
+// The vocabulary (verdicts, problem codes) is in problem-codes.ts, the address comparison in
+// page-address.ts, the event checks pages and files share in event-checks.ts, and the file rules
+// (`judgeFileEvent`) in file-rules.ts; this file re-exports them, so `@siegel/core/rules` stays the one entry.
 import type { NostrEvent } from 'nostr-tools/core';
-import { getEventHash, verifyEvent } from 'nostr-tools/pure';
-import { isEventShape } from '../nostr/event-shape.js';
 import type { Refusal } from '../page/coverage.js';
 import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page-facts.js';
 import type { PageSpec } from '../page/parse.js';
 import { readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
+import {
+  checkEvent,
+  type EventChecks,
+  type EventEvidence,
+  type EventFamily,
+  type Judgement,
+  PURE_CHECKS,
+  readTag,
+} from './event-checks.js';
 import { compareReferrer, isLocalPreview, isSameAddress, signedAddresses } from './page-address.js';
 import {
   createProblem,
@@ -23,9 +31,10 @@ import {
   type Problem,
   type ProblemCode,
   refusalProblemCode,
-  type Verdict,
 } from './problem-codes.js';
 
+export type { EventChecks, EventEvidence, Judgement } from './event-checks.js';
+export { type FileJudgeInput, judgeFileEvent } from './file-rules.js';
 export { isSameAddress, normalizeAddress } from './page-address.js';
 export {
   createProblem,
@@ -47,21 +56,6 @@ export interface PageReading extends PageFacts {
   hash: string | undefined;
   /** Why the element cannot carry a signature (several matches, not shown, ignored markup); `undefined` if it can. */
   refusal: Refusal | undefined;
-}
-
-/** The event, as the verifier found it — or why it has none. */
-export type EventEvidence =
-  /** Something was found (a file, a relay's answer, the page's embedded copy); its shape is checked here. */
-  | { found: unknown; from?: string }
-  /** Nothing was found; `detail` says where it was looked for (site copy, relays). */
-  | { missing: string }
-  /** A copy was found but is not an event (not JSON, too large): `detail` says what. */
-  | { malformed: string };
-
-/** Schnorr and id checks; the default is nostr-tools' pure JS, Node passes its WebAssembly engine. */
-export interface EventChecks {
-  computeId(event: NostrEvent): string;
-  verifySignature(event: NostrEvent): boolean;
 }
 
 /** Everything {@link judgePage} decides from. */
@@ -92,31 +86,13 @@ export interface JudgeInput {
   referrer?: string;
 }
 
-/** What {@link judgePage} decided. */
-export interface Judgement {
-  verdict: Verdict;
-  /** Errors first, then warnings; empty for a clean `valid`. */
-  problems: Problem[];
-  /** The spec the page was read under (the event's); `undefined` when no event was read. */
-  spec?: PageSpec;
-  /** The page's hash now, under `spec`. */
-  hash?: string;
-  /** The event, when it has the shape of a signed event (checked or not). */
-  event?: NostrEvent;
-  /**
-   * The referrer against the addresses checked (the page's, the event's `url` and `fallback` tags), when
-   * `referrer` was given: `same`, `other` (the warning `referrer.other_page`), or `none` — no referrer, or
-   * nothing to compare it with: the reader must compare the address shown with the one they came from.
-   */
-  referrer?: 'none' | 'same' | 'other';
-}
-
-const PURE_CHECKS: EventChecks = {
-  computeId: (event) => getEventHash(event),
-  // A fresh object of the NIP-01 fields: nostr-tools caches a verdict on the event under a symbol, which a
-  // spread copy of an event it once verified would carry along with an altered signature.
-  verifySignature: ({ id, pubkey, created_at, kind, tags, content, sig }) =>
-    verifyEvent({ id, pubkey, created_at, kind, tags, content, sig }),
+/** The shared event checks (event-checks.ts) under the page event's codes. */
+const PAGE_EVENT: EventFamily = {
+  noun: 'page',
+  malformed: 'event.malformed',
+  id: 'event.id',
+  signature: 'event.signature',
+  kind: 'event.kind',
 };
 
 /**
@@ -127,10 +103,6 @@ const PURE_CHECKS: EventChecks = {
  */
 export function describeCoverage(selector = 'main'): string {
   return `A valid signature covers the markup of \`${selector}\` as a browser reads it and the page’s address; not how stylesheets make it look, nor what scripts change after the page loads.`;
-}
-
-function readTag(event: NostrEvent, name: string): string | undefined {
-  return event.tags.find((tag) => tag[0] === name)?.[1];
 }
 
 /**
@@ -182,24 +154,9 @@ export function judgePage(input: JudgeInput): Judgement {
   if (evidence && 'missing' in evidence) add('event.not_found', evidence.missing);
   else if (evidence && 'malformed' in evidence) add('event.malformed', evidence.malformed);
   else if (evidence) {
-    if (!isEventShape(evidence.found)) {
-      add(
-        'event.malformed',
-        `${evidence.from ? `\`${evidence.from}\`` : 'the event'} is not a signed Nostr event`,
-      );
-    } else {
-      event = evidence.found;
+    event = checkEvent(evidence.found, evidence.from, PAGE_EVENT, checks, add);
+    if (event) {
       result.event = event;
-      if (safeId(checks, event) !== event.id)
-        add('event.id', 'the event id does not match the event’s content');
-      else if (!safeVerify(checks, event))
-        add('event.signature', 'the event’s Schnorr signature does not verify for its pubkey');
-      const x = readTag(event, 'x');
-      if (event.kind !== 1063 || x === undefined)
-        add(
-          'event.kind',
-          `the event is not a page event: kind ${event.kind}${x === undefined ? ' without an `x` tag' : ''} (a page event is kind 1063 with an \`x\` tag)`,
-        );
       spec = readEventSpec(event);
       if (spec === undefined)
         add(
@@ -377,21 +334,5 @@ function rebaseOrigin(base: string, from: string, to: string): string | undefine
     return new URL(`${url.pathname}${url.search}`, target.origin).href;
   } catch {
     return undefined;
-  }
-}
-
-function safeId(checks: EventChecks, event: NostrEvent): string | undefined {
-  try {
-    return checks.computeId(event);
-  } catch {
-    return undefined;
-  }
-}
-
-function safeVerify(checks: EventChecks, event: NostrEvent): boolean {
-  try {
-    return checks.verifySignature(event);
-  } catch {
-    return false;
   }
 }
