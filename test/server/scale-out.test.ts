@@ -4,9 +4,9 @@
 // database that is down at start, or goes away later, is told plainly and survived.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PUBLISHING_DEFAULTS } from '../../server/src/publishing/relay-publishing.js';
 import { type FileStorage, isStorageKey } from '../../server/src/storage/file-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
-import { PUBLISHING_DEFAULTS } from '../../server/src/publishing/relay-publishing.js';
 import { S3Storage } from '../../server/src/storage/s3-storage.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
