@@ -1,9 +1,10 @@
 // Strangers on a relay flooding a bunker's NIP-46 keys (issue 22, H1): used by
-// test/nostr/bunker-flood.test.ts and bench/nip46-flood/run.mjs (which imports this file as is: no
-// relative imports here, so that Node runs it without a build).
+// test/nostr/bunker-flood.test.ts and bench/nip46-flood/run.mjs (which imports this file as is: the only
+// relative import is plain JS, so that Node runs it without a build).
 import { loadSigningEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import * as nip44 from 'nostr-tools/nip44';
+import { fetchKeptAlive } from './kept-alive-fetch.mjs';
 
 /** A flood ready to send, and the pubkeys of its authors. */
 export interface StrangerFlood {
@@ -132,7 +133,8 @@ export function probeHttp(url: string, token: string, everyMs = 50): { stop(): P
   const done = (async () => {
     while (!stopped) {
       const start = performance.now();
-      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      // The probe's connection is the bunker's to close when idle (a late probe on a loaded machine).
+      const res = await fetchKeptAlive(url, { headers: { authorization: `Bearer ${token}` } });
       await res.arrayBuffer();
       if (!res.ok) throw new Error(`probe ${url}: ${res.status}`);
       latencies.push(performance.now() - start);
