@@ -4,6 +4,7 @@
 // database that is down at start, or goes away later, is told plainly and survived.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PUBLISHING_DEFAULTS } from '../../server/src/publishing/relay-publishing.js';
 import { type FileStorage, isStorageKey } from '../../server/src/storage/file-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import { S3Storage } from '../../server/src/storage/s3-storage.js';
@@ -157,6 +158,7 @@ describe('two instances on one PostgreSQL and one S3', () => {
     );
     await eventually(() => answered >= 4, 30_000, 5);
     a.child.kill('SIGKILL');
+    const killedAt = Date.now();
     const outcomes = await Promise.all(uploads);
     const signedByA = outcomes.filter((outcome) => outcome?.status === 200).length;
     // Some uploads were cut off by the kill (their connections died with A).
@@ -193,25 +195,28 @@ describe('two instances on one PostgreSQL and one S3', () => {
     } finally {
       await records.close();
     }
-    // The relay comes up while A stays down: B's publisher loop delivers A's queued event — at its next try.
-    // The wait after each failed try doubles (RELAY_RETRY_MS), so the next try comes at most as long after
-    // the relay is up as the relay was down: on a loaded machine that was more than a fixed 20 s (failed so
-    // in a clean-clone run).
+    // The relay comes up while A stays down: B's publisher loop delivers A's queued event — at its next try,
+    // and not before A's claim on it has ended. The wait after each failed try doubles (RELAY_RETRY_MS), so
+    // the next try comes at most as long after the relay is up as the relay was down (on a loaded machine
+    // more than a fixed 20 s); and A, killed during a pass, holds the rows that pass claimed for the outbox
+    // lease (30 s, PUBLISHING_DEFAULTS.leaseMs; not CLAIM_LEASE_MS, which is the upload's claim on a hash)
+    // from its kill: with the relay down 4 s, a wait of down + 20 s ended before A's lease (failed so in 3 of
+    // 8 loaded runs, B's log showing the other rows delivered and this one no longer tried).
     const downMs = Date.now() - relayDownSince;
     relays.push(await startRelay({ port: relayPort }));
+    const leaseLeftMs = Math.max(0, killedAt + PUBLISHING_DEFAULTS.leaseMs - Date.now());
     await eventually(
       async () => (await queryRelay(relayUrl, { ids: [queued.body.event.id] })).length === 1,
-      downMs + 20_000,
+      Math.max(downMs, leaseLeftMs) + 20_000,
       250,
     ).catch((error: unknown) => {
-      // Failed so in 2 of 6 clean-clone runs (not reproduced alone): B's own account of its relay passes is
-      // what tells a loop that stopped trying from one that tried and failed.
+      // B's own account of its relay passes tells a loop that stopped trying from one that tried and failed.
       const relayLines = b
         .output()
         .split('\n')
         .filter((line) => /relay|Relays/i.test(line));
       throw new Error(
-        `${String(error)}: A's queued event did not reach the relay (down ${downMs} ms). B's relay lines:\n${relayLines.slice(-30).join('\n')}`,
+        `${String(error)}: A's queued event did not reach the relay (down ${downMs} ms, A's lease left ${leaseLeftMs} ms). B's relay lines:\n${relayLines.slice(-30).join('\n')}`,
       );
     });
     await eventually(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { fetchKeptAlive } from './kept-alive-fetch.mjs';
 
 /** The built CLI (`npm test` builds it first). */
 export const BUNKER_CLI = fileURLToPath(new URL('../../packages/bunker/dist/cli.js', import.meta.url));
@@ -258,14 +259,17 @@ export function runBunkerCli(
   });
 }
 
-/** `fetch` a bunker route with a bearer token (`null`: none) and a JSON body (a string is sent as is). */
+/**
+ * `fetch` a bunker route with a bearer token (`null`: none) and a JSON body (a string is sent as is); sent
+ * once more when the bunker closed the idle connection under it (`fetchKeptAlive`).
+ */
 export function callBunker(
   url: string,
   method: string,
   path: string,
   options: { token: string | null; body?: unknown },
 ): Promise<Response> {
-  return fetch(`${url}${path}`, {
+  return fetchKeptAlive(`${url}${path}`, {
     method,
     headers: {
       ...(options.token !== null && { authorization: `Bearer ${options.token}` }),
