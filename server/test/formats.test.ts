@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { CONTENT_TYPES, FILE_FORMATS, SUPPORTED_FORMATS } from '../../packages/formats/src/file-formats.js';
+import { detectFileType } from '../../packages/formats/src/file-type.js';
 import { ApiError } from '../src/api-error.js';
-import { detectFileType } from '../src/metadata/file-type.js';
-import { CONTENT_TYPES, FILE_FORMATS, SUPPORTED_FORMATS } from '../src/metadata/formats.js';
 
 /** The first bytes of a file of each binary format, as real tools write them. */
 const HEADS: Record<string, number[] | string> = {

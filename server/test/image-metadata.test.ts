@@ -3,11 +3,11 @@
 // places as real tools write them are checked against exiftool in test/server/image-writers.test.ts.
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { readImageContainer } from '../../packages/formats/src/image/container.js';
+import { readImageMetadata } from '../../packages/formats/src/image/metadata.js';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { readImageContainer } from '../src/metadata/image-container.js';
-import { readImageMetadata } from '../src/metadata/image-metadata.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import * as hostile from './hostile-files.js';
 

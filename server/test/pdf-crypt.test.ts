@@ -3,11 +3,22 @@
 // and the refusals (a real password, other handlers, damaged dictionaries, hostile streams).
 import { createCipheriv } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { nodePrimitives } from '../../packages/formats/src/node.js';
+import * as keys from '../../packages/formats/src/pdf/crypt-keys.js';
+import { rc4 } from '../../packages/formats/src/pdf/crypt-keys.js';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
-import { aesDecrypt, aesFileKey, legacyFileKey, objectKey, rc4 } from '../src/metadata/pdf-crypt-keys.js';
-import { readPdfMetadata } from '../src/metadata/pdf-metadata.js';
+import { readPdfMetadata } from '../src/metadata/readers.js';
+
+// The key algorithms on the server's primitives (node:crypto), their keys as Buffers for the hex vectors.
+const asBuffer = (key: Uint8Array | undefined) => (key === undefined ? undefined : Buffer.from(key));
+const legacyFileKey = (input: keys.LegacyKeyInput) => asBuffer(keys.legacyFileKey(nodePrimitives, input));
+const aesFileKey = (input: keys.AesKeyInput) => asBuffer(keys.aesFileKey(nodePrimitives, input));
+const aesDecrypt = (key: Uint8Array, data: Uint8Array) => keys.aesDecrypt(nodePrimitives, key, data);
+const objectKey = (fileKey: Uint8Array, num: number, gen: number, aes: boolean) =>
+  keys.objectKey(nodePrimitives, fileKey, num, gen, aes);
+
 import * as hostile from './hostile-files.js';
 import { type EncryptionOptions, PdfEncryptor, REVISIONS, type Revision } from './pdf-encrypt.js';
 

@@ -2,14 +2,14 @@
 // frontmatter, a Pandoc title block, MultiMarkdown lines, keys in any case — in UTF-8 or UTF-16 with a byte
 // order mark, and every decoding bounded.
 import { describe, expect, it } from 'vitest';
+import { contentTypeOf } from '../../packages/formats/src/file-formats.js';
+import { detectFileType } from '../../packages/formats/src/file-type.js';
+import { checkTextEncoding } from '../../packages/formats/src/text/encoding.js';
+import { readTextFileMetadata, readTextMetadata } from '../../packages/formats/src/text/metadata.js';
 import { ApiError } from '../src/api-error.js';
 import { pageText } from '../src/event-page.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { detectFileType } from '../src/metadata/file-type.js';
-import { contentTypeOf } from '../src/metadata/formats.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
-import { checkTextEncoding } from '../src/metadata/text-encoding.js';
-import { readTextFileMetadata, readTextMetadata } from '../src/metadata/text-metadata.js';
 import * as hostile from './hostile-files.js';
 
 const read = (text: string, markdown = true) => readTextMetadata(text, markdown);

@@ -4,7 +4,7 @@ import type { CheckedRecord, RecordChecker } from '../checked-records.js';
 import { describeRecord } from '../describe-record.js';
 import { DownloadBudget, type DownloadSlot } from '../download-budget.js';
 import { PAGE_STYLE, pageText, renderEventPage } from '../event-page.js';
-import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '../metadata/formats.js';
+import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '@siegel/formats';
 import { BUSY_RETRY_AFTER_SECONDS } from '../middleware/admission.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
 import { signAuth } from '../middleware/sign-auth.js';
