@@ -10,6 +10,7 @@ import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { readPdfMetadata } from '../src/metadata/readers.js';
+import { asApiError } from './format-refusal.js';
 
 // The key algorithms on the server's primitives (node:crypto), their keys as Buffers for the hex vectors.
 const asBuffer = (key: Uint8Array | undefined) => (key === undefined ? undefined : Buffer.from(key));
@@ -70,7 +71,7 @@ function refusal(file: Uint8Array): ApiError {
   try {
     readPdfMetadata(file);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (asApiError(error) instanceof ApiError) return asApiError(error) as ApiError;
     throw error;
   }
   throw new Error('the file was read, not refused');
@@ -340,7 +341,7 @@ describe('hostile encrypted PDFs end in 422 naming the bound that was hit', () =
     try {
       analyzeFile(file.bytes, file.name);
     } catch (error) {
-      if (error instanceof ApiError) return error.extra.limit;
+      if (asApiError(error) instanceof ApiError) return (asApiError(error) as ApiError).extra.limit;
       throw error;
     }
     throw new Error(`${file.name} was read`);
@@ -377,8 +378,10 @@ describe('hostile encrypted PDFs end in 422 naming the bound that was hit', () =
             'm.pdf',
           );
         } catch (error) {
-          expect(error, `${revision} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(ApiError);
-          expect((error as ApiError).status).toBeLessThan(500);
+          expect(asApiError(error), `${revision} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(
+            ApiError,
+          );
+          expect((asApiError(error) as ApiError).status).toBeLessThan(500);
         }
       }
     }

@@ -7,15 +7,31 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
   return encoder.encode(text);
 }
 
-/** `length` bytes at `offset` as Latin-1 text (one character per byte; shorter past the end). */
+/** Decodes Latin-1 widened to UTF-16 code units: each unit is its byte, so the mapping is exact. */
+const utf16 = new TextDecoder('utf-16le');
+/** Bytes widened and decoded at a time by {@link latin1}. */
+const LATIN1_CHUNK = 1024 * 1024;
+
+/**
+ * `length` bytes at `offset` as Latin-1 text (one character per byte; shorter past the end). Long runs are
+ * widened to UTF-16 and decoded natively (`TextDecoder('latin1')` is windows-1252, which differs in
+ * 0x80–0x9F): a whole PDF is searched as this text.
+ */
 export function latin1(bytes: Uint8Array, offset = 0, length = bytes.length - offset): string {
   const end = Math.min(bytes.length, offset + length);
-  let text = '';
-  // In slices: String.fromCharCode takes its arguments on the stack.
-  for (let start = offset; start < end; start += 8192) {
-    text += String.fromCharCode(...bytes.subarray(start, Math.min(end, start + 8192)));
+  if (end - offset <= 64) {
+    let text = '';
+    for (let i = offset; i < end; i++) text += String.fromCharCode(bytes[i] as number);
+    return text;
   }
-  return text;
+  const parts: string[] = [];
+  const wide = new Uint16Array(Math.min(LATIN1_CHUNK, end - offset));
+  for (let start = offset; start < end; start += LATIN1_CHUNK) {
+    const stop = Math.min(end, start + LATIN1_CHUNK);
+    for (let i = start; i < stop; i++) wide[i - start] = bytes[i] as number;
+    parts.push(utf16.decode(wide.subarray(0, stop - start)));
+  }
+  return parts.join('');
 }
 
 /** Latin-1 text (every character below U+0100) as bytes. */
