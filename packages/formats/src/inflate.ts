@@ -35,7 +35,10 @@ function huffman(lengths: ArrayLike<number>): Huffman {
   const symbols = new Uint16Array(lengths.length);
   for (let i = 0; i < lengths.length; i++) {
     const len = lengths[i] as number;
-    if (len !== 0) symbols[(offsets[len] = (offsets[len] as number) + 1) - 1] = i;
+    if (len === 0) continue;
+    const at = offsets[len] as number;
+    symbols[at] = i;
+    offsets[len] = at + 1;
   }
   return { counts, symbols };
 }

@@ -61,6 +61,6 @@ export function md5(data: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(16);
   const outView = new DataView(out.buffer);
-  [a0, b0, c0, d0].forEach((word, i) => outView.setUint32(4 * i, word, true));
+  for (const [i, word] of [a0, b0, c0, d0].entries()) outView.setUint32(4 * i, word, true);
   return out;
 }
