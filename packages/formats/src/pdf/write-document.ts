@@ -13,6 +13,7 @@ import {
   parseValue,
   skipSpace,
 } from './write-syntax.js';
+import { undoPredictor } from './xref.js';
 
 /** Where an object is: at a byte offset (1), inside an object stream (2), or free (0). */
 export type XrefEntry =
@@ -222,14 +223,15 @@ async function streamData(
   if (predictor === 1) return inflated;
   if (predictor < 10)
     throw new PdfStructureError(`a stream it needs uses predictor ${predictor}, which is not supported`);
-  const columns = asNumber(params?.entries.get('Columns')?.value) ?? 1;
-  const colors = asNumber(params?.entries.get('Colors')?.value) ?? 1;
-  const bits = asNumber(params?.entries.get('BitsPerComponent')?.value) ?? 8;
-  return unpredictPng(
-    inflated,
-    Math.ceil((columns * colors * bits) / 8),
-    Math.max(1, Math.ceil((colors * bits) / 8)),
-  );
+  // The PDF core's PNG predictor (pdf/xref.ts), on the numbers of this reader's dictionary.
+  const parms = new Map<string, number>();
+  for (const key of ['Predictor', 'Columns', 'Colors', 'BitsPerComponent']) {
+    const value = asNumber(params?.entries.get(key)?.value);
+    if (value !== undefined) parms.set(key, value);
+  }
+  const data = undoPredictor(inflated, parms);
+  if (data === undefined) throw new PdfStructureError('a stream it needs has damaged predictor rows');
+  return data;
 }
 
 /**
@@ -261,34 +263,6 @@ async function inflate(data: Uint8Array): Promise<Uint8Array> {
   for (const chunk of chunks) {
     out.set(chunk, offset);
     offset += chunk.length;
-  }
-  return out;
-}
-
-/** Undo PNG row filters (RFC 2083, 6): each row is a filter type byte, then `rowLength` bytes. */
-function unpredictPng(data: Uint8Array, rowLength: number, bpp: number): Uint8Array {
-  const rows = Math.floor(data.length / (rowLength + 1));
-  const out = new Uint8Array(rows * rowLength);
-  for (let row = 0; row < rows; row++) {
-    const filter = data[row * (rowLength + 1)];
-    const source = row * (rowLength + 1) + 1;
-    const target = row * rowLength;
-    for (let i = 0; i < rowLength; i++) {
-      const left = i >= bpp ? (out[target + i - bpp] as number) : 0;
-      const up = row > 0 ? (out[target - rowLength + i] as number) : 0;
-      const upLeft = row > 0 && i >= bpp ? (out[target - rowLength + i - bpp] as number) : 0;
-      const raw = data[source + i] as number;
-      let predicted = 0;
-      if (filter === 1) predicted = left;
-      else if (filter === 2) predicted = up;
-      else if (filter === 3) predicted = (left + up) >>> 1;
-      else if (filter === 4) {
-        const p = left + up - upLeft;
-        const [pa, pb, pc] = [Math.abs(p - left), Math.abs(p - up), Math.abs(p - upLeft)];
-        predicted = pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
-      }
-      out[target + i] = (raw + predicted) & 0xff;
-    }
   }
   return out;
 }
