@@ -1,25 +1,26 @@
 // The writers and the reader of a file's own author come from @siegel/formats (one home for every format);
-// here they throw the client's errors, as before: `EmbedError` with the client's codes.
+// here they throw the client's errors, as before: `EmbedError` with the client's codes. The writers are
+// imported from `@siegel/formats/embed` (no third-party module in its graph, so a page loads the client as
+// plain ES modules); the reader, which parses YAML, TOML and XML, only when `readAuthor` is called.
+import type { AuthorReading } from '@siegel/formats';
 import {
-  type AuthorReading,
   type EmbedAuthorOptions,
   type EmbedFormat,
   EmbedInputError,
   embedAuthor as embedInto,
   FormatError,
   formatOf as formatOfBytes,
-  readAuthor as readFrom,
-} from '@siegel/formats';
+} from '@siegel/formats/embed';
 import { EmbedError } from '../errors.js';
 
+export type { AuthorReading } from '@siegel/formats';
 export {
-  type AuthorReading,
   type EmbedAuthorOptions,
   type EmbedFormat,
   escapeXml,
   FORMAT_EXTENSIONS,
   xmpPacket,
-} from '@siegel/formats';
+} from '@siegel/formats/embed';
 
 /** The client's code for each kind of `FormatError`. */
 const CODES = {
@@ -87,12 +88,16 @@ export function formatOf(bytes: Uint8Array): EmbedFormat {
  *
  * @example
  * ```ts
- * const { authors, authorSource } = readAuthor(bytes, { fileName: 'post.md' });
+ * const { authors, authorSource } = await readAuthor(bytes, { fileName: 'post.md' });
  * ```
  * @throws {EmbedError} `UNSUPPORTED_FORMAT`, `DAMAGED_FILE`, `ENCRYPTED_PDF`.
  */
-export function readAuthor(bytes: Uint8Array, options: { fileName?: string } = {}): AuthorReading {
+export async function readAuthor(
+  bytes: Uint8Array,
+  options: { fileName?: string } = {},
+): Promise<AuthorReading> {
   try {
+    const { readAuthor: readFrom } = await import('@siegel/formats');
     return readFrom(bytes, options);
   } catch (error) {
     throw asClientError(error);
