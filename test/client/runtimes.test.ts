@@ -3,9 +3,10 @@
 // runtime, through Miniflare) — against the real server: embedAuthor (PNG, PDF through DecompressionStream,
 // Markdown), sign, sign again (already signed), inspect, verify, and the typed AUTHOR_REQUIRED error.
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
@@ -69,6 +70,34 @@ afterAll(async () => {
   if (server) await rm(server.dataDir, { recursive: true, force: true });
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/**
+ * The worker's modules, listed: the script, the client's and @siegel/formats' dist, and for each client module
+ * that imports `@siegel/formats/embed` a module of that name beside it (workerd resolves a bare specifier
+ * next to its importer, as Wrangler's bundler would have resolved it into node_modules).
+ */
+function workerModules(): { type: 'ESModule'; path: string; contents?: string }[] {
+  const js = (dir: string) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => join(dir, file));
+  const formatsEmbed = join(REPO, 'packages/formats/dist/embed.js');
+  const client = js(join(CLIENT, 'dist'));
+  const aliases = client
+    .filter((file) => readFileSync(file, 'utf8').includes("from '@siegel/formats/embed'"))
+    .map((file) => ({
+      type: 'ESModule' as const,
+      path: join(dirname(file), '@siegel/formats/embed'),
+      contents: `export * from '${relative(join(dirname(file), '@siegel/formats'), formatsEmbed)}';`,
+    }));
+  return [
+    { type: 'ESModule', path: WORKER },
+    { type: 'ESModule', path: ROUND_TRIP },
+    ...client.map((path) => ({ type: 'ESModule' as const, path })),
+    ...js(join(REPO, 'packages/formats/dist')).map((path) => ({ type: 'ESModule' as const, path })),
+    ...aliases,
+  ];
+}
 
 /**
  * The checks every runtime must pass for each file. All three send a stream as a request body, so upload
@@ -136,10 +165,8 @@ describe('@siegel/client outside Node 24', () => {
 
   it('in workerd (a Cloudflare Worker, through Miniflare)', async () => {
     const worker = new Miniflare({
-      modules: true,
-      scriptPath: WORKER,
+      modules: workerModules(),
       modulesRoot: REPO,
-      modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }],
       bindings: { SERVER: server.url, TOKEN: server.token },
       compatibilityDate: '2025-01-01',
     });
