@@ -10,7 +10,7 @@ import { FormatError, readAuthor, webPrimitives } from '../../packages/formats/s
 import { nodePrimitives } from '../../packages/formats/src/node.js';
 import { requireTools, writeImages } from './image-writers.js';
 import { requirePdfTools, writePdfs } from './pdf-writers.js';
-import type { RunningServer } from './server-process.js';
+import { inspectOverHttp, type RunningServer } from './server-process.js';
 import { requireTextTools, writeTexts } from './text-writers.js';
 import { useWriterRun } from './writer-run.js';
 
@@ -20,18 +20,10 @@ vi.setConfig({ testTimeout: 180_000 });
 
 /** `POST /api/inspect`: the status, and the authors and source of a 200 answer. */
 async function inspect(server: RunningServer, name: string, bytes: Uint8Array) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
-  const response = await fetch(`${server.url}/api/inspect`, {
-    method: 'POST',
-    body: form,
-    headers: { Authorization: `Bearer ${server.token}` },
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the JSON answer
-  const body = (await response.json()) as Record<string, any>;
-  return response.status === 200
+  const { status, body } = await inspectOverHttp(server, name, bytes);
+  return status === 200
     ? { status: 200, authors: body.metadata.authors, source: body.metadata.author_source ?? undefined }
-    : { status: response.status, error: body.error };
+    : { status, error: body.error };
 }
 
 /** `readAuthor` in the same shape: a `FormatError` as the server's status (415 unsupported, else 422). */

@@ -1,7 +1,7 @@
 // Reading a PDF as an incremental update needs it: the cross-reference chain from the last `startxref`
 // (classic tables, cross-reference streams and hybrid files), the newest trailer, and any object by number —
 // also one inside a compressed object stream (inflated with the web's DecompressionStream).
-import { latin1 } from '../bytes.js';
+import { concat, latin1 } from '../bytes.js';
 import {
   asDict,
   asName,
@@ -258,13 +258,7 @@ async function inflate(data: Uint8Array): Promise<Uint8Array> {
     if (error instanceof PdfStructureError) throw error;
     if (total === 0) throw new PdfStructureError('a compressed stream it needs does not inflate');
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return concat(chunks);
 }
 
 /**
