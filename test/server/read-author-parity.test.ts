@@ -3,7 +3,7 @@
 // suites write (exiftool, ImageMagick, sharp; pdfkit, Chromium, Ghostscript, qpdf; gray-matter, Hugo, Pandoc
 // …), written here by the same fixture writers. On node's primitives for every file; on the web's (the
 // client's) too, where only AES-encrypted PDFs may be refused, as `encrypted`.
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { FormatError, readAuthor, webPrimitives } from '../../packages/formats/src/index.js';
