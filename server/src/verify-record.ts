@@ -1,8 +1,8 @@
 import { computeEventId, jsEngine, loadSigningEngine, type SigningEngine } from '@siegel/core/crypto';
+import { FILE_FORMATS } from '@siegel/formats';
 import { type NostrEvent, validateEvent } from 'nostr-tools/core';
 import { isoTime } from './describe-record.js';
 import { FILE_EVENT_KIND, readFileEvent } from './file-event.js';
-import { FILE_FORMATS } from '@siegel/formats';
 import { documentKey } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 import type { StoredFileDigest } from './storage/stored-file-hashes.js';
