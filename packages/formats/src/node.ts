@@ -1,12 +1,15 @@
 // The server's primitives: node:zlib's inflate with `maxOutputLength` (native, and it stops as soon as the
-// output would pass the bound) and node:crypto's MD5, SHA-2 and AES. Its own entry (`@siegel/formats/node`),
-// so the package's main entry stays free of Node built-ins.
+// output would pass the bound) and CRC-32, `Buffer`'s Latin-1 decoder, and node:crypto's MD5, SHA-2 and AES.
+// Its own entry (`@siegel/formats/node`), so the package's main entry stays free of Node built-ins.
 // biome-ignore lint/suspicious/noTsIgnore: the package builds without Node types, the tests with them
 // @ts-ignore -- the package compiles without Node's types (web APIs only); this file runs on Node alone.
+import { Buffer } from 'node:buffer';
+// biome-ignore lint/suspicious/noTsIgnore: the package builds without Node types, the tests with them
+// @ts-ignore -- as above.
 import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
 // biome-ignore lint/suspicious/noTsIgnore: the package builds without Node types, the tests with them
 // @ts-ignore -- as above.
-import { inflateSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import type { FormatPrimitives } from './primitives.js';
 
 type Bytes = Uint8Array;
@@ -20,7 +23,10 @@ const cipher = {
   decrypt: createDecipheriv as (algorithm: string, key: Bytes, iv: Bytes) => NodeCipher,
 };
 const hash = createHash as (algorithm: string) => { update(data: Bytes): { digest(): Bytes } };
-const inflate = inflateSync as (data: Bytes, options: { maxOutputLength: number }) => Bytes;
+const inflate = zlib.inflateSync as (data: Bytes, options: { maxOutputLength: number }) => Bytes;
+const nodeBuffer = Buffer as {
+  from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'latin1'): string };
+};
 
 /**
  * {@link FormatPrimitives} on node:zlib and node:crypto: every PDF encryption the standard handler knows
@@ -42,6 +48,9 @@ export const nodePrimitives: FormatPrimitives = {
       throw error;
     }
   },
+  latin1: (bytes) => nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'),
+  // zlib.crc32 came in Node 20.15 and 22.2; before, the plain one of bytes.ts.
+  crc32: zlib.crc32 as ((data: Bytes) => number) | undefined,
   md5: (data) => hash('md5').update(data).digest(),
   sha2: (bits, data) => hash(`sha${bits}`).update(data).digest(),
   aesCbc(direction, key, iv, data) {

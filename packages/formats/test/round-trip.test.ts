@@ -3,9 +3,10 @@
 // inflate and MD5) and on the server's (node:zlib, node:crypto) alike. And the web primitives agree with
 // node's on data node writes.
 import { createHash } from 'node:crypto';
-import { deflateSync as zlibDeflate } from 'node:zlib';
+import { crc32 as zlibCrc32, deflateSync as zlibDeflate } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { AUTHOR_CASES, TEXTS, writeImages, writePdfs } from '../../client/test/support/inputs.js';
+import { crc32, latin1 } from '../src/bytes.js';
 import { embedAuthor, FormatError, readAuthor, webPrimitives } from '../src/index.js';
 import { nodePrimitives } from '../src/node.js';
 
@@ -84,6 +85,18 @@ describe('the web primitives agree with node', () => {
     for (const length of [1, 55, 56, 63, 64, 65, 1000]) {
       const data = new Uint8Array(length).map((_, i) => i * 7);
       expect(hex(webPrimitives.md5(data))).toBe(createHash('md5').update(data).digest('hex'));
+    }
+  });
+
+  it('Latin-1 and CRC-32: bytes.ts and node agree on every byte value (0x80–0x9F too) and across pieces', () => {
+    const every = new Uint8Array(3000).map((_, i) => i % 256);
+    const noise = new Uint8Array(70_000).map((_, i) => (i * 2654435761) >>> 24);
+    for (const data of [new Uint8Array(0), every.subarray(0, 200), every, noise, noise.subarray(1)]) {
+      expect(latin1(data)).toBe(Buffer.from(data).toString('latin1'));
+      expect(nodePrimitives.latin1?.(data)).toBe(Buffer.from(data).toString('latin1'));
+      expect(latin1(data, 1500, 2000)).toBe(Buffer.from(data.subarray(1500, 3500)).toString('latin1'));
+      expect(nodePrimitives.crc32?.(data)).toBe(zlibCrc32(data));
+      expect(crc32(data)).toBe(zlibCrc32(data));
     }
   });
 });

@@ -45,6 +45,7 @@ export function readPng(
   const data = view(bytes);
   const blocks = emptyBlocks();
   const inflater = new BoundedInflater('PNG', primitives);
+  const checksum = primitives.crc32 ?? crc32;
   let offset = 8;
   let dimensions: Dimensions | undefined;
   const count = blockCounter('PNG', 'chunks');
@@ -57,7 +58,7 @@ export function readPng(
     if (length > 0x7fffffff || end > bytes.length)
       broken('PNG', `chunk \`${type}\` runs past the end of the file`);
     const body = bytes.subarray(offset + 8, offset + 8 + length);
-    if (crc32(bytes.subarray(offset + 4, offset + 8 + length)) !== data.getUint32(offset + 8 + length)) {
+    if (checksum(bytes.subarray(offset + 4, offset + 8 + length)) !== data.getUint32(offset + 8 + length)) {
       broken('PNG', `chunk \`${type}\` has a wrong checksum`);
     }
     if (dimensions === undefined && type !== 'IHDR') broken('PNG', 'it does not start with IHDR');

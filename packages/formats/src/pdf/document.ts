@@ -52,7 +52,7 @@ export class PdfDocument implements XrefSource {
     this.decoder = new StreamDecoder(primitives);
     const tail = latin1(bytes, Math.max(0, bytes.length - 1024));
     if (!tail.includes('%%EOF')) throw damaged('pdf', 'This PDF is truncated: it has no `%%EOF` at its end');
-    this.text = latin1(bytes);
+    this.text = (primitives.latin1 ?? latin1)(bytes);
   }
 
   /**
