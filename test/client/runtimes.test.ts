@@ -25,6 +25,8 @@ const ROUND_TRIP = fileURLToPath(new URL('./round-trip.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('./worker-client.mjs', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENT = join(REPO, 'packages/client/');
+/** The client's one dependency, which Deno reaches through node_modules as an npm project's Deno does. */
+const FORMATS = [join(REPO, 'node_modules/@siegel/formats/'), join(REPO, 'packages/formats/')];
 
 let bunker: RunningBunker;
 let server: RunningServer;
@@ -145,16 +147,18 @@ describe('@siegel/client outside Node 24', () => {
     expectSigned(report.results, `Runtime ${report.runtime}`);
   });
 
-  it('on Deno, with network access to the server only and read access to the package, the round trip and the inputs', async () => {
+  it('on Deno, with network access to the server only and read access to the package (its dependency too), the round trip and the inputs', async () => {
     const report = await runScript(
       DENO,
       [
         'run',
         '--no-prompt',
-        `--allow-read=${CLIENT},${ROUND_TRIP},${dir}`,
+        `--allow-read=${CLIENT},${FORMATS.join(',')},${ROUND_TRIP},${dir}`,
         `--allow-net=127.0.0.1`,
         '--allow-env',
         '--no-config',
+        // Bare imports (`@siegel/formats/embed`) from the installed node_modules, as after `npm install`.
+        '--node-modules-dir=manual',
       ],
       { ...process.env, DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(dir, 'deno-cache') },
     );
