@@ -1,5 +1,5 @@
+import { SUPPORTED_FORMATS } from '@siegel/formats';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { SUPPORTED_FORMATS } from './metadata/formats.js';
 
 /**
  * Error codes of the sign API (the existing VisionFusen API's codes, kept so its clients work unchanged, and

@@ -1,7 +1,7 @@
+import { textEncodingOf } from '@siegel/formats';
 import { raw } from 'hono/html';
 import { isoTime, npubOf } from './describe-record.js';
 import { readFileEvent } from './file-event.js';
-import { textEncodingOf } from './metadata/text-encoding.js';
 import type { FileUrls } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 

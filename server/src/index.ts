@@ -1,15 +1,11 @@
+export { decodePdfText, isRealAuthor, PLACEHOLDER_AUTHORS, SUPPORTED_FORMATS } from '@siegel/formats';
 export { ApiError, type ApiErrorCode } from './api-error.js';
 export { type AppDeps, createApp, type SiegelApp } from './app.js';
 export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config.js';
 export { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
 export { FileSigner, type FileSignerOptions } from './file-signer.js';
 export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
-export { isRealAuthor, PLACEHOLDER_AUTHORS } from './metadata/author.js';
-export { SUPPORTED_FORMATS } from './metadata/formats.js';
-export { readPdfMetadata } from './metadata/pdf-metadata.js';
-export { decodePdfText } from './metadata/pdf-text.js';
-export { readTextMetadata } from './metadata/text-metadata.js';
-export { readXmp } from './metadata/xmp.js';
+export { readPdfMetadata, readTextMetadata, readXmp } from './metadata/readers.js';
 export { type FileUrls, fileUrls } from './public-urls.js';
 export type { FileStorage } from './storage/file-storage.js';
 export { FilesystemStorage } from './storage/filesystem-storage.js';

@@ -9,10 +9,10 @@ import {
   type Problem,
   type Verdict,
 } from '@siegel/core/rules';
+import { FILE_FORMATS } from '@siegel/formats';
 import type { NostrEvent } from 'nostr-tools/core';
 import { isoTime } from './describe-record.js';
 import { FILE_EVENT_KIND, readFileEvent } from './file-event.js';
-import { FILE_FORMATS } from './metadata/formats.js';
 import { documentKey } from './public-urls.js';
 import type { SignedFileRecord } from './storage/record-store.js';
 import type { StoredFileDigest } from './storage/stored-file-hashes.js';

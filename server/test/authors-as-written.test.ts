@@ -3,11 +3,11 @@
 // README names (R Markdown, Quarto, MDX) accepted. Where a real writer exists, the same is checked on its
 // output in test/server/{image,pdf,text}-writers.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameOf, selectAuthors } from '../../packages/formats/src/author.js';
+import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
 import { ApiError } from '../src/api-error.js';
 import { requireAuthor } from '../src/file-signer.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { nameOf, selectAuthors } from '../src/metadata/author.js';
-import { decodePdfText } from '../src/metadata/pdf-text.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api-error.js';
-import { detectFileType } from '../src/metadata/file-type.js';
-import { CONTENT_TYPES, FILE_FORMATS, SUPPORTED_FORMATS } from '../src/metadata/formats.js';
+import { CONTENT_TYPES, FILE_FORMATS, SUPPORTED_FORMATS } from '../../packages/formats/src/file-formats.js';
+import { detectFileType } from '../../packages/formats/src/file-type.js';
+import { FormatError } from '../../packages/formats/src/format-error.js';
 
 /** The first bytes of a file of each binary format, as real tools write them. */
 const HEADS: Record<string, number[] | string> = {
@@ -66,7 +66,7 @@ describe('the one list of formats', () => {
         expect(() => detectFileType(bytes, `file.${other.extension}`)).toThrow(/by its content but named/);
         expect(detectFileType(bytes, 'no-extension')).toEqual(expected);
       } else {
-        expect(() => detectFileType(bytes, 'no-extension')).toThrow(ApiError);
+        expect(() => detectFileType(bytes, 'no-extension')).toThrow(FormatError);
       }
     }
   });

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
-import { readTextFileMetadata, readTextMetadata } from '../src/metadata/text-metadata.js';
-import { readXmp } from '../src/metadata/xmp.js';
+import { readTextFileMetadata, readTextMetadata, readXmp } from '../src/metadata/readers.js';
+import { asApiError } from './format-refusal.js';
 import * as hostile from './hostile-files.js';
 import { photoshopJpeg, photoshopXmp } from './photoshop-jpeg.js';
 import { FIXTURES, makeTestApp, TOKEN } from './test-app.js';
@@ -52,8 +52,10 @@ describe('hostile input: mutated real files never escape as anything but a 4xx A
         try {
           analyzeFile(mutated, name);
         } catch (error) {
-          expect(error, `${name} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(ApiError);
-          expect((error as ApiError).status).toBeLessThan(500);
+          expect(asApiError(error), `${name} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(
+            ApiError,
+          );
+          expect((asApiError(error) as ApiError).status).toBeLessThan(500);
         }
       }
     });
@@ -65,7 +67,7 @@ function refusal(file: hostile.HostileFile): ApiError {
   try {
     analyzeFile(file.bytes, file.name);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (asApiError(error) instanceof ApiError) return asApiError(error) as ApiError;
     throw error;
   }
   throw new Error(`${file.name} was read, not refused`);

@@ -3,12 +3,13 @@
 // places as real tools write them are checked against exiftool in test/server/image-writers.test.ts.
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { readImageContainer } from '../../packages/formats/src/image/container.js';
+import { readImageMetadata } from '../../packages/formats/src/image/metadata.js';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
 import { ApiError } from '../src/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { readImageContainer } from '../src/metadata/image-container.js';
-import { readImageMetadata } from '../src/metadata/image-metadata.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
+import { asApiError } from './format-refusal.js';
 import * as hostile from './hostile-files.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -108,7 +109,7 @@ function refusal(file: hostile.HostileFile): ApiError {
   try {
     analyzeFile(file.bytes, file.name);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (asApiError(error) instanceof ApiError) return asApiError(error) as ApiError;
     throw error;
   }
   throw new Error(`${file.name} was read, not refused`);
@@ -463,8 +464,11 @@ describe('every new reader survives damage: mutated files are read or refused wi
         try {
           read(mutated);
         } catch (error) {
-          expect(error, `${source.name} round ${round}: ${(error as Error).stack}`).toBeInstanceOf(ApiError);
-          expect((error as ApiError).status).toBeLessThan(500);
+          expect(
+            asApiError(error),
+            `${source.name} round ${round}: ${(error as Error).stack}`,
+          ).toBeInstanceOf(ApiError);
+          expect((asApiError(error) as ApiError).status).toBeLessThan(500);
         }
       }
     });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isRealAuthor, selectAuthors } from '../src/metadata/author.js';
-import { decodePdfText } from '../src/metadata/pdf-text.js';
-import { readTextMetadata } from '../src/metadata/text-metadata.js';
-import { decodeXmlText, readXmp } from '../src/metadata/xmp.js';
+import { isRealAuthor, selectAuthors } from '../../packages/formats/src/author.js';
+import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
+import { decodeXmlText } from '../../packages/formats/src/xmp/read.js';
+import { readTextMetadata, readXmp } from '../src/metadata/readers.js';
 import { parseMultipart, readBoundary } from '../src/middleware/multipart.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';

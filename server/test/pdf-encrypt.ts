@@ -2,10 +2,18 @@
 // damaged dictionaries, hostile streams and the corners real writers rarely produce (a stream's own crypt
 // filter, `/StrF /Identity`, strings in object streams). The keys and `/O`, `/U`, `/UE` follow the standard
 // forward (Algorithms 2, 3, 5, 8, 9), for any user password; RC4 and the revision 6 hash come from the
-// reader (server/src/metadata/pdf-crypt-keys.ts), whose known-answer vectors from qpdf check them.
+// reader (packages/formats/src/pdf/crypt-keys.ts), whose known-answer vectors from qpdf check them.
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { objectKey, PASSWORD_PADDING, rc4, revision6Hash } from '../src/metadata/pdf-crypt-keys.js';
+import { nodePrimitives } from '../../packages/formats/src/node.js';
+import * as keys from '../../packages/formats/src/pdf/crypt-keys.js';
+import { PASSWORD_PADDING, rc4 } from '../../packages/formats/src/pdf/crypt-keys.js';
+
+const aesPrimitives = keys.aesPrimitives(nodePrimitives);
+const revision6Hash = (password: Uint8Array, salt: Uint8Array) =>
+  keys.revision6Hash(aesPrimitives, password, salt);
+const objectKey = (fileKey: Uint8Array, num: number, gen: number, aes: boolean) =>
+  keys.objectKey(nodePrimitives, fileKey, num, gen, aes);
 
 /** Which revision (and, for revision 4, which cipher) a test file is encrypted with. */
 export type Revision = 'R2' | 'R3' | 'R4-RC4' | 'R4-AES' | 'R5' | 'R6';

@@ -3,8 +3,8 @@
 // and damaged tables. Real writers' files (qpdf, exiftool, pdfkit, Chromium) are in test/server/pdf-writers.
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readPdfMetadata } from '../src/metadata/pdf-metadata.js';
-import { undoPredictor } from '../src/metadata/pdf-xref.js';
+import { undoPredictor } from '../../packages/formats/src/pdf/xref.js';
+import { readPdfMetadata } from '../src/metadata/readers.js';
 import { pdfWithObjects } from './hostile-files.js';
 
 type Entry = { num: number; offset: number } | { num: number; stream: number; index: number };

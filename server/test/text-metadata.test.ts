@@ -2,14 +2,15 @@
 // frontmatter, a Pandoc title block, MultiMarkdown lines, keys in any case — in UTF-8 or UTF-16 with a byte
 // order mark, and every decoding bounded.
 import { describe, expect, it } from 'vitest';
+import { contentTypeOf } from '../../packages/formats/src/file-formats.js';
+import { detectFileType } from '../../packages/formats/src/file-type.js';
+import { checkTextEncoding } from '../../packages/formats/src/text/encoding.js';
 import { ApiError } from '../src/api-error.js';
 import { pageText } from '../src/event-page.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { detectFileType } from '../src/metadata/file-type.js';
-import { contentTypeOf } from '../src/metadata/formats.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
-import { checkTextEncoding } from '../src/metadata/text-encoding.js';
-import { readTextFileMetadata, readTextMetadata } from '../src/metadata/text-metadata.js';
+import { readTextFileMetadata, readTextMetadata } from '../src/metadata/readers.js';
+import { asApiError } from './format-refusal.js';
 import * as hostile from './hostile-files.js';
 
 const read = (text: string, markdown = true) => readTextMetadata(text, markdown);
@@ -28,7 +29,7 @@ function refusal(run: () => unknown): ApiError {
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (asApiError(error) instanceof ApiError) return asApiError(error) as ApiError;
     throw error;
   }
   throw new Error('read, not refused');

@@ -3,9 +3,10 @@
 // runtime, through Miniflare) — against the real server: embedAuthor (PNG, PDF through DecompressionStream,
 // Markdown), sign, sign again (already signed), inspect, verify, and the typed AUTHOR_REQUIRED error.
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
@@ -24,6 +25,8 @@ const ROUND_TRIP = fileURLToPath(new URL('./round-trip.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('./worker-client.mjs', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CLIENT = join(REPO, 'packages/client/');
+/** The client's one dependency, which Deno reaches through node_modules as an npm project's Deno does. */
+const FORMATS = [join(REPO, 'node_modules/@siegel/formats/'), join(REPO, 'packages/formats/')];
 
 let bunker: RunningBunker;
 let server: RunningServer;
@@ -71,6 +74,34 @@ afterAll(async () => {
 });
 
 /**
+ * The worker's modules, listed: the script, the client's and @siegel/formats' dist, and for each client module
+ * that imports `@siegel/formats/embed` a module of that name beside it (workerd resolves a bare specifier
+ * next to its importer, as Wrangler's bundler would have resolved it into node_modules).
+ */
+function workerModules(): { type: 'ESModule'; path: string; contents?: string }[] {
+  const js = (dir: string) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => join(dir, file));
+  const formatsEmbed = join(REPO, 'packages/formats/dist/embed.js');
+  const client = js(join(CLIENT, 'dist'));
+  const aliases = client
+    .filter((file) => readFileSync(file, 'utf8').includes("from '@siegel/formats/embed'"))
+    .map((file) => ({
+      type: 'ESModule' as const,
+      path: join(dirname(file), '@siegel/formats/embed'),
+      contents: `export * from '${relative(join(dirname(file), '@siegel/formats'), formatsEmbed)}';`,
+    }));
+  return [
+    { type: 'ESModule', path: WORKER },
+    { type: 'ESModule', path: ROUND_TRIP },
+    ...client.map((path) => ({ type: 'ESModule' as const, path })),
+    ...js(join(REPO, 'packages/formats/dist')).map((path) => ({ type: 'ESModule' as const, path })),
+    ...aliases,
+  ];
+}
+
+/**
  * The checks every runtime must pass for each file. All three send a stream as a request body, so upload
  * progress comes in pieces of at most 64 KiB (a body sent whole would report twice: 0, then all).
  */
@@ -116,16 +147,18 @@ describe('@siegel/client outside Node 24', () => {
     expectSigned(report.results, `Runtime ${report.runtime}`);
   });
 
-  it('on Deno, with network access to the server only and read access to the package, the round trip and the inputs', async () => {
+  it('on Deno, with network access to the server only and read access to the package (its dependency too), the round trip and the inputs', async () => {
     const report = await runScript(
       DENO,
       [
         'run',
         '--no-prompt',
-        `--allow-read=${CLIENT},${ROUND_TRIP},${dir}`,
+        `--allow-read=${CLIENT},${FORMATS.join(',')},${ROUND_TRIP},${dir}`,
         `--allow-net=127.0.0.1`,
         '--allow-env',
         '--no-config',
+        // Bare imports (`@siegel/formats/embed`) from the installed node_modules, as after `npm install`.
+        '--node-modules-dir=manual',
       ],
       { ...process.env, DENO_NO_UPDATE_CHECK: '1', DENO_DIR: join(dir, 'deno-cache') },
     );
@@ -136,10 +169,8 @@ describe('@siegel/client outside Node 24', () => {
 
   it('in workerd (a Cloudflare Worker, through Miniflare)', async () => {
     const worker = new Miniflare({
-      modules: true,
-      scriptPath: WORKER,
+      modules: workerModules(),
       modulesRoot: REPO,
-      modulesRules: [{ type: 'ESModule', include: ['**/*.js', '**/*.mjs'] }],
       bindings: { SERVER: server.url, TOKEN: server.token },
       compatibilityDate: '2025-01-01',
     });

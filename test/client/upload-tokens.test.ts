@@ -23,11 +23,16 @@ import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 
 const CLIENT_DIST = fileURLToPath(new URL('../../packages/client/dist/', import.meta.url));
-/** The page: it loads the client's dist as ES modules and nothing else (no token in it). */
+const FORMATS_DIST = fileURLToPath(new URL('../../packages/formats/dist/', import.meta.url));
+/**
+ * The page: it loads the client's dist as ES modules and nothing else (no token in it), with an import map
+ * for its one dependency's writers (`@siegel/formats/embed`), as a page without a bundler would.
+ */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>Siegel client page</title>
+<script type="importmap">{ "imports": { "@siegel/formats/embed": "/formats/embed.js" } }</script>
 <script type="module">import * as siegel from '/client/index.js'; window.siegel = siegel;</script>`;
 
-/** A static HTTP server on loopback: `/` is {@link PAGE}, `/client/…` the client's built dist. */
+/** A static HTTP server on loopback: `/` is {@link PAGE}, `/client/…` the client's built dist, `/formats/…` its dependency's. */
 async function startStatic(): Promise<{ origin: string; server: Server }> {
   const port = await freePort();
   const server = createServer(async (request, response) => {
@@ -36,8 +41,9 @@ async function startStatic(): Promise<{ origin: string; server: Server }> {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGE);
       return;
     }
-    const file = normalize(join(CLIENT_DIST, path.replace(/^\/client\//, '')));
-    if (!path.startsWith('/client/') || !file.startsWith(CLIENT_DIST) || extname(file) !== '.js') {
+    const dist = path.startsWith('/formats/') ? FORMATS_DIST : CLIENT_DIST;
+    const file = normalize(join(dist, path.replace(/^\/(client|formats)\//, '')));
+    if (!/^\/(client|formats)\//.test(path) || !file.startsWith(dist) || extname(file) !== '.js') {
       response.writeHead(404).end();
       return;
     }

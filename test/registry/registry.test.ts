@@ -33,6 +33,7 @@ const PACKAGES: Record<string, string> = {
   'packages/astro': '@siegel/astro',
   'packages/vite': '@siegel/vite',
   'packages/eleventy': '@siegel/eleventy',
+  'packages/formats': '@siegel/formats',
   'packages/client': '@siegel/client',
   server: '@siegel/server',
 };

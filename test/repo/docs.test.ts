@@ -349,7 +349,8 @@ describe('the checkers find what they look for', () => {
 // `metadata.author_source` (the string literals of the readers' source types and the text syntaxes), and the
 // limits table every bound the readers keep.
 describe('the server README names every author source and every reader limit', () => {
-  const metadataDir = join(ROOT, 'server/src/metadata');
+  // The readers and their limits table live in @siegel/formats (issue 40); the server README documents them.
+  const metadataDir = join(ROOT, 'packages/formats/src');
 
   /** The quoted members of `export type <name> = 'a' | 'b'` in `source`. */
   function unionMembers(source: string, name: string): string[] {
@@ -360,11 +361,11 @@ describe('the server README names every author source and every reader limit', (
   it('every author source', async () => {
     const readme = await readFile(join(ROOT, 'server/README.md'), 'utf8');
     const image = unionMembers(
-      await readFile(join(metadataDir, 'image-metadata.ts'), 'utf8'),
+      await readFile(join(metadataDir, 'image/metadata.ts'), 'utf8'),
       'ImageAuthorSource',
     );
-    const pdf = unionMembers(await readFile(join(metadataDir, 'pdf-metadata.ts'), 'utf8'), 'PdfAuthorSource');
-    const syntaxes = unionMembers(await readFile(join(metadataDir, 'text-blocks.ts'), 'utf8'), 'BlockSyntax');
+    const pdf = unionMembers(await readFile(join(metadataDir, 'pdf/metadata.ts'), 'utf8'), 'PdfAuthorSource');
+    const syntaxes = unionMembers(await readFile(join(metadataDir, 'text/blocks.ts'), 'utf8'), 'BlockSyntax');
     expect(image).toHaveLength(6);
     expect(pdf).toHaveLength(2);
     expect(syntaxes.length).toBeGreaterThanOrEqual(4);

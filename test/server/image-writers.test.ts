@@ -12,7 +12,7 @@ import {
   writeExtendedXmpJpeg,
   writeImages,
 } from './image-writers.js';
-import { type RunningServer, signOverHttp } from './server-process.js';
+import { inspectOverHttp, type RunningServer, signOverHttp } from './server-process.js';
 import { useWriterRun } from './writer-run.js';
 
 /** The PNG chunk types in `bytes`, in order, with the keyword of each text chunk. */
@@ -155,14 +155,7 @@ describe('images written by real tools sign with the author exiftool reads (issu
 
 /** `POST /api/inspect` with the server's token. */
 async function fetchInspect(server: RunningServer, name: string, bytes: Uint8Array) {
-  const form = new FormData();
-  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
-  const response = await fetch(`${server.url}/api/inspect`, {
-    method: 'POST',
-    body: form,
-    headers: { Authorization: `Bearer ${server.token}` },
-  });
-  expect(response.status).toBe(200);
-  // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
-  return (await response.json()) as Record<string, any>;
+  const { status, body } = await inspectOverHttp(server, name, bytes);
+  expect(status).toBe(200);
+  return body;
 }

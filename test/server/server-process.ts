@@ -95,6 +95,30 @@ export async function startServer(options: {
 }
 
 /** POST a file to `/api/sign-image-v2` over HTTP. */
+/**
+ * `POST /api/inspect` with the server's token: the status and the JSON answer.
+ *
+ * @example
+ * ```ts
+ * const { body } = await inspectOverHttp(server, 'photo.png', bytes);
+ * ```
+ */
+export async function inspectOverHttp(
+  server: Pick<RunningServer, 'url' | 'token'>,
+  name: string,
+  bytes: Uint8Array,
+) {
+  const form = new FormData();
+  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
+  const response = await fetch(`${server.url}/api/inspect`, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: `Bearer ${server.token}` },
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read deep into the JSON answer
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
 export async function signOverHttp(
   server: Pick<RunningServer, 'url' | 'token'>,
   name: string,

@@ -22,7 +22,14 @@ export {
   type SiegelClient,
   type UploadOptions,
 } from './client.js';
-export { type EmbedAuthorOptions, type EmbedFormat, embedAuthor, formatOf } from './embed/index.js';
+export {
+  type AuthorReading,
+  type EmbedAuthorOptions,
+  type EmbedFormat,
+  embedAuthor,
+  formatOf,
+  readAuthor,
+} from './embed/index.js';
 export {
   AuthorRequiredError,
   BadHeaderError,

@@ -1,4 +1,4 @@
-import { detectFormat, FORMAT_EXTENSIONS } from './embed/detect-format.js';
+import { detectFormat, FORMAT_EXTENSIONS } from '@siegel/formats/embed';
 
 /** A file to upload: a `Blob` or `File`, or its bytes. */
 export type FileInput = Blob | Uint8Array | ArrayBuffer;

@@ -1,67 +1,58 @@
+// The server's edge of @siegel/formats: it reads an upload with the formats package (node:zlib and
+// node:crypto injected) and turns a `FormatError` into the API's `INVALID_FORMAT` answer — 415 for a type it
+// does not sign, 422 for everything else, with `limit` when a bound was passed.
 import { createHash } from 'node:crypto';
+import { type FileMetadata, FormatError, readMetadata } from '@siegel/formats';
+import { nodePrimitives } from '@siegel/formats/node';
 import { ApiError, invalidFormat } from '../api-error.js';
-import { cleanText, selectAuthors } from './author.js';
-import type { Dimensions, FileType, FoundMetadata } from './file-metadata.js';
-import { detectFileType } from './file-type.js';
-import { readImageContainer } from './image-container.js';
-import { readImageMetadata } from './image-metadata.js';
-import { readPdfMetadata } from './pdf-metadata.js';
-import { readTextFileMetadata } from './text-metadata.js';
 
 /** Everything the service knows about an upload before signing it. */
-export interface FileAnalysis {
+export interface FileAnalysis extends FileMetadata {
   /** SHA-256 of the bytes, lowercase hex. */
   hash: string;
-  type: FileType;
   sizeBytes: number;
-  dimensions: Dimensions | undefined;
-  /** Real authors (placeholders removed), in the file's order; empty when there is none. */
-  authors: string[];
-  /** The field the authors were read from (`xmp:dc:creator`, …), when there are some and the reader names it. */
-  authorSource: string | undefined;
-  /** Author keys found instead of names (`FoundMetadata.authorKeys`), when no field names a real author. */
-  authorKeys?: { source: string; keys: string[] } | undefined;
-  title: string | undefined;
-  description: string | undefined;
 }
 
 /**
  * Tell an upload's type from its bytes, check its structure, and read its author, title and description from
- * its own metadata (XMP, then IPTC, EXIF and PNG text for images, the info dictionary then XMP for PDFs, for
- * text the metadata block it starts with: YAML, TOML or JSON frontmatter, a Pandoc title block, MultiMarkdown).
+ * its own metadata (`readMetadata` of @siegel/formats: XMP, then IPTC, EXIF and PNG text for images, the info
+ * dictionary then XMP for PDFs, for text the metadata block it starts with).
  *
- * @throws {ApiError} `INVALID_FORMAT` for unsupported, corrupt or hostile files.
+ * @throws {ApiError} `NO_FILE` for no bytes; `INVALID_FORMAT` for unsupported, corrupt or hostile files.
  */
 export function analyzeFile(bytes: Uint8Array, fileName: string): FileAnalysis {
   if (bytes.length === 0) throw new ApiError(400, 'NO_FILE', `\`${fileName}\` is empty`);
-  const type = detectFileType(bytes, fileName);
-  let dimensions: Dimensions | undefined;
-  let found: FoundMetadata;
+  let metadata: FileMetadata;
   try {
-    if (type.kind === 'image') {
-      const container = readImageContainer(bytes, type.mimeType);
-      dimensions = container.dimensions;
-      found = readImageMetadata(container.blocks);
-    } else if (type.kind === 'document') {
-      found = readPdfMetadata(bytes);
-    } else {
-      found = readTextFileMetadata(bytes, type.mimeType === 'text/markdown');
-    }
+    metadata = readMetadata(bytes, fileName, { primitives: nodePrimitives });
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    // A reader tripped over bytes it did not expect (e.g. an offset past the end): the file is broken.
-    throw invalidFormat(`\`${fileName}\` could not be read as ${type.mimeType}: ${(error as Error).message}`);
+    throw error instanceof FormatError ? formatRefusal(error) : error;
   }
-  const authors = selectAuthors(found.authors);
+  const { type, dimensions, authors, authorSource, authorKeys, title, description } = metadata;
   return {
     hash: createHash('sha256').update(bytes).digest('hex'),
     type,
     sizeBytes: bytes.length,
     dimensions,
     authors,
-    authorSource: authors.length > 0 ? found.authorSource : undefined,
-    ...(authors.length === 0 && found.authorKeys !== undefined ? { authorKeys: found.authorKeys } : {}),
-    title: cleanText(found.title),
-    description: cleanText(found.description, 1000),
+    authorSource,
+    ...(authorKeys !== undefined ? { authorKeys } : {}),
+    title,
+    description,
   };
+}
+
+/**
+ * The API's answer to a {@link FormatError}: `INVALID_FORMAT`, 415 when the format is not one the service
+ * signs, 422 otherwise (damaged, encrypted, too complex, past a bound — `limit` names the bound).
+ *
+ * @example
+ * ```ts
+ * throw formatRefusal(new FormatError('limit', 'pdf', 'Too many objects', 'pdf_objects')); // 422, limit
+ * ```
+ */
+export function formatRefusal(error: FormatError): ApiError {
+  const refusal = invalidFormat(error.message, error.kind === 'unsupported' ? 415 : 422);
+  if (error.limit !== undefined) refusal.extra.limit = error.limit;
+  return refusal;
 }

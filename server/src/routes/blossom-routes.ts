@@ -1,9 +1,9 @@
+import { FILE_FORMATS, SUPPORTED_FORMATS } from '@siegel/formats';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { FileAnalyzer } from '../analysis/file-analyzer.js';
 import { ApiError, invalidFormat } from '../api-error.js';
 import type { FileSigner } from '../file-signer.js';
-import { FILE_FORMATS, SUPPORTED_FORMATS } from '../metadata/formats.js';
 import { admitUploads, type UploadAdmission } from '../middleware/admission.js';
 import { type BlossomUploader, blossomAuth, requireBlob } from '../middleware/blossom-auth.js';
 import { readRawUpload, type Upload } from '../middleware/read-upload.js';

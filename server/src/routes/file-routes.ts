@@ -1,10 +1,10 @@
+import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '@siegel/formats';
 import { type Context, Hono } from 'hono';
 import { ApiError } from '../api-error.js';
 import type { CheckedRecord, RecordChecker } from '../checked-records.js';
 import { describeRecord } from '../describe-record.js';
 import { DownloadBudget, type DownloadSlot } from '../download-budget.js';
 import { PAGE_STYLE, pageText, renderEventPage } from '../event-page.js';
-import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '../metadata/formats.js';
 import { BUSY_RETRY_AFTER_SECONDS } from '../middleware/admission.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';
 import { signAuth } from '../middleware/sign-auth.js';

@@ -1,5 +1,5 @@
+import type { FileKind } from '@siegel/formats';
 import type { NostrEvent } from 'nostr-tools/core';
-import type { FileKind } from '../metadata/file-metadata.js';
 import type { DeliveryStore } from './delivery-store.js';
 import type { UploadTokenStore } from './upload-token-store.js';
 

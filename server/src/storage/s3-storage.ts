@@ -12,7 +12,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { contentTypeOf } from '../metadata/formats.js';
+import { contentTypeOf } from '@siegel/formats';
 import { type FileStorage, isStorageKey } from './file-storage.js';
 import { classifyS3Error } from './s3-errors.js';
 import { StoreUnavailableError } from './store-errors.js';

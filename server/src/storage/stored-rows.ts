@@ -1,5 +1,5 @@
+import type { FileKind } from '@siegel/formats';
 import type { NostrEvent } from 'nostr-tools/core';
-import type { FileKind } from '../metadata/file-metadata.js';
 import type { PendingDelivery } from './delivery-store.js';
 import type { SignedFileRecord } from './record-store.js';
 import type { UploadTokenRecord } from './upload-token-store.js';
