@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
-import { parseRelays } from '../nostr/relays.js';
+import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
 import { parseMirrors } from '../options/options.js';
 import { checkSiteUrl } from '../page/page-event.js';
@@ -245,7 +245,8 @@ async function main(argv: string[]): Promise<number> {
     ...(site !== undefined ? { site } : {}),
     ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
     ...(values.signer !== undefined ? { signer: values.signer } : {}),
-    ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    // The verifier's own relays: what the site's currency is read from (and missing events).
+    relays: values.relay ?? readRelaysFromEnv(env.SIEGEL_RELAYS),
     ...(values.selector !== undefined ? { selector: values.selector } : {}),
     ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
     ...(values['allow-redirects-to'] !== undefined ? { allowRedirectsTo: values['allow-redirects-to'] } : {}),

@@ -83,7 +83,7 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         type: 'string',
         multiple: true,
         value: 'URL',
-        help: "relay to ask for an event whose verify/{id}.json is missing, besides the nevent's hints (wss://; ws:// only on loopback); repeatable",
+        help: "your relay: asked for the site's newest manifest (is the page current?) and for an event whose verify/{id}.json is missing, besides the page's hints (default SIEGEL_RELAYS; wss://, ws:// only on loopback); repeatable",
       },
       site: {
         type: 'string',

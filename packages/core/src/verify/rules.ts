@@ -13,10 +13,17 @@ import { getEventHash, verifyEvent } from 'nostr-tools/pure';
 import { isEventShape } from '../nostr/event-shape.js';
 import type { Refusal } from '../page/coverage.js';
 import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page-facts.js';
-import type { PageSpec } from '../page/parse.js';
-import { readEventSpec } from '../page/parse.js';
+import { type PageSpec, readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
-import { compareReferrer, isLocalPreview, isSameAddress, signedAddresses } from './page-address.js';
+import { judgeManifest, type ManifestEvidence } from './manifest-rules.js';
+import {
+  compareReferrer,
+  isGatewayAddress,
+  isLocalPreview,
+  isSameAddress,
+  rebaseOrigin,
+  signedAddresses,
+} from './page-address.js';
 import {
   createProblem,
   decideVerdict,
@@ -26,6 +33,7 @@ import {
   type Verdict,
 } from './problem-codes.js';
 
+export type { AssetFinding, ManifestEvidence } from './manifest-rules.js';
 export { isSameAddress, normalizeAddress } from './page-address.js';
 export {
   createProblem,
@@ -90,6 +98,8 @@ export interface JudgeInput {
    * `document.referrer`, `''` when there is none). Absent (the CLI): not compared. See `Judgement.referrer`.
    */
   referrer?: string;
+  /** The page's site manifest as the verifier found it (manifest-rules.ts); absent: not judged. */
+  manifest?: ManifestEvidence;
 }
 
 /** What {@link judgePage} decided. */
@@ -281,7 +291,10 @@ export function judgePage(input: JudgeInput): Judgement {
     const { address } = input;
     if (address === undefined)
       add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
-    else if (!signedFor.some((candidate) => isSameAddress(candidate, address))) {
+    else if (
+      !signedFor.some((candidate) => isSameAddress(candidate, address)) &&
+      !isGatewayAddress(address, event, input.manifest?.newest)
+    ) {
       const mirrors =
         fallbacks.length > 0
           ? ` (or its ${fallbacks.length} mirror address${fallbacks.length === 1 ? '' : 'es'})`
@@ -302,6 +315,9 @@ export function judgePage(input: JudgeInput): Judgement {
   }
   if (event && reading)
     for (const [code, message] of judgeFacts(event, reading, input.address)) add(code, message);
+  // The manifest only for a sound event: a forged or foreign event's `a` tag says nothing.
+  if (event && input.manifest && !problems.some((problem) => problem.code.startsWith('event.')))
+    for (const [code, message] of judgeManifest(event, reading?.loads, input.manifest)) add(code, message);
 
   // Where the reader came from: a genuine verify page opened from a forged page is about another page.
   if (input.referrer !== undefined) {
@@ -365,19 +381,6 @@ function judgeFacts(
     ]);
   }
   return problems;
-}
-
-/** `base` with the origin of `to` in place of `from`'s, when `base` is on `from`'s origin; else `undefined`. */
-function rebaseOrigin(base: string, from: string, to: string): string | undefined {
-  try {
-    const url = new URL(base);
-    const source = new URL(from);
-    if (url.origin !== source.origin) return undefined;
-    const target = new URL(to);
-    return new URL(`${url.pathname}${url.search}`, target.origin).href;
-  } catch {
-    return undefined;
-  }
 }
 
 function safeId(checks: EventChecks, event: NostrEvent): string | undefined {

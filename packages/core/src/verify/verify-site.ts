@@ -19,6 +19,7 @@ import { pageUrl } from '../page/page-event.js';
 import { compileCachedSelector } from '../page/selector.js';
 import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { dirSource } from './dir-source.js';
+import { createManifestEvidence } from './manifest-evidence.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
 import type { EventEvidence, Verdict } from './rules.js';
@@ -67,8 +68,10 @@ export interface VerifySiteOptions {
    */
   checkCloaking?: boolean;
   /**
-   * Relays to ask for an event whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's
-   * block (default none): `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
+   * The verifier's own relays (default none; the CLI: `--relay`, else `SIEGEL_RELAYS`): asked for an event
+   * whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's block, and for the newest
+   * site manifest, which only these and the key's NIP-65 relays found on them can show current
+   * (`manifest.unchecked` otherwise). `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
    */
   relays?: string[];
   /** Time for one relay lookup, connect to `EOSE`, in ms (default 10 000). */
@@ -169,6 +172,12 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     },
   };
   const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, options.relayTimeoutMs);
+  const gatherManifest = createManifestEvidence(source, crypto, {
+    relays: extraRelays,
+    hintAllowed: relayHintAllowed,
+    urlMode: isUrl,
+    ...(options.relayTimeoutMs !== undefined ? { timeoutMs: options.relayTimeoutMs } : {}),
+  });
   const pages: PageVerification[] = [];
   let skipped = 0;
   let progress: ProgressLine | undefined;
@@ -210,8 +219,23 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
           eventFrom = loaded.from;
         }
       }
+      const manifest =
+        event && 'found' in event
+          ? await gatherManifest(event.found, block?.relays ?? [], page.name, page.bytes())
+          : undefined;
+      const expiredNow = source.expired?.();
+      if (expiredNow) throw expiredNow;
       pages.push(
-        checkPage(page, block, { ...(event ? { event } : {}), ...(eventFrom ? { eventFrom } : {}) }, context),
+        checkPage(
+          page,
+          block,
+          {
+            ...(event ? { event } : {}),
+            ...(eventFrom ? { eventFrom } : {}),
+            ...(manifest ? { manifest } : {}),
+          },
+          context,
+        ),
       );
     }
   } finally {

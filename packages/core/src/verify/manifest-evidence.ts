@@ -1,0 +1,262 @@
+// What `siegel verify` finds about a page's site manifest for the rule book (manifest-rules.ts decides):
+// the newest manifest for the event's `a` address from the verifier's own relays (`--relay`,
+// `SIEGEL_RELAYS`) and the key's NIP-65 write relays found there, plus — only adding — the page's relay
+// hints and the site's copy (`verify/manifest.json`); a blob layout's tag list, fetched from the site or the
+// manifest's `server` tags and hash-checked; and the bytes of the same-site files the page depends on, each
+// read once per run through the source (a directory's disk; a URL's careful client, bounded like pages).
+import { createHash } from 'node:crypto';
+import type { NostrEvent } from 'nostr-tools/core';
+import {
+  NSITE_NAMED_KIND,
+  newestManifest,
+  parseManifestAddress,
+  readManifest,
+  type SiteManifest,
+} from '../manifest/site-manifest.js';
+import { computeEventId, isEventShape, type SigningEngine } from '../nostr/crypto.js';
+import { queryRelay, RELAY_QUERY_DEFAULTS, type RelayAnswer } from '../nostr/relay-query.js';
+import { pickRelayHints } from '../nostr/relays.js';
+import { verifyEventSignature } from '../nostr/verify-signature.js';
+import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
+import type { Source } from './site-source.js';
+
+/** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
+const MAX_NIP65_RELAYS = 5;
+/** The verify script every verify page runs, pinned by the manifest like any file. */
+const VERIFY_SCRIPT_PATH = '/verify/siegel-verify.js';
+
+/** What {@link createManifestEvidence} needs of the check. */
+export interface ManifestEvidenceOptions {
+  /** The verifier's own relays (`--relay`, `SIEGEL_RELAYS`). */
+  relays: string[];
+  /** Which relays named by a page or a key's list may be asked (`allowRelayHintsFrom`). */
+  hintAllowed: (relay: string) => boolean;
+  timeoutMs?: number;
+  /** URL mode: also the page's verify page, `verify/siegel-verify.js` and, on a module-based page, every chunk. */
+  urlMode: boolean;
+}
+
+/** One relay lookup's result for one manifest address. */
+interface Lookup {
+  /** Each manifest event found, with the relay it came from. */
+  found: Array<{ event: NostrEvent; relay: string; own: boolean }>;
+  answered: string[];
+  failed: RelayAnswer[];
+}
+
+/**
+ * A gatherer of {@link ManifestEvidence} for the pages of one check: relay lookups per manifest address and
+ * file hashes per path are done once per run and shared by every page.
+ *
+ * @example
+ * ```ts
+ * const gather = createManifestEvidence(source, crypto, { relays, hintAllowed, urlMode: true });
+ * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes());
+ * ```
+ */
+export function createManifestEvidence(
+  source: Source,
+  crypto: SigningEngine,
+  options: ManifestEvidenceOptions,
+): (event: unknown, hints: string[], page: string, bytes: Buffer) => Promise<ManifestEvidence | undefined> {
+  const timeoutMs = options.timeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs;
+  const valid = (event: NostrEvent) => {
+    try {
+      return computeEventId(event) === event.id && verifyEventSignature(crypto, event);
+    } catch {
+      return false;
+    }
+  };
+  const lookups = new Map<string, Promise<Lookup>>();
+  const hintLookups = new Map<string, Promise<RelayAnswer>>();
+  const files = new Map<string, Promise<AssetFinding>>();
+  const manifests = new Map<string, Promise<SiteManifest | undefined>>();
+  const siteCopies = new Map<string, Promise<NostrEvent | undefined>>();
+
+  const filterFor = (address: { kind: number; pubkey: string; d: string | undefined }) => ({
+    kinds: [address.kind],
+    authors: [address.pubkey],
+    ...(address.kind === NSITE_NAMED_KIND ? { '#d': [address.d ?? ''] } : {}),
+  });
+  const ask = (relay: string, filter: Record<string, unknown>) =>
+    queryRelay(relay, filter, { accept: valid, timeoutMs, maxEvents: 10 });
+
+  /** The verifier's relays, then the key's NIP-65 write relays they hold. */
+  const lookUp = (a: string, address: { kind: number; pubkey: string; d: string | undefined }) => {
+    let found = lookups.get(a);
+    if (!found) {
+      found = (async () => {
+        const result: Lookup = { found: [], answered: [], failed: [] };
+        const collect = (answers: RelayAnswer[]) => {
+          for (const answer of answers) {
+            if (answer.error !== undefined && answer.events.length === 0) result.failed.push(answer);
+            else result.answered.push(answer.relay);
+            for (const event of answer.events) result.found.push({ event, relay: answer.relay, own: true });
+          }
+        };
+        const [answers, lists] = await Promise.all([
+          Promise.all(options.relays.map((relay) => ask(relay, filterFor(address)))),
+          Promise.all(
+            options.relays.map((relay) => ask(relay, { kinds: [10002], authors: [address.pubkey] })),
+          ),
+        ]);
+        collect(answers);
+        const list = newestManifest(lists.flatMap((answer) => answer.events));
+        const written = (list?.tags ?? [])
+          .filter((tag) => tag[0] === 'r' && typeof tag[1] === 'string' && (tag[2] ?? 'write') === 'write')
+          .map((tag) => tag[1] as string);
+        const more = pickRelayHints(written, options.hintAllowed)
+          .filter((relay) => !options.relays.includes(relay))
+          .slice(0, MAX_NIP65_RELAYS);
+        collect(await Promise.all(more.map((relay) => ask(relay, filterFor(address)))));
+        return result;
+      })();
+      lookups.set(a, found);
+    }
+    return found;
+  };
+
+  /** The manifest an event states, its blob's tags read when it has one; `undefined` when unreadable. */
+  const read = (event: NostrEvent, page: string) => {
+    let manifest = manifests.get(event.id);
+    if (!manifest) {
+      manifest = (async () => {
+        try {
+          const first = readManifest(event);
+          if (first.blob === undefined) return first;
+          const { sha256, bytes } = first.blob;
+          const blob = await source.readSiteFile(`/verify/manifest-${sha256}.json`, page, first.siteUrl);
+          if (blob.length !== bytes || sha(blob) !== sha256) return undefined;
+          const document = JSON.parse(blob.toString('utf8')) as { siegel?: unknown; tags?: unknown };
+          if (document.siegel !== 'site-manifest/1' || !Array.isArray(document.tags)) return undefined;
+          return readManifest(event, document.tags as string[][]);
+        } catch {
+          return undefined;
+        }
+      })();
+      manifests.set(event.id, manifest);
+    }
+    return manifest;
+  };
+
+  /** The site's own copy, `verify/manifest.json`: proves nothing about currency, names old pages' assets. */
+  const siteCopy = (page: string, siteUrl: string | undefined) => {
+    const key = siteUrl ?? '';
+    let copy = siteCopies.get(key);
+    if (!copy) {
+      copy = source.readSiteFile('/verify/manifest.json', page, siteUrl).then(
+        (bytes) => {
+          const event = JSON.parse(bytes.toString('utf8')) as unknown;
+          return isEventShape(event) && valid(event) ? event : undefined;
+        },
+        () => undefined,
+      );
+      siteCopies.set(key, copy);
+    }
+    return copy;
+  };
+
+  /** A same-site file's hash, read once per run. */
+  const hashFile = (path: string, page: string, siteUrl: string | undefined) => {
+    let finding = files.get(path);
+    if (!finding) {
+      finding = source.readSiteFile(path, page, siteUrl).then(
+        (bytes) => ({ path, sha256: sha(bytes) }),
+        (error: Error) => ({ path, sha256: undefined, why: error.message }),
+      );
+      files.set(path, finding);
+    }
+    return finding;
+  };
+
+  return async (found, hints, page, bytes) => {
+    if (!isEventShape(found)) return undefined;
+    const event = found;
+    const a = event.tags.find((tag) => tag[0] === 'a')?.[1];
+    const address = a === undefined ? undefined : parseManifestAddress(a);
+    if (a === undefined || address === undefined || address.pubkey !== event.pubkey)
+      return { newest: undefined, answered: [], pageNamed: undefined };
+    const lookup = await lookUp(a, address);
+    // The page's hints only add: a newer manifest there still proves the page old.
+    const hinted = pickRelayHints(hints, options.hintAllowed).filter(
+      (relay) => !lookup.answered.includes(relay) && !lookup.failed.some((answer) => answer.relay === relay),
+    );
+    const hintAnswers = await Promise.all(
+      hinted.map((relay) => {
+        const key = `${a} ${relay}`;
+        let answer = hintLookups.get(key);
+        if (!answer) {
+          answer = ask(relay, filterFor(address));
+          hintLookups.set(key, answer);
+        }
+        return answer;
+      }),
+    );
+    const ownEvents = lookup.found.map((entry) => entry.event);
+    const copy = await siteCopy(page, newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1]);
+    const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
+    const candidates = all.filter((candidate) => candidate.pubkey === event.pubkey);
+    const newestEvent = newestManifest(candidates);
+    const ownEvent = newestManifest(ownEvents.filter((candidate) => candidate.pubkey === event.pubkey));
+    const newest = newestEvent ? await read(newestEvent, page) : undefined;
+    const fromOwnRelays = ownEvent ? await read(ownEvent, page) : undefined;
+    let pageNamed: SiteManifest | undefined;
+    for (const candidate of [...candidates].sort((x, y) => y.created_at - x.created_at)) {
+      const manifest = await read(candidate, page);
+      if (manifest?.pagesByEvent.has(event.id)) {
+        pageNamed = manifest;
+        break;
+      }
+    }
+    const evidence: ManifestEvidence = { newest, answered: lookup.answered, fromOwnRelays, pageNamed };
+    if (lookup.answered.length === 0)
+      evidence.why = describeUnchecked(options.relays, lookup, hintAnswers, copy);
+    const named = pageNamed?.pagesByEvent.get(event.id);
+    if (pageNamed && named) {
+      const siteUrl = pageNamed.siteUrl;
+      evidence.pageSha256 = sha(bytes);
+      const paths = sameSiteLoadPaths(named.loads);
+      if (options.urlMode) {
+        paths.push(`/verify/${event.id}/index.html`, VERIFY_SCRIPT_PATH);
+        if (isModuleBased(bytes.toString('utf8')))
+          for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
+      }
+      // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
+      const unique = [...new Set(paths)];
+      evidence.assets = await Promise.all(unique.map((path) => hashFile(path, page, siteUrl)));
+    }
+    return evidence;
+  };
+}
+
+function sha(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Whether a page runs ES modules (a `type=module` script or a module preload): a client-side router may then
+ * render any chunk. Read from the markup as written, generously: a false yes only costs more files hashed.
+ */
+export function isModuleBased(html: string): boolean {
+  return /<script\b[^>]*\btype\s*=\s*["']?module\b|<link\b[^>]*\brel\s*=\s*["']?[^"'>]*\bmodulepreload\b/i.test(
+    html,
+  );
+}
+
+/** Why currency could not be checked: each own relay and what it said, and what answered instead. */
+function describeUnchecked(
+  relays: string[],
+  lookup: Lookup,
+  hints: RelayAnswer[],
+  copy: NostrEvent | undefined,
+): string {
+  const own =
+    relays.length === 0
+      ? 'no relay of the verifier’s to ask (add `--relay` or SIEGEL_RELAYS)'
+      : `no relay of the verifier’s answered: ${lookup.failed.map((answer) => `\`${answer.relay}\` (${answer.error})`).join(', ')}`;
+  const others = [
+    ...(hints.some((answer) => answer.error === undefined) ? ['only relays the page names'] : []),
+    ...(copy ? ['only the site’s own copy of the manifest'] : []),
+  ];
+  return others.length === 0 ? own : `${own}; ${others.join(' and ')} answered, which the page chooses`;
+}
