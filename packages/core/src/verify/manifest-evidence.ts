@@ -1,10 +1,11 @@
-// What `siegel verify` finds about a page's site manifest for the rule book (manifest-rules.ts decides):
-// the newest manifest for the event's `a` address from the verifier's own relays (`--relay`,
-// `SIEGEL_RELAYS`) and the key's NIP-65 write relays found there, plus — only adding — the page's relay
-// hints and the site's copy (`verify/manifest.json`); a blob layout's tag list, fetched from the site or the
-// manifest's `server` tags and hash-checked; and the bytes of the same-site files the page depends on, each
-// read once per run through the source (a directory's disk; a URL's careful client, bounded like pages).
-import { createHash } from 'node:crypto';
+// What a verifier finds about a page's site manifest for the rule book (manifest-rules.ts decides): the
+// newest manifest for the event's `a` address from the verifier's own relays (`siegel verify`: `--relay`,
+// `SIEGEL_RELAYS`; the verify page: its default list) and the key's NIP-65 write relays found there, plus —
+// only adding — the page's relay hints and the site's copy (`verify/manifest.json`); a blob layout's tag
+// list, read from the site and hash-checked; and the hashes of the same-site files the page depends on, each
+// read once per run. The one gathering for `siegel verify` (verify-site.ts: `ws` relays, the source's files)
+// and the browser verify script (script/main.ts: the browser's WebSocket and fetch), which pass their I/O.
+// Pure otherwise: no Node built-ins.
 import type { NostrEvent } from 'nostr-tools/core';
 import {
   NSITE_NAMED_KIND,
@@ -13,33 +14,42 @@ import {
   readManifest,
   type SiteManifest,
 } from '../manifest/site-manifest.js';
-import { computeEventId, isEventShape, type SigningEngine } from '../nostr/crypto.js';
-import { queryRelay, RELAY_QUERY_DEFAULTS, type RelayAnswer } from '../nostr/relay-query.js';
+import { isEventShape } from '../nostr/event-shape.js';
+import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
-import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
-import type { Source } from './site-source.js';
 
 /** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
 const MAX_NIP65_RELAYS = 5;
 /** The verify script every verify page runs, pinned by the manifest like any file. */
 const VERIFY_SCRIPT_PATH = '/verify/siegel-verify.js';
 
-/** What {@link createManifestEvidence} needs of the check. */
-export interface ManifestEvidenceOptions {
-  /** The verifier's own relays (`--relay`, `SIEGEL_RELAYS`). */
+/** The verifier's I/O and choices, for {@link createManifestEvidence}. */
+export interface ManifestEvidenceIo {
+  /** The verifier's own relays (`--relay`, `SIEGEL_RELAYS`; the verify page's default list). */
   relays: string[];
   /** Which relays named by a page or a key's list may be asked (`allowRelayHintsFrom`). */
   hintAllowed: (relay: string) => boolean;
-  timeoutMs?: number;
-  /** URL mode: also the page's verify page, `verify/siegel-verify.js` and, on a module-based page, every chunk. */
-  urlMode: boolean;
+  /** One `REQ` until `EOSE`, only events that count (id and signature checked); never throws. */
+  ask(relay: string, filter: Record<string, unknown>): Promise<RelayAnswer>;
+  /** The id and signature check for an event read from the site. */
+  valid(event: NostrEvent): boolean;
+  /**
+   * The bytes of the site's file at manifest path `path` (`/assets/a.js`) for the site `page` belongs to
+   * (`siteUrl`: its manifest's `url`). @throws naming the file when it cannot be read.
+   */
+  readSiteFile(path: string, page: string, siteUrl: string | undefined): Promise<Uint8Array>;
+  sha256(bytes: Uint8Array): string | Promise<string>;
+  /** Files besides the page's loads to hash (`siegel verify <url>`: {@link verifyFilesOf}; default none). */
+  alsoCheck?: (eventId: string) => string[];
+  /** On a module-based page, also every `.js`/`.mjs` of the manifest (a client-side router renders from any). */
+  chunks: boolean;
 }
 
 /** One relay lookup's result for one manifest address. */
 interface Lookup {
   /** Each manifest event found, with the relay it came from. */
-  found: Array<{ event: NostrEvent; relay: string; own: boolean }>;
+  found: NostrEvent[];
   answered: string[];
   failed: RelayAnswer[];
 }
@@ -50,19 +60,22 @@ interface Lookup {
  *
  * @example
  * ```ts
- * const gather = createManifestEvidence(source, crypto, { relays, hintAllowed, urlMode: true });
+ * const gather = createManifestEvidence({ relays, hintAllowed, ask, valid, readSiteFile, sha256, chunks: true });
  * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes());
  * ```
  */
 export function createManifestEvidence(
-  source: Source,
-  crypto: SigningEngine,
-  options: ManifestEvidenceOptions,
-): (event: unknown, hints: string[], page: string, bytes: Buffer) => Promise<ManifestEvidence | undefined> {
-  const timeoutMs = options.timeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs;
+  io: ManifestEvidenceIo,
+): (
+  event: unknown,
+  hints: string[],
+  page: string,
+  bytes: Uint8Array,
+) => Promise<ManifestEvidence | undefined> {
+  const options = io;
   const valid = (event: NostrEvent) => {
     try {
-      return computeEventId(event) === event.id && verifyEventSignature(crypto, event);
+      return io.valid(event);
     } catch {
       return false;
     }
@@ -78,8 +91,7 @@ export function createManifestEvidence(
     authors: [address.pubkey],
     ...(address.kind === NSITE_NAMED_KIND ? { '#d': [address.d ?? ''] } : {}),
   });
-  const ask = (relay: string, filter: Record<string, unknown>) =>
-    queryRelay(relay, filter, { accept: valid, timeoutMs, maxEvents: 10 });
+  const ask = (relay: string, filter: Record<string, unknown>) => io.ask(relay, filter);
 
   /** The verifier's relays, then the key's NIP-65 write relays they hold. */
   const lookUp = (a: string, address: { kind: number; pubkey: string; d: string | undefined }) => {
@@ -91,7 +103,7 @@ export function createManifestEvidence(
           for (const answer of answers) {
             if (answer.error !== undefined && answer.events.length === 0) result.failed.push(answer);
             else result.answered.push(answer.relay);
-            for (const event of answer.events) result.found.push({ event, relay: answer.relay, own: true });
+            result.found.push(...answer.events);
           }
         };
         const [answers, lists] = await Promise.all([
@@ -125,9 +137,9 @@ export function createManifestEvidence(
           const first = readManifest(event);
           if (first.blob === undefined) return first;
           const { sha256, bytes } = first.blob;
-          const blob = await source.readSiteFile(`/verify/manifest-${sha256}.json`, page, first.siteUrl);
-          if (blob.length !== bytes || sha(blob) !== sha256) return undefined;
-          const document = JSON.parse(blob.toString('utf8')) as { siegel?: unknown; tags?: unknown };
+          const blob = await io.readSiteFile(`/verify/manifest-${sha256}.json`, page, first.siteUrl);
+          if (blob.length !== bytes || (await io.sha256(blob)) !== sha256) return undefined;
+          const document = JSON.parse(new TextDecoder().decode(blob)) as { siegel?: unknown; tags?: unknown };
           if (document.siegel !== 'site-manifest/1' || !Array.isArray(document.tags)) return undefined;
           return readManifest(event, document.tags as string[][]);
         } catch {
@@ -144,9 +156,9 @@ export function createManifestEvidence(
     const key = siteUrl ?? '';
     let copy = siteCopies.get(key);
     if (!copy) {
-      copy = source.readSiteFile('/verify/manifest.json', page, siteUrl).then(
+      copy = io.readSiteFile('/verify/manifest.json', page, siteUrl).then(
         (bytes) => {
-          const event = JSON.parse(bytes.toString('utf8')) as unknown;
+          const event = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
           return isEventShape(event) && valid(event) ? event : undefined;
         },
         () => undefined,
@@ -160,8 +172,8 @@ export function createManifestEvidence(
   const hashFile = (path: string, page: string, siteUrl: string | undefined) => {
     let finding = files.get(path);
     if (!finding) {
-      finding = source.readSiteFile(path, page, siteUrl).then(
-        (bytes) => ({ path, sha256: sha(bytes) }),
+      finding = io.readSiteFile(path, page, siteUrl).then(
+        async (bytes) => ({ path, sha256: await io.sha256(bytes) }),
         (error: Error) => ({ path, sha256: undefined, why: error.message }),
       );
       files.set(path, finding);
@@ -192,7 +204,7 @@ export function createManifestEvidence(
         return answer;
       }),
     );
-    const ownEvents = lookup.found.map((entry) => entry.event);
+    const ownEvents = lookup.found;
     const copy = await siteCopy(page, newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1]);
     const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
     const candidates = all.filter((candidate) => candidate.pubkey === event.pubkey);
@@ -214,13 +226,10 @@ export function createManifestEvidence(
     const named = pageNamed?.pagesByEvent.get(event.id);
     if (pageNamed && named) {
       const siteUrl = pageNamed.siteUrl;
-      evidence.pageSha256 = sha(bytes);
-      const paths = sameSiteLoadPaths(named.loads);
-      if (options.urlMode) {
-        paths.push(`/verify/${event.id}/index.html`, VERIFY_SCRIPT_PATH);
-        if (isModuleBased(bytes.toString('utf8')))
-          for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
-      }
+      evidence.pageSha256 = await io.sha256(bytes);
+      const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(event.id) ?? [])];
+      if (io.chunks && isModuleBased(new TextDecoder().decode(bytes)))
+        for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
       const unique = [...new Set(paths)];
       evidence.assets = await Promise.all(unique.map((path) => hashFile(path, page, siteUrl)));
@@ -229,8 +238,12 @@ export function createManifestEvidence(
   };
 }
 
-function sha(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+/**
+ * The files `siegel verify <url>` also checks for a page: its verify page and the verify script, which a
+ * reader runs to check it (a replaced script could say "valid" to anything).
+ */
+export function verifyFilesOf(eventId: string): string[] {
+  return [`/verify/${eventId}/index.html`, VERIFY_SCRIPT_PATH];
 }
 
 /**

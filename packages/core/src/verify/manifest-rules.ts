@@ -5,7 +5,7 @@
 // browser). Pure, like rules.ts: no Node built-ins and no I/O, bundled into the browser verify script.
 import type { NostrEvent } from 'nostr-tools/core';
 import { manifestPathsFor, parseManifestAddress, type SiteManifest } from '../manifest/site-manifest.js';
-import type { ProblemCode } from './problem-codes.js';
+import type { Problem, ProblemCode } from './problem-codes.js';
 
 /** A same-site file a page depends on, as a verifier got it, for the manifest's hash. */
 export interface AssetFinding {
@@ -52,21 +52,25 @@ function describeDate(createdAt: number): string {
  * no longer lists this event, `manifest.unchecked` / `manifest.missing` when currency could not be shown,
  * and, against the manifest that names the event, `asset.unlisted` for a load it does not record,
  * `asset.changed` for a file whose bytes are not its hash, `manifest.bytes_differ` for page bytes that
- * differ while everything else matches. A manifest by another key or for another address than the event's
- * `a` tag does not count.
+ * differ while everything else matches (`found`: the problems judged so far). A manifest by another key or
+ * for another address than the event's `a` tag does not count; an event whose id, signature or kind failed
+ * is not judged against any.
  *
  * @example
  * ```ts
- * const problems = judgeManifest(event, reading.loads, { newest, answered: ['wss://relay.example'], pageNamed: newest });
+ * const problems = judgeManifest(event, { newest, answered: ['wss://relay.example'], pageNamed: newest }, loads);
  * // [['page.superseded', 'a newer version of this page was signed on …']]
  * ```
  */
 export function judgeManifest(
   event: NostrEvent,
-  loads: readonly string[] | undefined,
   evidence: ManifestEvidence,
+  loads: readonly string[] | undefined,
+  found: readonly Problem[] = [],
 ): Array<[ProblemCode, string]> {
   const problems: Array<[ProblemCode, string]> = [];
+  // Only a sound page event's `a` tag means anything: not a forged, altered or foreign-kind one.
+  if (found.some((problem) => /^event\.(id|signature|kind)$/.test(problem.code))) return problems;
   const aTag = event.tags.find((tag) => tag[0] === 'a')?.[1];
   const address = aTag === undefined ? undefined : parseManifestAddress(aTag);
   if (address === undefined) {
@@ -137,9 +141,12 @@ export function judgeManifest(
         `\`${asset.path}\` is not the file the author published: it hashes to \`${asset.sha256}\`, the site manifest pins \`${signed}\``,
       ]);
   }
+  // Other bytes than published, though everything judged matches: a host's rewrite. Beside an error (an
+  // edited element, a changed title) it would only repeat that the page changed.
   const signedPage = named.files.get(page.path);
   if (
     problems.length === before &&
+    !found.some((problem) => problem.severity === 'error') &&
     evidence.pageSha256 !== undefined &&
     signedPage !== undefined &&
     signedPage !== evidence.pageSha256

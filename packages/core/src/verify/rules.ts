@@ -315,9 +315,9 @@ export function judgePage(input: JudgeInput): Judgement {
   }
   if (event && reading)
     for (const [code, message] of judgeFacts(event, reading, input.address)) add(code, message);
-  // The manifest only for a sound event: a forged or foreign event's `a` tag says nothing.
-  if (event && input.manifest && !problems.some((problem) => problem.code.startsWith('event.')))
-    for (const [code, message] of judgeManifest(event, reading?.loads, input.manifest)) add(code, message);
+  if (event && input.manifest)
+    for (const [code, message] of judgeManifest(event, input.manifest, reading?.loads, problems))
+      add(code, message);
 
   // Where the reader came from: a genuine verify page opened from a forged page is about another page.
   if (input.referrer !== undefined) {

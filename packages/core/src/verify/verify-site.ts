@@ -5,13 +5,19 @@
 // reads the site through a source (dir-source.ts, url-source.ts), judges each page with the rule book
 // (page-check.ts, rules.ts), asks relays for events a site lacks (below), and verify-report.ts words the
 // result.
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { requireDirectory } from '../fs/find-pages.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
-import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
+import {
+  describeRelayMiss,
+  fetchEventFromRelays,
+  queryRelay,
+  RELAY_QUERY_DEFAULTS,
+} from '../nostr/relay-query.js';
 import { allowRelayHintsFrom, parseRelays, pickRelayHints } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, defaultParseWorkers } from '../options/options.js';
@@ -19,7 +25,7 @@ import { pageUrl } from '../page/page-event.js';
 import { compileCachedSelector } from '../page/selector.js';
 import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { dirSource } from './dir-source.js';
-import { createManifestEvidence } from './manifest-evidence.js';
+import { createManifestEvidence, verifyFilesOf } from './manifest-evidence.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
 import type { EventEvidence, Verdict } from './rules.js';
@@ -172,11 +178,24 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     },
   };
   const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, options.relayTimeoutMs);
-  const gatherManifest = createManifestEvidence(source, crypto, {
+  const validEvent = (event: NostrEvent) =>
+    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  const gatherManifest = createManifestEvidence({
     relays: extraRelays,
     hintAllowed: relayHintAllowed,
-    urlMode: isUrl,
-    ...(options.relayTimeoutMs !== undefined ? { timeoutMs: options.relayTimeoutMs } : {}),
+    ask: (relay, filter) =>
+      queryRelay(relay, filter, {
+        accept: validEvent,
+        maxEvents: 10,
+        timeoutMs: options.relayTimeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs,
+      }),
+    valid: validEvent,
+    readSiteFile: (path, page, siteUrl) => source.readSiteFile(path, page, siteUrl),
+    sha256: (bytes) => createHash('sha256').update(bytes).digest('hex'),
+    // What a reader runs to check the page is the author's too, and a module-based page's chunks: each
+    // read once per run (a URL: fetched by the same careful client; a directory: from disk).
+    alsoCheck: verifyFilesOf,
+    chunks: true,
   });
   const pages: PageVerification[] = [];
   let skipped = 0;
