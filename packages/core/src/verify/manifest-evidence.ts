@@ -7,6 +7,7 @@
 // and the browser verify script (script/main.ts: the browser's WebSocket and fetch), which pass their I/O.
 // Pure otherwise: no Node built-ins.
 import type { NostrEvent } from 'nostr-tools/core';
+import { readManifestBlob } from '../manifest/manifest-layout.js';
 import {
   NSITE_NAMED_KIND,
   newestManifest,
@@ -17,6 +18,8 @@ import {
 import { isEventShape } from '../nostr/event-shape.js';
 import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
+import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
+import { readPageFacts } from '../page/page-facts.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
 
 /** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
@@ -136,12 +139,9 @@ export function createManifestEvidence(
         try {
           const first = readManifest(event);
           if (first.blob === undefined) return first;
-          const { sha256, bytes } = first.blob;
-          const blob = await io.readSiteFile(`/verify/manifest-${sha256}.json`, page, first.siteUrl);
-          if (blob.length !== bytes || (await io.sha256(blob)) !== sha256) return undefined;
-          const document = JSON.parse(new TextDecoder().decode(blob)) as { siegel?: unknown; tags?: unknown };
-          if (document.siegel !== 'site-manifest/1' || !Array.isArray(document.tags)) return undefined;
-          return readManifest(event, document.tags as string[][]);
+          const path = `/verify/manifest-${first.blob.sha256}.json`;
+          const blob = await io.readSiteFile(path, page, first.siteUrl);
+          return readManifest(event, readManifestBlob(blob, first.blob));
         } catch {
           return undefined;
         }
@@ -227,8 +227,16 @@ export function createManifestEvidence(
     if (pageNamed && named) {
       const siteUrl = pageNamed.siteUrl;
       evidence.pageSha256 = await io.sha256(bytes);
+      // The page's loads now, written against where it was signed (its event's `url`, the manifest's site
+      // URL) as the signer wrote them: a copy checked at a preview or a mirror reads the same.
+      const html = new TextDecoder().decode(bytes);
+      const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
+      if (siteUrl !== undefined && address !== undefined) {
+        const { document } = parseDocument(html, { spec: CURRENT_SPEC });
+        evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
+      }
       const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(event.id) ?? [])];
-      if (io.chunks && isModuleBased(new TextDecoder().decode(bytes)))
+      if (io.chunks && isModuleBased(html))
         for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
       const unique = [...new Set(paths)];

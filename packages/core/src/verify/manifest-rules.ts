@@ -36,6 +36,11 @@ export interface ManifestEvidence {
   pageNamed: SiteManifest | undefined;
   /** Why currency could not be checked, for `manifest.unchecked` (which relays failed and how). */
   why?: string;
+  /**
+   * What the page loads now (page/page-loads.ts), read against the manifest's site URL; absent: the
+   * reading's `loads` (empty when it was read without knowing the site).
+   */
+  loads?: string[];
   /** SHA-256 hex of the page's bytes, for `manifest.bytes_differ`. */
   pageSha256?: string;
   /** Same-site files the page depends on, as got (URL mode: fetched; a directory: read). */
@@ -121,7 +126,7 @@ export function judgeManifest(
   if (!named || !page) return problems;
   const before = problems.length;
   const recorded = new Set(page.loads);
-  for (const item of loads ?? [])
+  for (const item of evidence.loads ?? loads ?? [])
     if (!recorded.has(item))
       problems.push([
         'asset.unlisted',
