@@ -178,6 +178,19 @@ describe('judgePage with a site manifest: assets', () => {
     ]);
   });
 
+  it('no manifest.bytes_differ beside page.superseded: the old bytes are the point', () => {
+    const v2 = pageEvent(1_767_312_000);
+    const newer = manifestOf(1_767_312_000, [{ path: PAGE_PATH, eventId: v2.id, loads: [] }]);
+    const evidence = {
+      newest: newer,
+      answered: [RELAY],
+      fromOwnRelays: newer,
+      pageNamed: m,
+      pageSha256: PAGE_SHA,
+    };
+    expect(judge(v1, evidence).codes).toEqual(['invalid', 'page.superseded']);
+  });
+
   it('an old page is judged by the manifest that names it (the site’s copy) while superseded', () => {
     const v2 = pageEvent(1_767_312_000);
     const newer = manifestOf(1_767_312_000, [{ path: PAGE_PATH, eventId: v2.id, loads: [] }]);

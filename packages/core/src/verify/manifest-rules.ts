@@ -124,6 +124,8 @@ export function judgeManifest(
   const named = ours(evidence.pageNamed) ?? (newest?.pagesByEvent.has(event.id) ? newest : undefined);
   const page = named?.pagesByEvent.get(event.id);
   if (!named || !page) return problems;
+  // Beside `page.superseded` or `page.withdrawn`, other bytes would only repeat that the page is old.
+  const old = problems.some(([code]) => code === 'page.superseded' || code === 'page.withdrawn');
   const before = problems.length;
   const recorded = new Set(page.loads);
   for (const item of evidence.loads ?? loads ?? [])
@@ -150,6 +152,7 @@ export function judgeManifest(
   // edited element, a changed title) it would only repeat that the page changed.
   const signedPage = named.files.get(page.path);
   if (
+    !old &&
     problems.length === before &&
     !found.some((problem) => problem.severity === 'error') &&
     evidence.pageSha256 !== undefined &&
