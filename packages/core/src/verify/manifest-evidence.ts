@@ -18,8 +18,8 @@ import {
 import { isEventShape } from '../nostr/event-shape.js';
 import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
-import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
 import { readPageFacts } from '../page/page-facts.js';
+import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
 
 /** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
@@ -188,22 +188,25 @@ export function createManifestEvidence(
     const address = a === undefined ? undefined : parseManifestAddress(a);
     if (a === undefined || address === undefined || address.pubkey !== event.pubkey)
       return { newest: undefined, answered: [], pageNamed: undefined };
-    const lookup = await lookUp(a, address);
-    // The page's hints only add: a newer manifest there still proves the page old.
+    // The verifier's relays and the page's hints at once (a reader waits for the slowest); the hints only
+    // add: a newer manifest there still proves the page old.
     const hinted = pickRelayHints(hints, options.hintAllowed).filter(
-      (relay) => !lookup.answered.includes(relay) && !lookup.failed.some((answer) => answer.relay === relay),
+      (relay) => !options.relays.includes(relay),
     );
-    const hintAnswers = await Promise.all(
-      hinted.map((relay) => {
-        const key = `${a} ${relay}`;
-        let answer = hintLookups.get(key);
-        if (!answer) {
-          answer = ask(relay, filterFor(address));
-          hintLookups.set(key, answer);
-        }
-        return answer;
-      }),
-    );
+    const [lookup, hintAnswers] = await Promise.all([
+      lookUp(a, address),
+      Promise.all(
+        hinted.map((relay) => {
+          const key = `${a} ${relay}`;
+          let answer = hintLookups.get(key);
+          if (!answer) {
+            answer = ask(relay, filterFor(address));
+            hintLookups.set(key, answer);
+          }
+          return answer;
+        }),
+      ),
+    ]);
     const ownEvents = lookup.found;
     const copy = await siteCopy(page, newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1]);
     const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
