@@ -64,7 +64,7 @@ interface Lookup {
  * @example
  * ```ts
  * const gather = createManifestEvidence({ relays, hintAllowed, ask, valid, readSiteFile, sha256, chunks: true });
- * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes());
+ * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes(), siteUrl);
  * ```
  */
 export function createManifestEvidence(
@@ -74,6 +74,7 @@ export function createManifestEvidence(
   hints: string[],
   page: string,
   bytes: Uint8Array,
+  siteGuess?: string,
 ) => Promise<ManifestEvidence | undefined> {
   const options = io;
   const valid = (event: NostrEvent) => {
@@ -181,7 +182,7 @@ export function createManifestEvidence(
     return finding;
   };
 
-  return async (found, hints, page, bytes) => {
+  return async (found, hints, page, bytes, siteGuess) => {
     if (!isEventShape(found)) return undefined;
     const event = found;
     const a = event.tags.find((tag) => tag[0] === 'a')?.[1];
@@ -208,7 +209,10 @@ export function createManifestEvidence(
       ),
     ]);
     const ownEvents = lookup.found;
-    const copy = await siteCopy(page, newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1]);
+    // The site's copy is beside the site's verify/: where the newest manifest says the site is, else where
+    // the page's event file was read (`siteGuess`).
+    const ownSite = newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1];
+    const copy = await siteCopy(page, ownSite ?? siteGuess);
     const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
     const candidates = all.filter((candidate) => candidate.pubkey === event.pubkey);
     const newestEvent = newestManifest(candidates);

@@ -240,7 +240,14 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       }
       const manifest =
         event && 'found' in event
-          ? await gatherManifest(event.found, block?.relays ?? [], page.name, page.bytes())
+          ? await gatherManifest(
+              event.found,
+              block?.relays ?? [],
+              page.name,
+              page.bytes(),
+              // The site is where the event file's verify/ is (a page deep in a site, crawled from there).
+              eventFrom?.replace(/verify\/[0-9a-f]{64}\.json$/, ''),
+            )
           : undefined;
       const expiredNow = source.expired?.();
       if (expiredNow) throw expiredNow;
