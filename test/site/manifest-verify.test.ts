@@ -19,6 +19,7 @@ import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { readVerdict } from '../support/read-verdict.js';
 import { type RunningRelay, sendEvent, startRelay } from '../support/relay-process.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
+import { pageHtml } from '../support/verdict-cases.js';
 
 // Timeouts (docs/testing.md): two signing runs with a relay, then ten CLI runs and a Chromium page: 25 s
 // alone on the 2-core machine, 48 s for the first test (three verifiers) at a load average of 27.
@@ -40,21 +41,13 @@ let chromium: LaunchedChromium;
 /** v1's files kept aside: `news.html`, `old.html` and their verify files, and v1's manifest event. */
 let v1: { news: string; old: string; newsEvent: NostrEvent; oldEvent: NostrEvent; manifest: string };
 
-const pageHtml = (title: string, body: string, head = '') => `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${title}</title>
-${head}</head>
-<body>
-<nav><a href="news.html">news</a> <a href="about.html">about</a> <a href="old.html">old</a></nav>
-<main>
-<h1>${title}</h1>
-<p>${body}</p>
-</main>
-</body>
-</html>
-`;
+/** A plain signed-site page (verdict-cases.ts) with `head` added to its `<head>`, linking the others. */
+const sitePage = (title: string, body: string, head = '') =>
+  pageHtml(
+    title,
+    body,
+    '<a href="news.html">news</a> <a href="about.html">about</a> <a href="old.html">old</a>',
+  ).replace('</head>', `${head}</head>`);
 
 const sign = () =>
   signSite(dir, {
@@ -94,15 +87,15 @@ beforeAll(async () => {
   chromium = await launchChromium();
   await writeFile(
     join(dir, 'index.html'),
-    pageHtml('Home', 'The home page.', '<script src="app.js"></script>\n'),
+    sitePage('Home', 'The home page.', '<script src="app.js"></script>\n'),
   );
   await writeFile(join(dir, 'app.js'), 'document.documentElement.dataset.app = "1";\n');
   await writeFile(
     join(dir, 'news.html'),
-    pageHtml('News', 'Version one.', '<script src="app.js"></script>\n'),
+    sitePage('News', 'Version one.', '<script src="app.js"></script>\n'),
   );
-  await writeFile(join(dir, 'about.html'), pageHtml('About', 'About us.'));
-  await writeFile(join(dir, 'old.html'), pageHtml('Old', 'A page deleted in v2.'));
+  await writeFile(join(dir, 'about.html'), sitePage('About', 'About us.'));
+  await writeFile(join(dir, 'old.html'), sitePage('Old', 'A page deleted in v2.'));
   await sign();
   const kept = join(root, 'v1');
   await cp(dir, kept, { recursive: true });
