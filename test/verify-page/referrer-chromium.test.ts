@@ -112,7 +112,7 @@ describe('a verify page says which page it checked, and whether the reader came 
       expect(seen.documentReferrer).toBe(elsewhere.url);
       expect(seen).toMatchObject({
         state: 'valid',
-        codes: ['referrer.other_page'],
+        codes: ['manifest.unchecked', 'referrer.other_page'],
         checked: checkedUrl(),
         referrer: 'other',
         noteLink: checkedUrl(),
@@ -127,7 +127,7 @@ describe('a verify page says which page it checked, and whether the reader came 
       expect(seen.documentReferrer).toBe(`${site.url}other.html`);
       expect(seen).toMatchObject({
         state: 'valid',
-        codes: ['referrer.other_page'],
+        codes: ['manifest.unchecked', 'referrer.other_page'],
         referrer: 'other',
         noteLink: checkedUrl(),
         noteShown: true,
@@ -138,7 +138,12 @@ describe('a verify page says which page it checked, and whether the reader came 
     it(`${which} verify page, from the checked page itself: no warning`, async () => {
       const seen = await clickThrough(checkedUrl(), which);
       expect(seen.documentReferrer).toBe(checkedUrl());
-      expect(seen).toMatchObject({ state: 'valid', codes: [], referrer: 'same', noteShown: false });
+      expect(seen).toMatchObject({
+        state: 'valid',
+        codes: ['manifest.unchecked'],
+        referrer: 'same',
+        noteShown: false,
+      });
       expect(seen.note).toBe('');
     });
 
@@ -149,7 +154,7 @@ describe('a verify page says which page it checked, and whether the reader came 
       await tab.close();
       expect(seen).toMatchObject({
         state: 'valid',
-        codes: [],
+        codes: ['manifest.unchecked'],
         checked: checkedUrl(),
         referrer: 'none',
         documentReferrer: '',
