@@ -78,3 +78,30 @@ export function queryRelay(
     };
   });
 }
+
+/**
+ * Send `event` to the relay at `url` (one `EVENT` on a plain WebSocket) and resolve once it answers `OK`;
+ * rejects when the relay refuses it or does not answer within `timeoutMs`.
+ */
+export function sendEvent(url: string, event: unknown, timeoutMs = 10_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no OK from ${url} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.onopen = () => socket.send(JSON.stringify(['EVENT', event]));
+    socket.onerror = () => {
+      clearTimeout(timer);
+      reject(new Error(`cannot reach ${url}`));
+    };
+    socket.onmessage = (message) => {
+      const data = JSON.parse(String(message.data)) as unknown[];
+      if (data[0] !== 'OK') return;
+      clearTimeout(timer);
+      socket.close();
+      if (data[2] === true) resolve();
+      else reject(new Error(`${url} refused the event: ${String(data[3])}`));
+    };
+  });
+}

@@ -254,7 +254,7 @@ describe('a page a browser would not decode as UTF-8 is not valid, in every veri
     const result = await runCli(['verify', dir, '--site', server.url, '--json'], root);
     const report = JSON.parse(result.stdout) as JsonReport;
     expect(verdicts(report, (page) => page)).toEqual(
-      Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, c.dir])),
+      Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, withManifest(c.dir)])),
     );
     const text = await runCli(['verify', dir, '--site', server.url], root);
     expect(text.stdout).toContain(
@@ -266,7 +266,7 @@ describe('a page a browser would not decode as UTF-8 is not valid, in every veri
     const result = await runCli(['verify', server.url, '--json'], root);
     const report = JSON.parse(result.stdout) as JsonReport;
     expect(verdicts(report, (page) => new URL(page, server.url).href)).toEqual(
-      Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, c.served])),
+      Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, withManifest(c.served)])),
     );
   });
 
@@ -288,9 +288,19 @@ describe('a page a browser would not decode as UTF-8 is not valid, in every veri
       }
     }
     await tab.close();
-    expect(seen).toEqual(Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, c.served])));
+    expect(seen).toEqual(
+      Object.fromEntries(Object.entries(CASES).map(([name, c]) => [name, withManifest(c.served)])),
+    );
   });
 });
+
+/**
+ * A case's codes with the site manifest's warning (issue 36): every page whose event was read is judged
+ * against the manifest too, and no verifier relay is in reach here, so its currency is unchecked.
+ */
+function withManifest(codes: string[]): string[] {
+  return codes.includes('block.missing') ? codes : [...codes, 'manifest.unchecked'];
+}
 
 /** Bytes and a Content-Type; what Chromium decodes them as must be what `sniffEncoding` says. */
 const SNIFF: Array<[string, Uint8Array, string?]> = (() => {

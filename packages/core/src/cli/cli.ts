@@ -7,8 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
-import { parseRelays } from '../nostr/relays.js';
+import { isSiteId } from '../manifest/site-manifest.js';
+import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
+import { SITE_ID_RULE } from '../options/manifest-options.js';
 import { parseMirrors } from '../options/options.js';
 import { checkSiteUrl } from '../page/page-event.js';
 import { publishSite } from '../pipeline/publish-site.js';
@@ -129,6 +131,8 @@ type Values = {
   'user-agent'?: string;
   relay?: string[];
   mirror?: string[];
+  'site-id'?: string;
+  'root-site'?: boolean;
   'allow-redirects-to'?: string[];
 };
 
@@ -193,6 +197,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
   if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
   if (values.site !== undefined) checkSiteUrl(values.site, '--site');
+  const siteId = values['site-id'];
+  if (siteId !== undefined && !isSiteId(siteId))
+    throw new SiegelError('invalid_options', `\`--site-id\` must be ${SITE_ID_RULE}, got \`${siteId}\``);
   const publishTimeout = values['publish-timeout'];
   const publishTimeoutMs =
     publishTimeout === undefined ? undefined : parseSeconds(publishTimeout, '--publish-timeout', true);
@@ -211,6 +218,8 @@ async function main(argv: string[]): Promise<number> {
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
       ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
+      ...(siteId !== undefined ? { siteId } : {}),
+      ...(values['root-site'] ? { rootSite: true } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
       ...(publishTimeoutMs !== undefined ? { publishTimeoutMs } : {}),
     });
@@ -245,7 +254,8 @@ async function main(argv: string[]): Promise<number> {
     ...(site !== undefined ? { site } : {}),
     ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
     ...(values.signer !== undefined ? { signer: values.signer } : {}),
-    ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    // The verifier's own relays: what the site's currency is read from (and missing events).
+    relays: values.relay ?? readRelaysFromEnv(env.SIEGEL_RELAYS),
     ...(values.selector !== undefined ? { selector: values.selector } : {}),
     ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
     ...(values['allow-redirects-to'] !== undefined ? { allowRedirectsTo: values['allow-redirects-to'] } : {}),
