@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
+import { parseBlossomServers } from '../net/blossom.js';
 import { parseRelays } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
 import { parseMirrors } from '../options/options.js';
@@ -129,6 +130,7 @@ type Values = {
   'user-agent'?: string;
   relay?: string[];
   mirror?: string[];
+  blossom?: string[];
   'allow-redirects-to'?: string[];
 };
 
@@ -191,6 +193,7 @@ async function main(argv: string[]): Promise<number> {
   };
   // A bad `--relay`, `--mirror` or `--site` is named as the flag the user typed, in every command alike.
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
+  if (values.blossom !== undefined) parseBlossomServers(values.blossom, '--blossom');
   if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
   if (values.site !== undefined) checkSiteUrl(values.site, '--site');
   const publishTimeout = values['publish-timeout'];
@@ -223,9 +226,10 @@ async function main(argv: string[]): Promise<number> {
       all: values.all ?? false,
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(values.blossom !== undefined ? { blossom: values.blossom } : {}),
       ...(publishTimeoutMs !== undefined ? { timeoutMs: publishTimeoutMs } : {}),
     });
-    return report.unreached > 0 ? EXIT.failure : EXIT.ok;
+    return report.unreached > 0 || (report.blossom?.failed ?? 0) > 0 ? EXIT.failure : EXIT.ok;
   }
   const isUrl = isUrlTarget(target ?? '');
   for (const [name, spec] of Object.entries(COMMANDS.verify.options)) {
