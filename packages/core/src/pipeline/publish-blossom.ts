@@ -171,6 +171,7 @@ export async function uploadSiteBlobs(dir: string, options: UploadSiteBlobsOptio
  */
 export function formatBlossomReport(report: BlossomReport): Array<{ text: string; failed: boolean }> {
   return report.servers.flatMap((server) => {
+    // Paths sorted: the uploads finish in any order, the report does not change with it.
     const byReason = new Map<string, string[]>();
     for (const failure of server.failed) {
       const paths = byReason.get(failure.reason) ?? [];
@@ -183,10 +184,14 @@ export function formatBlossomReport(report: BlossomReport): Array<{ text: string
         text: `Siegel: Blossom ${server.server}: ${server.uploaded} uploaded, ${server.present} already there${failedPart} (${report.blobs} blobs)`,
         failed: server.failed.length > 0,
       },
-      ...[...byReason].map(([reason, paths]) => ({
-        text: `Siegel: Blossom ${server.server}: ${paths.length} not uploaded — ${reason}: ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, and ${paths.length - 5} more` : ''}`,
-        failed: true,
-      })),
+      ...[...byReason].map(([reason, unordered]) => {
+        const paths = unordered.sort();
+        const more = paths.length > 5 ? `, and ${paths.length - 5} more` : '';
+        return {
+          text: `Siegel: Blossom ${server.server}: ${paths.length} not uploaded — ${reason}: ${paths.slice(0, 5).join(', ')}${more}`,
+          failed: true,
+        };
+      }),
     ];
   });
 }
