@@ -3,7 +3,8 @@
 // (kind 15128 by author, or 35128 by author and `#d`; newest `created_at`, on a tie the lowest id — NIP-01),
 // the request path matched against the `path` tags (a path not ending in a filename gets `index.html`),
 // `/404.html` when no manifest or no path matches, the blob fetched by its sha256 from the manifest's
-// `server` tags (BUD-01 `GET /<sha256>`) and its bytes checked against the hash, `Content-Type` forwarded
+// `server` tags, then the author's BUD-03 server list (kind 10063) (BUD-01 `GET /<sha256>`) and its bytes
+// checked against the hash, `Content-Type` forwarded
 // from the Blossom server or, when it sends none, taken from the extension.
 import { createHash } from 'node:crypto';
 import { type Event, verifyEvent } from 'nostr-tools/pure';
@@ -85,6 +86,20 @@ export async function fetchManifest(relays: string[], site: NsiteAddress): Promi
   return events[0];
 }
 
+/** The author's Blossom servers from their newest BUD-03 list (kind 10063, `server` tags) on `relays`. */
+export async function fetchUserServers(relays: string[], pubkey: string): Promise<string[]> {
+  const answers = await Promise.all(
+    relays.map((relay) =>
+      queryRelay(relay, { kinds: [10063], authors: [pubkey] }).catch(() => [] as unknown[]),
+    ),
+  );
+  const lists = (answers.flat() as Event[]).filter(
+    (event) => event.kind === 10063 && event.pubkey === pubkey && verifyEvent(event),
+  );
+  lists.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : 1));
+  return (lists[0]?.tags ?? []).filter((tag) => tag[0] === 'server').map((tag) => tag[1] as string);
+}
+
 /** The manifest path a request path asks for: a path that does not end in a filename gets `index.html`. */
 export function manifestPathOf(requestPath: string): string {
   const path = decodeURIComponent(new URL(requestPath, 'http://host').pathname);
@@ -95,10 +110,15 @@ export function manifestPathOf(requestPath: string): string {
 
 /**
  * Answer a request for `requestPath` of the site `manifest` describes, as a host server does: the
- * matching `path` tag, else `/404.html` (status 404); the blob from the `server` tags, checked against
- * its hash (a server whose bytes do not match is skipped).
+ * matching `path` tag, else `/404.html` (status 404); the blob from the `server` tags, then from
+ * `userServers` (the author's 10063 list), checked against its hash (a server whose bytes do not match is
+ * skipped).
  */
-export async function resolvePath(manifest: Event | undefined, requestPath: string): Promise<NsiteResponse> {
+export async function resolvePath(
+  manifest: Event | undefined,
+  requestPath: string,
+  userServers: string[] = [],
+): Promise<NsiteResponse> {
   const notFound = { status: 404, body: Buffer.alloc(0), contentType: undefined, servedPath: undefined };
   if (!manifest) return notFound;
   const hashOf = (path: string) => manifest.tags.find((tag) => tag[0] === 'path' && tag[1] === path)?.[2];
@@ -107,7 +127,10 @@ export async function resolvePath(manifest: Event | undefined, requestPath: stri
   const servedPath = found ? asked : hashOf('/404.html') ? '/404.html' : undefined;
   if (!servedPath) return notFound;
   const sha = hashOf(servedPath) as string;
-  const servers = manifest.tags.filter((tag) => tag[0] === 'server').map((tag) => tag[1] as string);
+  const servers = [
+    ...manifest.tags.filter((tag) => tag[0] === 'server').map((tag) => tag[1] as string),
+    ...userServers,
+  ];
   for (const server of servers) {
     const response = await fetch(`${server.replace(/\/+$/, '')}/${sha}`).catch(() => undefined);
     if (!response?.ok) continue;
@@ -120,7 +143,7 @@ export async function resolvePath(manifest: Event | undefined, requestPath: stri
       servedPath,
     };
   }
-  // No server tag (and no 10063 list in these tests), or no server with the right bytes.
+  // No server tag and no 10063 list, or no server with the right bytes.
   return notFound;
 }
 
