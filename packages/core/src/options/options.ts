@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import type { Signer } from '../nostr/signer.js';
-import { checkSiteUrl, describeSiteProblem, siteBaseOf } from '../page/page-event.js';
+import { checkSiteUrl, describeSiteProblem } from '../page/page-event.js';
+import { siteBaseOf } from '../page/page-loads.js';
 import { compileSelector, DEFAULT_SELECTOR } from '../page/selector.js';
 import { parseByteSize } from '../text/byte-size.js';
 

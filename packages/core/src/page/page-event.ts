@@ -1,6 +1,7 @@
 import type { EventTemplate } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { HEX64 } from '../nostr/crypto.js';
+import { siteBaseOf } from './page-loads.js';
 import { CURRENT_SPEC } from './parse.js';
 
 /** NIP-94 "file metadata" — the kind of every page event. */
@@ -11,11 +12,6 @@ const KEEP_IN_SEGMENT = /%(24|26|2B|2C|3B|3D|3A|40)/g;
 
 function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(KEEP_IN_SEGMENT, (escaped) => decodeURIComponent(escaped));
-}
-
-/** A site's base, as every page URL is made from it: origin and path, no trailing `/`. */
-export function siteBaseOf(site: URL): string {
-  return `${site.origin}${site.pathname}`.replace(/\/+$/, '');
 }
 
 /**

@@ -39,8 +39,8 @@ export function checkPage(
       ? from.reading
       : readPageForCheck(from.bytes(), selector, { spec, contentType: from.contentType });
   const judged = (from: PageBytes) => (spec: PageSpec) => {
-    const { hash, refusal, encoding, title, baseHref } = read(from, spec);
-    return { hash, refusal: encoding ?? refusal, title, baseHref };
+    const { hash, refusal, encoding, title, baseHref, loads } = read(from, spec);
+    return { hash, refusal: encoding ?? refusal, title, baseHref, loads };
   };
   const judgement = judgePage({
     selector,
