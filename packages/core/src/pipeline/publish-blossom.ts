@@ -8,18 +8,18 @@ import { join, resolve, sep } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import PQueue from 'p-queue';
 import { SiegelError } from '../errors.js';
+import { readManifestBlob } from '../manifest/manifest-layout.js';
+import { MANIFEST_FILE, NSITE_NAMED_KIND, NSITE_ROOT_KIND, readManifest } from '../manifest/site-manifest.js';
 import { type BlossomRequestOptions, blobContentType, hasBlob, putBlob } from '../net/blossom.js';
 import { loadSigningEngine } from '../nostr/crypto.js';
-import { HEX64, isEventShape } from '../nostr/event-shape.js';
+import { isEventShape } from '../nostr/event-shape.js';
 import type { Signer } from '../nostr/signer.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import type { SiegelLogger } from '../options/options.js';
 import { VERIFY_DIR } from '../verify/verify-output.js';
 
-/** The manifest file a signing run writes beside the events (see docs/site-manifest.md). */
-const MANIFEST_FILE = 'manifest.json';
 /** NIP-5A's manifest kinds: the key's root site, a named site. */
-const MANIFEST_KINDS = new Set([15128, 35128]);
+const MANIFEST_KINDS = new Set<number>([NSITE_ROOT_KIND, NSITE_NAMED_KIND]);
 /** BUD-11's authorization event. */
 export const BLOSSOM_AUTH_KIND = 24242;
 /** How long an auth event is good for: long enough for a slow upload queue, short enough to be useless later. */
@@ -242,21 +242,20 @@ function fileOf(root: string, path: string): string {
 }
 
 /**
- * The signed manifest's blobs (distinct by hash, each with the first path listing it, in the manifest's
- * order) and its pubkey. Layout blob: the event names `verify/manifest-<sha>.json`; its tags are read
- * from that file, checked against the hash the event carries.
+ * The signed manifest's blobs (distinct by hash, each with the first path listing it, sorted by path) and
+ * its pubkey, read by the manifest room's `readManifest`. Layout blob: the event names
+ * `verify/manifest-<sha>.json`; its tags are read from that file (`readManifestBlob` checks its hash).
  * @throws {SiegelError} `io_error` when the manifest is missing, not a validly signed NIP-5A event, or
  *   its blob file is missing or changed.
  */
 async function readManifestBlobs(root: string): Promise<{ pubkey: string; blobs: SiteBlob[] }> {
-  const where = `${VERIFY_DIR}/${MANIFEST_FILE}`;
   let event: unknown;
   try {
-    event = JSON.parse(await readFile(join(root, VERIFY_DIR, MANIFEST_FILE), 'utf8'));
+    event = JSON.parse(await readFile(join(root, MANIFEST_FILE), 'utf8'));
   } catch (cause) {
     throw new SiegelError(
       'io_error',
-      `No site manifest \`${where}\` in \`${root}\`: sign the site first (\`siegel sign\`)`,
+      `No site manifest \`${MANIFEST_FILE}\` in \`${root}\`: sign the site first (\`siegel sign\`)`,
       { cause },
     );
   }
@@ -265,27 +264,24 @@ async function readManifestBlobs(root: string): Promise<{ pubkey: string; blobs:
     !MANIFEST_KINDS.has(event.kind) ||
     !verifyEventSignature(await loadSigningEngine(), event)
   )
-    throw new SiegelError('io_error', `\`${where}\` is not a validly signed site manifest (NIP-5A)`);
-  const tags = [...event.tags];
-  const blobTag = event.tags.find((tag) => tag[0] === 'manifest');
-  if (blobTag) {
-    const sha = blobTag[1] ?? '';
-    const name = `${VERIFY_DIR}/manifest-${sha}.json`;
-    const bytes = HEX64.test(sha) ? await readFile(join(root, name)).catch(() => undefined) : undefined;
-    if (!bytes || sha256Hex(bytes) !== sha)
+    throw new SiegelError('io_error', `\`${MANIFEST_FILE}\` is not a validly signed site manifest (NIP-5A)`);
+  let manifest = readManifest(event);
+  if (manifest.blob) {
+    const name = `${VERIFY_DIR}/manifest-${manifest.blob.sha256}.json`;
+    try {
+      manifest = readManifest(event, readManifestBlob(await readFile(join(root, name)), manifest.blob));
+    } catch (cause) {
       throw new SiegelError(
         'io_error',
         `The manifest's path list \`${name}\` is missing or changed: sign again`,
+        {
+          cause,
+        },
       );
-    const document = JSON.parse(bytes.toString('utf8')) as { tags?: unknown };
-    if (Array.isArray(document.tags)) tags.push(...(document.tags as string[][]));
+    }
   }
   const blobs = new Map<string, SiteBlob>();
-  for (const tag of tags) {
-    const [name, path, sha] = tag;
-    if (name !== 'path' || typeof path !== 'string' || !path.startsWith('/') || !HEX64.test(sha ?? ''))
-      continue;
-    if (!blobs.has(sha as string)) blobs.set(sha as string, { sha256: sha as string, path });
-  }
-  return { pubkey: event.pubkey, blobs: [...blobs.values()] };
+  for (const [path, sha256] of [...manifest.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    if (!blobs.has(sha256)) blobs.set(sha256, { sha256, path });
+  return { pubkey: manifest.pubkey, blobs: [...blobs.values()] };
 }
