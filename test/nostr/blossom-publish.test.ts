@@ -157,6 +157,49 @@ describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the s
     }
   });
 
+  it('layout blob: every file of the path list is uploaded, the list file too; a changed list is an error', async () => {
+    const inline = await writeTestManifest([]);
+    const text = JSON.stringify({
+      siegel: 'site-manifest/1',
+      tags: inline.tags.filter((tag) => tag[0] !== 'd'),
+    });
+    const sha = createHash('sha256').update(text).digest('hex');
+    await writeFile(join(dir, `verify/manifest-${sha}.json`), text);
+    const event = finalizeEvent(
+      {
+        kind: NSITE_NAMED_KIND,
+        created_at: inline.created_at,
+        tags: [
+          ['d', D],
+          ['url', SITE],
+          ['manifest', sha, String(Buffer.byteLength(text))],
+          ['path', `/verify/manifest-${sha}.json`, sha],
+        ],
+        content: '',
+      },
+      key,
+    );
+    await writeFile(join(dir, 'verify/manifest.json'), JSON.stringify(event));
+    const fresh = await startBlossomStore();
+    try {
+      const result = await publish(['--blossom', fresh.url]);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      const blobs = new Set([sha, ...inline.tags.filter((tag) => tag[0] === 'path').map((tag) => tag[2])]);
+      expect(result.stdout).toContain(`Blossom ${fresh.url}: ${blobs.size} uploaded, 0 already there`);
+      expect([...fresh.blobs.keys()].sort()).toEqual([...blobs].sort());
+
+      await writeFile(join(dir, `verify/manifest-${sha}.json`), `${text} `);
+      const changed = await publish(['--blossom', fresh.url]);
+      expect(changed.code).toBe(1);
+      expect(changed.stderr).toContain(
+        `The manifest's path list \`verify/manifest-${sha}.json\` is missing or changed`,
+      );
+    } finally {
+      await fresh.close();
+      await rm(join(dir, `verify/manifest-${sha}.json`));
+    }
+  });
+
   it('a file changed after signing is not uploaded; no manifest and a bad server are errors', async () => {
     await writeTestManifest([store.url]);
     const original = await readFile(join(dir, 'style.css'));
