@@ -32,6 +32,8 @@ export interface SignCacheEntry {
   bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
   /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
   signedFingerprint?: string;
+  /** What the page loads (page/page-loads.ts), for the site manifest; absent in caches written before it. */
+  loads?: string[];
 }
 
 /**
@@ -50,6 +52,8 @@ export function isCacheEntryShape(value: unknown): value is SignCacheEntry {
     isEventShape(entry.event) &&
     typeof entry.fingerprint === 'string' &&
     Number.isInteger(entry.insertAt) &&
+    (entry.loads === undefined ||
+      (Array.isArray(entry.loads) && entry.loads.every((item) => typeof item === 'string'))) &&
     (entry.existingBlock === undefined || isRange(entry.existingBlock)) &&
     (place === undefined ||
       (typeof place === 'object' &&

@@ -7,9 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
+import { isSiteId } from '../manifest/site-manifest.js';
 import { parseBlossomServers } from '../net/blossom.js';
 import { parseRelays } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
+import { SITE_ID_RULE } from '../options/manifest-options.js';
 import { parseMirrors } from '../options/options.js';
 import { checkSiteUrl } from '../page/page-event.js';
 import { publishSite } from '../pipeline/publish-site.js';
@@ -131,6 +133,8 @@ type Values = {
   relay?: string[];
   mirror?: string[];
   blossom?: string[];
+  'site-id'?: string;
+  'root-site'?: boolean;
   'allow-redirects-to'?: string[];
 };
 
@@ -196,6 +200,9 @@ async function main(argv: string[]): Promise<number> {
   if (values.blossom !== undefined) parseBlossomServers(values.blossom, '--blossom');
   if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
   if (values.site !== undefined) checkSiteUrl(values.site, '--site');
+  const siteId = values['site-id'];
+  if (siteId !== undefined && !isSiteId(siteId))
+    throw new SiegelError('invalid_options', `\`--site-id\` must be ${SITE_ID_RULE}, got \`${siteId}\``);
   const publishTimeout = values['publish-timeout'];
   const publishTimeoutMs =
     publishTimeout === undefined ? undefined : parseSeconds(publishTimeout, '--publish-timeout', true);
@@ -214,6 +221,8 @@ async function main(argv: string[]): Promise<number> {
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
       ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
+      ...(siteId !== undefined ? { siteId } : {}),
+      ...(values['root-site'] ? { rootSite: true } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
       ...(publishTimeoutMs !== undefined ? { publishTimeoutMs } : {}),
     });

@@ -44,6 +44,15 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         help: "another base URL the same pages are served at (a mirror); each page's event names its address there too (a NIP-94 fallback tag), so verifiers accept it there; repeatable (default: SIEGEL_MIRRORS). A change re-signs every page",
       },
       selector: { type: 'string', value: 'CSS', help: 'signed element (default: main)' },
+      'site-id': {
+        type: 'string',
+        value: 'ID',
+        help: "the site manifest's d tag (NIP-5A: 1-13 of a-z, 0-9 and -, not ending in -; default: SIEGEL_SITE_ID, else derived from the site URL). Give one when the relays hold another site's manifest under the derived id",
+      },
+      'root-site': {
+        type: 'boolean',
+        help: "sign the key's root site manifest (kind 15128, one per key) instead of a named site (35128)",
+      },
       cache: {
         type: 'string',
         value: 'FILE',
@@ -180,11 +189,11 @@ const CONFIGURATION = `Configuration is read from .env in the current directory 
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
   or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
   key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
-  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_BATCH_SIZE (pages per bunker request,
-  default 500),
+  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_SITE_ID (the site manifest's d tag),
+  SIEGEL_BLOSSOM (comma-separated Blossom servers: named in the manifest, and where publish uploads the site's
+  files), SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
-  blocks, re-signs nothing), SIEGEL_BLOSSOM (comma-separated Blossom servers: where publish uploads the
-  site's files).
+  blocks, re-signs nothing).
 
 Exit codes: 0 success (verify: every page valid, warnings allowed), 1 signing or verification failed
 (sign: a page failed, or no page signed; verify: a page invalid or not found; publish: some event reached
