@@ -7,15 +7,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalKeySigner, signSite } from '@siegel/core';
 import { type Event, finalizeEvent, generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { listFiles } from '../integrations/support/example-project.js';
 import { runSiegel } from '../site/support.js';
 import { type BlossomStore, startBlossomStore } from '../support/blossom-store.js';
 import { fetchManifest, manifestProblems, NSITE_NAMED_KIND, resolvePath } from '../support/nsite-resolver.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
-import { signTestSite } from '../support/sign-test-site.js';
 
 // Timeouts (docs/testing.md): a handful of CLI processes against a relay and a store: 4 s alone
 vi.setConfig({ testTimeout: 60_000 });
@@ -34,28 +33,9 @@ let dir: string;
 let relay: RunningRelay;
 let store: BlossomStore;
 
-/** The manifest event the design (issue 36) describes, built here until the signing run writes one. */
-async function writeTestManifest(servers: string[]): Promise<Event> {
-  const files = (await listFiles(dir)).filter(
-    (path) =>
-      !/^verify\/[0-9a-f]{64}\.json$/.test(path) &&
-      !/^verify\/manifest(-[0-9a-f]{64})?\.json$/.test(path) &&
-      /\/?[^./][^/]*\.[^./]+$/.test(path),
-  );
-  const tags = [['d', D], ['url', SITE], ...servers.map((server) => ['server', server])];
-  for (const path of files) {
-    const sha = createHash('sha256')
-      .update(await readFile(join(dir, path)))
-      .digest('hex');
-    tags.push(['path', `/${path}`, sha]);
-  }
-  const event = finalizeEvent(
-    { kind: NSITE_NAMED_KIND, created_at: Math.floor(Date.now() / 1000), tags, content: '' },
-    key,
-  );
-  await writeFile(join(dir, 'verify/manifest.json'), JSON.stringify(event));
-  return event;
-}
+/** The manifest the signing run wrote. */
+const signedManifest = async () =>
+  JSON.parse(await readFile(join(dir, 'verify/manifest.json'), 'utf8')) as Event;
 
 const publish = (args: string[]) =>
   runSiegel(['publish', 'site', ...args], { cwd: root, env: { SIEGEL_SECRET_KEY: keyHex } });
@@ -74,9 +54,19 @@ beforeAll(async () => {
   // Larger than the verify script (300 kB): the one file the 1 MiB store refuses.
   await writeFile(join(dir, 'app.js'), `console.log(${JSON.stringify('x'.repeat(1_500_000))});\n`);
   await writeFile(join(dir, 'CNAME'), 'blog.example.com\n');
-  const summary = await signTestSite(dir, SITE, keyHex, join(root, '.sign-cache.json'));
-  expect(summary.failed).toBe(0);
   [relay, store] = await Promise.all([startRelay(), startBlossomStore()]);
+  // The store is named in the manifest's `server` tags: where a host server looks for the blobs.
+  const summary = await signSite(dir, {
+    site: SITE,
+    signer: new LocalKeySigner(keyHex),
+    cacheFile: join(root, '.sign-cache.json'),
+    siteId: D,
+    blossom: [store.url],
+    logger: { info: () => {}, warn: () => {} },
+    progress: false,
+    parseWorkers: 0,
+  });
+  expect(summary.failed).toBe(0);
 });
 
 afterAll(async () => {
@@ -86,16 +76,18 @@ afterAll(async () => {
 
 describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the signed site', () => {
   it('uploads every file the manifest lists; the host server serves each byte-identical, /404.html for the rest', async () => {
-    const manifest = await writeTestManifest([store.url]);
+    const manifest = await signedManifest();
     expect(manifestProblems(manifest)).toEqual([]);
+    expect(manifest.tags).toContainEqual(['server', store.url]);
     const listed = manifest.tags.filter((tag) => tag[0] === 'path');
+    const blobs = new Set(listed.map((tag) => tag[2])).size;
     const result = await publish(['--all', '--relay', relay.url, '--blossom', store.url]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      `Siegel: Blossom ${store.url}: ${listed.length} uploaded, 0 already there (${listed.length} blobs)`,
+      `Siegel: Blossom ${store.url}: ${blobs} uploaded, 0 already there (${blobs} blobs)`,
     );
     // One BUD-11 event per blob, by the site's key, each passing nostr-tools' verifyEvent.
-    expect(store.authEvents).toHaveLength(listed.length);
+    expect(store.authEvents).toHaveLength(blobs);
     for (const auth of store.authEvents) {
       expect(verifyEvent(auth)).toBe(true);
       expect(auth).toMatchObject({ kind: 24242, pubkey });
@@ -138,7 +130,6 @@ describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the s
       startBlossomStore({ maxBytes: 1024 * 1024 }),
     ]);
     try {
-      await writeTestManifest([strict.url, small.url]);
       const result = await publish(['--blossom', strict.url, '--blossom', small.url]);
       const output = result.stdout + result.stderr;
       expect(result.code, output).toBe(1);
@@ -158,7 +149,7 @@ describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the s
   });
 
   it('layout blob: every file of the path list is uploaded, the list file too; a changed list is an error', async () => {
-    const inline = await writeTestManifest([]);
+    const inline = await signedManifest();
     const text = JSON.stringify({
       siegel: 'site-manifest/1',
       tags: inline.tags.filter((tag) => tag[0] !== 'd'),
@@ -197,11 +188,11 @@ describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the s
     } finally {
       await fresh.close();
       await rm(join(dir, `verify/manifest-${sha}.json`));
+      await writeFile(join(dir, 'verify/manifest.json'), JSON.stringify(inline));
     }
   });
 
   it('a file changed after signing is not uploaded; no manifest and a bad server are errors', async () => {
-    await writeTestManifest([store.url]);
     const original = await readFile(join(dir, 'style.css'));
     await writeFile(join(dir, 'style.css'), 'main { max-width: 50rem }\n');
     try {

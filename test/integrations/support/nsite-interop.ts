@@ -2,9 +2,7 @@
 // --blossom` sends the site's events to a relay and its files to a Blossom store, and an nsite host server
 // written from NIP-5A's text (test/support/nsite-resolver.ts) serves every page and every listed file
 // byte-identical to the signed output, and `/404.html` (or a 404) for an unknown path.
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSigner } from '@siegel/core';
 import type { Event, EventTemplate } from 'nostr-tools/pure';
@@ -16,11 +14,9 @@ import {
   fetchManifest,
   fetchUserServers,
   manifestProblems,
-  NSITE_NAMED_KIND,
   resolvePath,
 } from '../../support/nsite-resolver.js';
 import { queryRelay, startRelay } from '../../support/relay-process.js';
-import { listFiles } from './example-project.js';
 import { listPages, runSiegelCli } from './signed-output.js';
 
 /** Signs one event with the site's key. */
@@ -42,10 +38,8 @@ export async function expectNsiteHostServes(
   const sign: SignOne = async (template) => (await signer.signEvents([template]))[0] as Event;
   const [relay, store] = await Promise.all([startRelay(), startBlossomStore()]);
   try {
-    const file = join(outDir, 'verify/manifest.json');
-    // Until the signing run writes it (branch i36-sign), the manifest the design describes, built here.
-    if (!existsSync(file)) await writeFile(file, JSON.stringify(await designManifest(outDir, sign)));
-    const local = JSON.parse(await readFile(file, 'utf8')) as Event;
+    // The manifest the signing run wrote.
+    const local = JSON.parse(await readFile(join(outDir, 'verify/manifest.json'), 'utf8')) as Event;
     const published = await runSiegelCli(
       ['publish', outDir, '--all', '--relay', relay.url, '--blossom', store.url],
       cwd,
@@ -89,24 +83,6 @@ export async function expectNsiteHostServes(
   } finally {
     await Promise.all([relay.stop(), store.close()]);
   }
-}
-
-/** The manifest event of the design (issue 36), built from the output by the test. */
-async function designManifest(outDir: string, sign: SignOne): Promise<Event> {
-  const tags: string[][] = [];
-  for (const path of await listFiles(outDir)) {
-    if (/^verify\/[0-9a-f]{64}\.json$/.test(path) || !/(^|\/)[^./][^/]*\.[^./]+$/.test(path)) continue;
-    const sha = createHash('sha256')
-      .update(await readFile(join(outDir, path)))
-      .digest('hex');
-    tags.push(['path', `/${path}`, sha]);
-  }
-  return sign({
-    kind: NSITE_NAMED_KIND,
-    created_at: Math.floor(Date.now() / 1000),
-    tags: [['d', 'example'], ...tags],
-    content: '',
-  });
 }
 
 /** Send one event to the relay at `url`; resolves on its `OK` true. */
