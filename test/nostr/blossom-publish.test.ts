@@ -173,8 +173,10 @@ describe('siegel publish --blossom, and an nsite host server (NIP-5A) over the s
     await writeFile(join(dir, 'verify/manifest.json'), JSON.stringify(event));
     const fresh = await startBlossomStore();
     try {
-      const result = await publish(['--blossom', fresh.url]);
+      const result = await publish(['--blossom', fresh.url, '--all', '--relay', relay.url]);
       expect(result.code, result.stdout + result.stderr).toBe(0);
+      // The path list is a file, not an event: `--all` sends the events only, without a warning.
+      expect(result.stderr).not.toContain('not a validly signed event');
       const blobs = new Set([sha, ...inline.tags.filter((tag) => tag[0] === 'path').map((tag) => tag[2])]);
       expect(result.stdout).toContain(`Blossom ${fresh.url}: ${blobs.size} uploaded, 0 already there`);
       expect([...fresh.blobs.keys()].sort()).toEqual([...blobs].sort());

@@ -140,7 +140,10 @@ async function readVerifyEvents(root: string, logger: SiegelLogger): Promise<Nos
   const folder = join(root, VERIFY_DIR);
   let names: string[];
   try {
-    names = (await readdir(folder)).filter((name) => name.endsWith('.json')).sort();
+    // A layout-blob manifest's path list (`manifest-<sha256>.json`) is a file, not an event: not sent.
+    names = (await readdir(folder))
+      .filter((name) => name.endsWith('.json') && !/^manifest-[0-9a-f]{64}\.json$/.test(name))
+      .sort();
   } catch (cause) {
     throw new SiegelError('io_error', `No verify pages in \`${folder}\`: is it a site signed by Siegel?`, {
       cause,
