@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
+import { expectNsiteHostServes } from './support/nsite-interop.js';
 import {
   checkPages,
   listPages,
@@ -117,6 +118,10 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(page?.block?.eventId).toBeTruthy();
     const verdict = await readVerifyVerdict(project.outDir, page?.block?.eventId);
     expect(verdict.state, verdict.text).toBe('valid');
+  });
+
+  it('an nsite host server (NIP-5A) serves the signed site from its manifest, uploaded by `siegel publish --blossom` (issue 36)', async () => {
+    await expectNsiteHostServes(project.outDir, project.dir, bunker);
   });
 
   it('a second build signs nothing (0 sign requests), yet every page has its block', async () => {

@@ -14,6 +14,7 @@ import {
   type ExampleProject,
   VITEPRESS_ADAPTER,
 } from './support/example-project.js';
+import { expectNsiteHostServes } from './support/nsite-interop.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
 
@@ -77,6 +78,11 @@ describe('@siegel/vite in a VitePress build', () => {
     expect(page?.block?.eventId).toBeTruthy();
     const verdict = await readVerifyVerdict(project.outDir, page?.block?.eventId);
     expect(verdict.state, verdict.text).toBe('valid');
+  });
+
+  it('an nsite host server (NIP-5A) serves the signed site from its manifest, uploaded by `siegel publish --blossom` (issue 36)', async () => {
+    // VitePress's clean URLs (`/about`) are not NIP-5A paths: a host server serves `/about.html` only.
+    await expectNsiteHostServes(project.outDir, project.dir, bunker);
   });
 
   it('a second build, run from inside docs/, re-signs nothing: .env and the cache come from the project root', async () => {

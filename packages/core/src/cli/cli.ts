@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
 import { isSiteId } from '../manifest/site-manifest.js';
+import { parseBlossomServers } from '../net/blossom.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
 import { SITE_ID_RULE } from '../options/manifest-options.js';
@@ -131,6 +132,7 @@ type Values = {
   'user-agent'?: string;
   relay?: string[];
   mirror?: string[];
+  blossom?: string[];
   'site-id'?: string;
   'root-site'?: boolean;
   'allow-redirects-to'?: string[];
@@ -195,6 +197,7 @@ async function main(argv: string[]): Promise<number> {
   };
   // A bad `--relay`, `--mirror` or `--site` is named as the flag the user typed, in every command alike.
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
+  if (values.blossom !== undefined) parseBlossomServers(values.blossom, '--blossom');
   if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
   if (values.site !== undefined) checkSiteUrl(values.site, '--site');
   const siteId = values['site-id'];
@@ -232,9 +235,10 @@ async function main(argv: string[]): Promise<number> {
       all: values.all ?? false,
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(values.blossom !== undefined ? { blossom: values.blossom } : {}),
       ...(publishTimeoutMs !== undefined ? { timeoutMs: publishTimeoutMs } : {}),
     });
-    return report.unreached > 0 ? EXIT.failure : EXIT.ok;
+    return report.unreached > 0 || (report.blossom?.failed ?? 0) > 0 ? EXIT.failure : EXIT.ok;
   }
   const isUrl = isUrlTarget(target ?? '');
   for (const [name, spec] of Object.entries(COMMANDS.verify.options)) {

@@ -147,7 +147,8 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
   },
   publish: {
     usage: 'siegel publish [dir]',
-    summary: 'send the events waiting in the outbox to their relays again (default: dist)',
+    summary:
+      'send the events waiting in the outbox to their relays again; with --blossom, upload the site to Blossom servers (default: dist)',
     options: {
       relay: {
         type: 'string',
@@ -161,6 +162,12 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         help: 'the cache whose outbox is sent (default: .sign-cache.json in the current directory)',
       },
       all: { type: 'boolean', help: 'also send every event in dir/verify/*.json to the relays' },
+      blossom: {
+        type: 'string',
+        multiple: true,
+        value: 'URL',
+        help: "Blossom server (https://; http:// on loopback) to upload every file of the site's signed manifest (verify/manifest.json) to, first, so that an nsite gateway can serve the site: BUD-02 PUT /upload, each with a BUD-11 auth event signed by the site's signer (as sign picks it); blobs the server has are skipped; repeatable (default: SIEGEL_BLOSSOM)",
+      },
       'publish-timeout': {
         type: 'string',
         value: 'S',
@@ -183,14 +190,14 @@ const CONFIGURATION = `Configuration is read from .env in the current directory 
   or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
   key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
   SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_SITE_ID (the site manifest's d tag),
-  SIEGEL_BLOSSOM (comma-separated Blossom servers named in the manifest), SIEGEL_BATCH_SIZE (pages per bunker request,
-  default 500),
+  SIEGEL_BLOSSOM (comma-separated Blossom servers: named in the manifest, and where publish uploads the site's
+  files), SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
   blocks, re-signs nothing).
 
 Exit codes: 0 success (verify: every page valid, warnings allowed), 1 signing or verification failed
 (sign: a page failed, or no page signed; verify: a page invalid or not found; publish: some event reached
-no relay), 2 usage error.
+no relay, or some file did not reach a Blossom server), 2 usage error.
 `;
 
 /** Lines of at most `width` characters, words kept whole. */
