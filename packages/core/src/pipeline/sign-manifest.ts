@@ -92,7 +92,11 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
     pages,
   });
   const file = join(root, MANIFEST_FILE);
-  const previous = await readPrevious(file, pubkey, kind);
+  const onDisk = await readPrevious(file, pubkey, kind);
+  // A build that empties the output removes verify/manifest.json: the cache keeps the last one signed.
+  const previous = newestManifest(
+    [onDisk, run.cache.manifest].filter((event): event is NostrEvent => isManifestOf(event, pubkey, kind)),
+  );
   const same = previous && JSON.stringify(previous.tags) === JSON.stringify(layout.tags);
   let event = previous as NostrEvent;
   if (!same) {
@@ -108,10 +112,9 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
       throw new SiegelError('bunker_error', 'The signer returned a site manifest that does not verify.');
   }
   if (layout.blob) await writeFileAtomic(join(root, layout.blob.path), layout.blob.text);
-  if (!same) {
-    await writeFileAtomic(file, `${JSON.stringify(event, null, 2)}\n`);
-    await run.publish([event]);
-  }
+  if (onDisk?.id !== event.id) await writeFileAtomic(file, `${JSON.stringify(event, null, 2)}\n`);
+  if (run.cache.manifest?.id !== event.id) run.cache.setManifest(event);
+  if (!same) await run.publish([event]);
   return {
     signed: !same,
     layout: layout.layout,
@@ -128,12 +131,21 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
 async function readPrevious(file: string, pubkey: string, kind: number): Promise<NostrEvent | undefined> {
   try {
     const event: unknown = JSON.parse(await readFile(file, 'utf8'));
-    if (isEventShape(event) && event.pubkey === pubkey && event.kind === kind && verifyEvent({ ...event }))
-      return event;
+    if (isManifestOf(event, pubkey, kind)) return event;
   } catch {
     // None yet, or not readable: a new one is signed.
   }
   return undefined;
+}
+
+/** `event` is a manifest of this key and kind whose signature verifies. */
+function isManifestOf(event: unknown, pubkey: string, kind: number): event is NostrEvent {
+  return (
+    isEventShape(event) &&
+    event.pubkey === pubkey &&
+    event.kind === kind &&
+    verifyEvent(structuredClone(event) as NostrEvent)
+  );
 }
 
 /**

@@ -20,7 +20,13 @@ import type { SignRunSeams } from './decide.js';
 import { PageFlow } from './page-flow.js';
 import { checkSiteIdFree, signSiteManifest } from './sign-manifest.js';
 import { SigningRun } from './signing-run.js';
-import { describeNothingSigned, formatManifestLine, formatSummary, type SignSummary } from './summary.js';
+import {
+  describeNothingSigned,
+  formatManifestLine,
+  formatSummary,
+  type ManifestSummary,
+  type SignSummary,
+} from './summary.js';
 
 /**
  * The key of test-only hooks in `signSite`'s options (`SignRunSeams`): not exported by the package, not
@@ -96,13 +102,17 @@ async function finish(
 ): Promise<SignSummary> {
   await flow.drain();
   if (!options.files && !run.fatal) run.cache.prune(new Set(paths));
-  // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
-  if (!run.fatal || run.signedAny) await run.cache.save();
-  if (run.fatal) throw run.fatal;
   // Every page is written: the site manifest lists the output as it is now (only a site with a signed page).
-  const manifest = run.reports.some((report) => report.eventId)
-    ? await signSiteManifest(root, run)
-    : undefined;
+  // It is kept in the cache too, so it is signed before the cache is written.
+  let manifest: ManifestSummary | undefined;
+  try {
+    if (!run.fatal && run.reports.some((report) => report.eventId))
+      manifest = await signSiteManifest(root, run);
+  } finally {
+    // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
+    if (!run.fatal || run.signedAny) await run.cache.save();
+  }
+  if (run.fatal) throw run.fatal;
   // Every page is signed and written: the relays get the run's budget (publishTimeoutMs) from here.
   const published = await run.finishPublishing();
   const summary = { ...run.summary(published), ...(manifest ? { manifest } : {}) };
