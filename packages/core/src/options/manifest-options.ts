@@ -5,14 +5,22 @@
 import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { deriveSiteId, isSiteId, NSITE_NAMED_KIND, NSITE_ROOT_KIND } from '../manifest/site-manifest.js';
-import { describeSiteProblem } from '../page/page-event.js';
+import { parseBlossomServers, readBlossomServersFromEnv } from '../net/blossom.js';
 
 /** What a site id must be, in every message that refuses one. */
 export const SITE_ID_RULE = '1–13 of a–z, 0–9 and `-`, not ending in `-` (NIP-5A)';
 const must = (what: string) => ({
   error: (issue: { input?: unknown }) => `must be ${what}, got \`${String(issue.input)}\``,
 });
-const isHttpUrl = (url: string) => describeSiteProblem(url.trim()) === undefined;
+/** Blossom's one URL rule (net/blossom.ts, also `siegel publish --blossom`'s): https, or http on loopback. */
+const BLOSSOM_URL = 'an https:// URL (http:// only on a loopback host), without query or fragment';
+const isBlossomServer = (url: string) => {
+  try {
+    return parseBlossomServers([url]).length === 1;
+  } catch {
+    return false;
+  }
+};
 
 /** The manifest's fields of the options schema (each optional). */
 export const manifestOptionsShape = {
@@ -26,8 +34,8 @@ export const manifestOptionsShape = {
   siteDescription: z.string(must('a string')),
   /** Blossom servers named in the manifest's `server` tags (default: `SIEGEL_BLOSSOM`, comma-separated, else none). */
   blossom: z.array(
-    z.string(must('an absolute http(s) URL')).refine(isHttpUrl, must('an absolute http(s) URL')),
-    must('an array of absolute http(s) URLs'),
+    z.string(must(BLOSSOM_URL)).refine(isBlossomServer, must(BLOSSOM_URL)),
+    must(`an array of URLs, each ${BLOSSOM_URL}`),
   ),
 };
 
@@ -50,7 +58,8 @@ export interface ManifestOptions {
  * ```ts
  * resolveManifestOptions({}, {}, 'https://blog.example.com').d; // 'blog-' + 4 digits
  * ```
- * @throws {SiegelError} `invalid_options` for a `SIEGEL_SITE_ID` or `SIEGEL_BLOSSOM` value that is not one.
+ * @throws {SiegelError} `invalid_options` for a `SIEGEL_SITE_ID` that is not one, or a Blossom server
+ *   `parseBlossomServers` refuses (the one rule `siegel publish --blossom` follows too).
  */
 export function resolveManifestOptions(
   options: {
@@ -70,23 +79,15 @@ export function resolveManifestOptions(
       `\`SIEGEL_SITE_ID\` must be ${SITE_ID_RULE}, got \`${fromEnv}\``,
     );
   const servers =
-    options.blossom ??
-    (env.SIEGEL_BLOSSOM ?? '')
-      .split(',')
-      .map((server) => server.trim())
-      .filter((server) => server !== '');
-  const bad = servers.find((server) => !isHttpUrl(server));
-  if (bad !== undefined)
-    throw new SiegelError(
-      'invalid_options',
-      `\`SIEGEL_BLOSSOM\` must list absolute http(s) URLs, got \`${bad}\``,
-    );
+    options.blossom !== undefined
+      ? parseBlossomServers(options.blossom)
+      : readBlossomServersFromEnv(env.SIEGEL_BLOSSOM);
   const root = options.rootSite === true;
   return {
     kind: root ? NSITE_ROOT_KIND : NSITE_NAMED_KIND,
     d: root ? undefined : (options.siteId ?? fromEnv ?? deriveSiteId(`${siteBase}/`)),
     title: options.siteTitle?.trim() || undefined,
     description: options.siteDescription?.trim() || undefined,
-    servers: servers.map((server) => server.trim().replace(/\/+$/, '')),
+    servers,
   };
 }
