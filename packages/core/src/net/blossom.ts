@@ -1,6 +1,8 @@
-// The Blossom client of `siegel publish --blossom`: which server URLs it takes, `HEAD /<sha256>` (BUD-01:
-// does the server hold the blob?) and `PUT /upload` (BUD-02, with a BUD-11 `Authorization` header the
-// caller signs). Bytes and HTTP only: what to upload and who signs is pipeline/publish-blossom.ts's.
+// The Blossom client: which server URLs Siegel takes, `HEAD /<sha256>` (BUD-01: does the server hold the
+// blob?) and `PUT /upload` (BUD-02, with a BUD-11 `Authorization` header the caller signs) for `siegel
+// publish --blossom`, and `GET /<sha256>` (BUD-01, bounded) for `siegel verify` reading a layout-blob
+// manifest's path list. Bytes and HTTP only: what to upload and who signs is pipeline/publish-blossom.ts's,
+// checking what was read is the caller's.
 import { SiegelError } from '../errors.js';
 import { isLoopbackHost } from './address-policy.js';
 
@@ -169,6 +171,62 @@ export async function putBlob(
   }
   if (typeof stored === 'string' && stored !== sha256)
     throw new Error(`PUT /upload stored the bytes as \`${stored}\`, not as \`${sha256}\``);
+}
+
+/**
+ * The blob `sha256` from `server` (BUD-01 `GET /<sha256>`), read up to `maxBytes` and no further: a server
+ * that sends more is cut off. The bytes are not checked here: the caller hashes them against what it expects.
+ *
+ * @example
+ * ```ts
+ * const bytes = await getBlob('https://blossom.example', sha, 1 << 20, { timeoutMs: 10_000 });
+ * ```
+ * @throws {Error} naming the status for a non-2xx answer, no answer in time, or a body over `maxBytes`.
+ */
+export async function getBlob(
+  server: string,
+  sha256: string,
+  maxBytes: number,
+  options: BlossomRequestOptions = {},
+): Promise<Uint8Array> {
+  const what = `GET /${sha256}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const response = await request(`${server}/${sha256}`, { method: 'GET' }, options, what);
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`${what} answered ${describeStatus(response)}`);
+  }
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`${what}: the blob is ${declared} bytes, more than the ${maxBytes} expected`);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body?.getReader();
+  try {
+    for (;;) {
+      const next = await reader?.read();
+      if (!next || next.done) break;
+      length += next.value.length;
+      if (length > maxBytes) {
+        await reader?.cancel().catch(() => {});
+        throw new Error(`${what}: the blob is more than the ${maxBytes} bytes expected`);
+      }
+      chunks.push(next.value);
+    }
+  } catch (error) {
+    if ((error as Error)?.name === 'TimeoutError')
+      throw new Error(`${what}: no answer within ${timeoutMs / 1000} s`);
+    throw error;
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
 }
 
 async function request(

@@ -2,7 +2,7 @@
 // newest manifest for the event's `a` address from the verifier's own relays (`siegel verify`: `--relay`,
 // `SIEGEL_RELAYS`; the verify page: its default list) and the key's NIP-65 write relays found there, plus —
 // only adding — the page's relay hints and the site's copy (`verify/manifest.json`); a blob layout's tag
-// list, read from the site and hash-checked; and the hashes of the same-site files the page depends on, each
+// list, read from the site or else from the manifest's `server` tags (BUD-01), hash-checked; and the hashes of the same-site files the page depends on, each
 // read once per run. The one gathering for `siegel verify` (verify-site.ts: `ws` relays, the source's files)
 // and the browser verify script (script/main.ts: the browser's WebSocket and fetch), which pass their I/O.
 // Pure otherwise: no Node built-ins.
@@ -24,6 +24,8 @@ import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './m
 
 /** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
 const MAX_NIP65_RELAYS = 5;
+/** Blossom servers of a manifest's `server` tags tried for its blob, at most (each silent one costs its timeout). */
+const MAX_BLOB_SERVERS = 3;
 /** The verify script every verify page runs, pinned by the manifest like any file. */
 const VERIFY_SCRIPT_PATH = '/verify/siegel-verify.js';
 
@@ -43,6 +45,12 @@ export interface ManifestEvidenceIo {
    */
   readSiteFile(path: string, page: string, siteUrl: string | undefined): Promise<Uint8Array>;
   sha256(bytes: Uint8Array): string | Promise<string>;
+  /**
+   * A layout-blob manifest's path list from a Blossom server of its `server` tags (BUD-01 `GET /<sha256>`),
+   * read up to `bytes` (the length the manifest names): asked only when the site has no good copy. Default:
+   * not asked. @throws when the server does not give it.
+   */
+  readBlob?(server: string, sha256: string, bytes: number): Promise<Uint8Array>;
   /** Files besides the page's loads to hash (`siegel verify <url>`: {@link verifyFilesOf}; default none). */
   alsoCheck?: (eventId: string) => string[];
   /** On a module-based page, also every `.js`/`.mjs` of the manifest (a client-side router renders from any). */
@@ -140,9 +148,22 @@ export function createManifestEvidence(
         try {
           const first = readManifest(event);
           if (first.blob === undefined) return first;
-          const path = `/verify/manifest-${first.blob.sha256}.json`;
-          const blob = await io.readSiteFile(path, page, first.siteUrl);
-          return readManifest(event, readManifestBlob(blob, first.blob));
+          const blob = first.blob;
+          const path = `/verify/manifest-${blob.sha256}.json`;
+          // The site's file, else each `server` tag's Blossom server: hash-checked either way, so where the
+          // bytes come from does not matter; the first good copy wins.
+          const sources = [
+            () => io.readSiteFile(path, page, first.siteUrl),
+            ...first.servers
+              .slice(0, MAX_BLOB_SERVERS)
+              .map((server) => () => io.readBlob?.(server, blob.sha256, blob.bytes) ?? Promise.reject()),
+          ];
+          for (const source of sources) {
+            try {
+              return readManifest(event, readManifestBlob(await source(), blob));
+            } catch {}
+          }
+          return undefined;
         } catch {
           return undefined;
         }

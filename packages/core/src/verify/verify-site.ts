@@ -11,6 +11,8 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { requireDirectory } from '../fs/find-pages.js';
+import { getBlob, parseBlossomServers } from '../net/blossom.js';
+import { SITE_CLIENT_DEFAULTS } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
 import {
   describeRelayMiss,
@@ -191,6 +193,16 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       }),
     valid: validEvent,
     readSiteFile: (path, page, siteUrl) => source.readSiteFile(path, page, siteUrl),
+    // A layout-blob manifest's path list the site does not hold: from its `server` tags, each taken only
+    // by Blossom's URL rule (https, or http on loopback), the length bounded by what the manifest names
+    // and by the page limit, the time by the request timeout; the gatherer checks the hash.
+    readBlob: async (server, sha256, bytes) => {
+      const [url] = parseBlossomServers([server], 'the manifest’s `server` tag');
+      if (url === undefined || bytes > maxPageBytes) throw new Error('not fetched');
+      return getBlob(url, sha256, bytes, {
+        timeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
+      });
+    },
     sha256: (bytes) => createHash('sha256').update(bytes).digest('hex'),
     // What a reader runs to check the page is the author's too, and a module-based page's chunks: each
     // read once per run (a URL: fetched by the same careful client; a directory: from disk).
