@@ -13,6 +13,7 @@ import {
   renderSignatureBlock,
   signSite,
 } from '@siegel/core';
+import { finalizeEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
@@ -37,6 +38,8 @@ let dir: string;
 let server: StaticServer;
 let relay: RunningRelay;
 let v1Only: RunningRelay;
+/** A relay that holds only the key's NIP-65 relay list (kind 10002), naming `relay`. */
+let listOnly: RunningRelay;
 let chromium: LaunchedChromium;
 /** v1's files kept aside: `news.html`, `old.html` and their verify files, and v1's manifest event. */
 let v1: { news: string; old: string; newsEvent: NostrEvent; oldEvent: NostrEvent; manifest: string };
@@ -83,7 +86,7 @@ beforeAll(async () => {
   dir = join(root, 'site');
   await mkdir(dir, { recursive: true });
   server = await serveDirectory(dir);
-  [relay, v1Only] = await Promise.all([startRelay(), startRelay()]);
+  [relay, v1Only, listOnly] = await Promise.all([startRelay(), startRelay(), startRelay()]);
   chromium = await launchChromium();
   await writeFile(
     join(dir, 'index.html'),
@@ -119,11 +122,19 @@ beforeAll(async () => {
   await writeFile(join(dir, 'old.html'), v1.old);
   // A relay that holds only v1's manifest (for the hints edited below).
   await sendEvent(v1Only.url, JSON.parse(v1.manifest));
+  // The key's relay list (NIP-65): it writes to `relay`, which holds v2's manifest.
+  await sendEvent(
+    listOnly.url,
+    finalizeEvent(
+      { kind: 10002, created_at: Math.floor(Date.now() / 1000), tags: [['r', relay.url]], content: '' },
+      Buffer.from(KEY, 'hex'),
+    ),
+  );
 });
 
 afterAll(async () => {
   await chromium?.close();
-  await Promise.all([relay?.stop(), v1Only?.stop()]);
+  await Promise.all([relay?.stop(), v1Only?.stop(), listOnly?.stop()]);
   await server?.close();
   await rm(root, { recursive: true, force: true });
 });
@@ -154,7 +165,7 @@ describe('currency: the newest manifest from the verifier’s relays (acceptance
     ]);
   });
 
-  it('hints edited to a relay with only v1’s manifest and v1’s manifest on the site: still superseded', async () => {
+  it('hints edited to a relay with only v1’s manifest and v1’s manifest on the site: still superseded, also found through the key’s NIP-65 list', async () => {
     const v2Manifest = await read('verify/manifest.json');
     const html = await read('news.html');
     const block = renderSignatureBlock(v1.newsEvent, {
@@ -166,6 +177,12 @@ describe('currency: the newest manifest from the verifier’s relays (acceptance
     try {
       const page = `${server.url}news.html`;
       expect((await verify([server.url, '--relay', relay.url], page)).codes).toEqual([
+        'invalid',
+        'page.superseded',
+      ]);
+      // Currency from the key's NIP-65 relays: the verifier's one relay holds only the key's kind 10002,
+      // which names the relay that holds v2's manifest.
+      expect((await verify([server.url, '--relay', listOnly.url], page)).codes).toEqual([
         'invalid',
         'page.superseded',
       ]);
