@@ -35,8 +35,16 @@ export interface ManifestEvidenceIo {
   relays: string[];
   /** Which relays named by a page or a key's list may be asked (`allowRelayHintsFrom`). */
   hintAllowed: (relay: string) => boolean;
-  /** One `REQ` until `EOSE`, only events that count (id and signature checked); never throws. */
-  ask(relay: string, filter: Record<string, unknown>): Promise<RelayAnswer>;
+  /**
+   * One `REQ` until `EOSE` (or `signal`), only events that count (id and signature checked); never throws.
+   */
+  ask(relay: string, filter: Record<string, unknown>, signal?: AbortSignal): Promise<RelayAnswer>;
+  /**
+   * Race, then linger (NIP-5A's gateway advice): once one of the verifier's relays has answered, the
+   * others still asking get this many ms more, then are stopped — the verify page's reader does not wait on
+   * relays that cannot be reached. Default: every relay is waited for (`siegel verify`).
+   */
+  lingerMs?: number;
   /** The id and signature check for an event read from the site. */
   valid(event: NostrEvent): boolean;
   /**
@@ -93,6 +101,8 @@ export function createManifestEvidence(
     }
   };
   const lookups = new Map<string, Promise<Lookup>>();
+  /** Per manifest address, the race its verifier's relays run; the page's hints stop with it. */
+  const races = new Map<string, ReturnType<typeof race>>();
   const hintLookups = new Map<string, Promise<RelayAnswer>>();
   const files = new Map<string, Promise<AssetFinding>>();
   const manifests = new Map<string, Promise<SiteManifest | undefined>>();
@@ -103,12 +113,28 @@ export function createManifestEvidence(
     authors: [address.pubkey],
     ...(address.kind === NSITE_NAMED_KIND ? { '#d': [address.d ?? ''] } : {}),
   });
-  const ask = (relay: string, filter: Record<string, unknown>) => io.ask(relay, filter);
+  const ask = (relay: string, filter: Record<string, unknown>, signal?: AbortSignal) =>
+    io.ask(relay, filter, signal);
+  /** One race of {@link ManifestEvidenceIo.lingerMs}: `answered` starts the linger, then `signal` stops the rest. */
+  const race = () => {
+    const controller = new AbortController();
+    let started = false;
+    const answered = (answer: RelayAnswer) => {
+      if (answer.error === undefined && !started && io.lingerMs !== undefined) {
+        started = true;
+        setTimeout(() => controller.abort(), io.lingerMs);
+      }
+      return answer;
+    };
+    return { signal: controller.signal, answered };
+  };
 
   /** The verifier's relays, then the key's NIP-65 write relays they hold. */
   const lookUp = (a: string, address: { kind: number; pubkey: string; d: string | undefined }) => {
     let found = lookups.get(a);
     if (!found) {
+      const first = race();
+      races.set(a, first);
       found = (async () => {
         const result: Lookup = { found: [], answered: [], failed: [] };
         const collect = (answers: RelayAnswer[]) => {
@@ -119,9 +145,13 @@ export function createManifestEvidence(
           }
         };
         const [answers, lists] = await Promise.all([
-          Promise.all(options.relays.map((relay) => ask(relay, filterFor(address)))),
           Promise.all(
-            options.relays.map((relay) => ask(relay, { kinds: [10002], authors: [address.pubkey] })),
+            options.relays.map((relay) => ask(relay, filterFor(address), first.signal).then(first.answered)),
+          ),
+          Promise.all(
+            options.relays.map((relay) =>
+              ask(relay, { kinds: [10002], authors: [address.pubkey] }, first.signal).then(first.answered),
+            ),
           ),
         ]);
         collect(answers);
@@ -132,7 +162,12 @@ export function createManifestEvidence(
         const more = pickRelayHints(written, options.hintAllowed)
           .filter((relay) => !options.relays.includes(relay))
           .slice(0, MAX_NIP65_RELAYS);
-        collect(await Promise.all(more.map((relay) => ask(relay, filterFor(address)))));
+        const second = race();
+        collect(
+          await Promise.all(
+            more.map((relay) => ask(relay, filterFor(address), second.signal).then(second.answered)),
+          ),
+        );
         return result;
       })();
       lookups.set(a, found);
@@ -222,7 +257,7 @@ export function createManifestEvidence(
           const key = `${a} ${relay}`;
           let answer = hintLookups.get(key);
           if (!answer) {
-            answer = ask(relay, filterFor(address));
+            answer = ask(relay, filterFor(address), races.get(a)?.signal);
             hintLookups.set(key, answer);
           }
           return answer;
