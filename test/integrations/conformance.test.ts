@@ -4,7 +4,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
@@ -95,7 +97,9 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(problems).toEqual([]);
     for (const page of pages.filter((p) => !p.hasMain)) expect(page.block, page.path).toBeUndefined();
     expect(pages.filter((page) => page.block).length).toBe(pagesWithMain);
-    expect(counter.signedEvents()).toBe(pagesWithMain);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(pagesWithMain);
+    // and the site manifest once (issue 36), counted apart.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
 
     const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
@@ -153,7 +157,9 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     await writeFile(file, adapter.editable.edit(await readFile(file, 'utf8')));
     counter.reset();
     expectBuildOk(await project.build());
-    expect(counter.signedEvents()).toBe(1);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(1);
+    // and the site manifest once (issue 36), counted apart.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);
     const changed = pages

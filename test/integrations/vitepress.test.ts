@@ -5,7 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import {
@@ -64,8 +66,10 @@ describe('@siegel/vite in a VitePress build', () => {
       hasMain: false,
       block: undefined,
     });
-    expect(counter.signedEvents()).toBe(PAGES.length);
-    expect(counter.signRequests()).toBe(1);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
+    expect(counter.signRequests(PAGE_EVENT_KIND)).toBe(1);
+    // and the site manifest once (issue 36), counted apart.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
     expect(existsSync(join(project.dir, 'docs/.sign-cache.json'))).toBe(false);
 
@@ -123,7 +127,9 @@ const signWithSiegel = siegelBuildEnd({ site: 'https://vitepress-example.siegel.
     expectBuildOk(result);
     expect(signingRuns(result.output), result.output).toBe(1);
     expect(result.output).toMatch(/^\s+signed\s+about\.html/m);
-    expect(counter.signedEvents()).toBe(PAGES.length);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
+    // and the site manifest once (issue 36), counted apart.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     expect(await project.read('own-build-end.txt')).toBe('unsigned');
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);
