@@ -66,9 +66,10 @@ describe('@siegel/vite', () => {
     expect(result.output).toMatch(/ssr/);
     expect(existsSync(join(copy.dir, 'dist-server'))).toBe(true);
     expect(signingRuns(result.output), result.output).toBe(1);
+    // One request for the pages, one for the client output's site manifest.
     expect(counter.signRequests(PAGE_EVENT_KIND)).toBe(1);
-    // and the site manifest once (issue 36), counted apart.
     expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(existsSync(join(copy.outDir, 'verify/manifest.json'))).toBe(true);
     const pages = await checkPages(copy.outDir);
     expect(pages.length).toBe(4);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);

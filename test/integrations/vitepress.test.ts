@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { manifestFilesOf, readSiteManifest } from '../support/site-manifest-files.js';
 import {
   type BuildResult,
   copyExample,
   type ExampleProject,
   VITEPRESS_ADAPTER,
 } from './support/example-project.js';
-import { expectNsiteHostServes } from './support/nsite-interop.js';
 import { checkPages, runSiegelCli, signatureProblems } from './support/signed-output.js';
 import { readVerifyVerdict } from './support/verify-in-chromium.js';
 
@@ -68,8 +68,15 @@ describe('@siegel/vite in a VitePress build', () => {
     });
     expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
     expect(counter.signRequests(PAGE_EVENT_KIND)).toBe(1);
-    // and the site manifest once (issue 36), counted apart.
+    // Acceptance 5 of issue 36: the site manifest, signed once, lists every file — the JS chunks the
+    // client-side router renders pages from among them — and each page's event.
     expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    const { verified: manifestVerifies, manifest } = await readSiteManifest(project.outDir);
+    expect(manifestVerifies).toBe(true);
+    expect(manifest.files).toEqual(await manifestFilesOf(project.outDir));
+    expect([...manifest.files.keys()].some((path) => /^\/assets\/.*\.js$/.test(path))).toBe(true);
+    for (const page of pages.filter((p) => p.block))
+      expect(manifest.pages.get(`/${page.path}`)?.eventId, page.path).toBe(page.block?.eventId);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
     expect(existsSync(join(project.dir, 'docs/.sign-cache.json'))).toBe(false);
 
@@ -82,11 +89,6 @@ describe('@siegel/vite in a VitePress build', () => {
     expect(page?.block?.eventId).toBeTruthy();
     const verdict = await readVerifyVerdict(project.outDir, page?.block?.eventId);
     expect(verdict.state, verdict.text).toBe('valid');
-  });
-
-  it('an nsite host server (NIP-5A) serves the signed site from its manifest, uploaded by `siegel publish --blossom` (issue 36)', async () => {
-    // VitePress's clean URLs (`/about`) are not NIP-5A paths: a host server serves `/about.html` only.
-    await expectNsiteHostServes(project.outDir, project.dir, bunker);
   });
 
   it('a second build, run from inside docs/, re-signs nothing: .env and the cache come from the project root', async () => {
@@ -128,7 +130,6 @@ const signWithSiegel = siegelBuildEnd({ site: 'https://vitepress-example.siegel.
     expect(signingRuns(result.output), result.output).toBe(1);
     expect(result.output).toMatch(/^\s+signed\s+about\.html/m);
     expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
-    // and the site manifest once (issue 36), counted apart.
     expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     expect(await project.read('own-build-end.txt')).toBe('unsigned');
     const pages = await checkPages(project.outDir);

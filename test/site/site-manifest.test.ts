@@ -3,7 +3,6 @@
 // with a walk), a warm run signs nothing, one changed page signs that page and the manifest only, a
 // deleted page's verify files go, an invalid --site-id and a site id another site holds on the relay are
 // usage errors (exit 2) naming --site-id.
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { finalizeEvent, verifyEvent } from 'nostr-tools/pure';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readManifest } from '../../packages/core/src/manifest/site-manifest.js';
 import { startRelay } from '../support/relay-process.js';
+import { manifestFilesOf } from '../support/site-manifest-files.js';
 import { runSiegel, snapshotTree } from './support.js';
 
 // Each test runs the CLI 2–4 times (≈ 1.5 s each on the shared 2-core machine) and one starts a relay.
@@ -52,12 +52,7 @@ describe('the site manifest of a signing run', () => {
     const event = await manifestOf(root);
     expect(verifyEvent(event)).toBe(true);
     const manifest = readManifest(event);
-    const expected = new Map<string, string>();
-    for (const [path, bytes] of await snapshotTree(join(root, 'dist'))) {
-      const posix = path.split('\\').join('/');
-      if (/^verify\/([0-9a-f]{64}|manifest)\.json$/.test(posix) || !/\.[^./]+$/.test(posix)) continue;
-      expected.set(`/${posix}`, createHash('sha256').update(bytes).digest('hex'));
-    }
+    const expected = await manifestFilesOf(join(root, 'dist'));
     expect(expected.has('/verify/siegel-verify.js')).toBe(true);
     expect(manifest.files).toEqual(expected);
     expect(manifest.files.has('/CNAME')).toBe(false);
