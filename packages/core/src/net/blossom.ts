@@ -3,6 +3,7 @@
 // publish --blossom`, and `GET /<sha256>` (BUD-01, bounded) for `siegel verify` reading a layout-blob
 // manifest's path list. Bytes and HTTP only: what to upload and who signs is pipeline/publish-blossom.ts's,
 // checking what was read is the caller's.
+import { concatBytes } from '@noble/hashes/utils.js';
 import { SiegelError } from '../errors.js';
 import { isLoopbackHost } from './address-policy.js';
 
@@ -220,13 +221,7 @@ export async function getBlob(
       throw new Error(`${what}: no answer within ${timeoutMs / 1000} s`);
     throw error;
   }
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
+  return concatBytes(...chunks);
 }
 
 async function request(
