@@ -1,5 +1,5 @@
 // One measured phase of the sign-site bench, in its own process so its peak RSS is its own.
-// Prints one JSON line: { phase, ms, maxRssMb, summary? }.
+// Prints one JSON line: { phase, ms, maxRssMb, summary?, manifest? }.
 //   node measure.mjs parse <dir>
 //   node measure.mjs writes <dir>
 //   node measure.mjs sign  <dir> <cacheFile> <bunkerUrl> <token> <site>
@@ -95,6 +95,16 @@ if (phase === 'parse') {
       failed: summary.failed,
       // How each written page's block was checked to verify: proven by the parse, or read back (issue 34).
       blockChecks: summary.blockChecks,
+    },
+    // The site manifest's share (issue 36): time from the stale files' removal to the manifest written,
+    // events signed (0 or 1), its layout and bytes.
+    manifest: summary.manifest && {
+      ms: summary.manifest.ms,
+      events: summary.manifest.signed ? 1 : 0,
+      layout: summary.manifest.layout,
+      files: summary.manifest.files,
+      eventBytes: summary.manifest.eventBytes,
+      blobBytes: summary.manifest.blobBytes,
     },
   };
 } else {

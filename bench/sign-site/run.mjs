@@ -6,6 +6,7 @@
 //   one     as warm, but one page's <main> changed
 //   writes  the I/O floor: what a warm run reads (pages and assets) and writes, the same way, nothing computed
 //   verify  `siegel verify <cold site> --site …` (the CLI, in its own process)  goal ≤ 1.0× the parse (aim 0.6×)
+// and, for cold, warm and one, the site manifest's share of the run: time, events signed, layout and bytes.
 // and the peak RSS of each process (goal ≤ 250 MB), with the size of the signing cache file beside it.
 // Each phase runs in its own process; every figure is a ratio to the parse measured in the same run.
 //
@@ -172,6 +173,14 @@ try {
     console.log(
       `one    ${times(run.one)}, ≤ ${MEMORY} MB ${memory('one')}  ${JSON.stringify(run.one.summary)}`,
     );
+  // The site manifest's cost within each signing run (issue 36): its time, the events it signed, its bytes.
+  for (const name of ['cold', 'warm', 'one']) {
+    const m = run[name]?.manifest;
+    if (m)
+      console.log(
+        `manifest ${name.padEnd(4)} ${(m.ms / 1000).toFixed(2).padStart(5)} s  ${(m.ms / run[name].ms).toFixed(2)}× the run  ${m.events} event(s) signed, layout ${m.layout}, ${m.files} files: event ${m.eventBytes} bytes${m.blobBytes > 0 ? ` + blob ${(m.blobBytes / 1e6).toFixed(2)} MB` : ''}`,
+      );
+  }
   if (run.writes)
     console.log(
       `writes ${(run.writes.ms / 1000).toFixed(2).padStart(7)} s  ${(run.writes.ms / parseMs).toFixed(2).padStart(5)}× parse  (I/O floor: what a warm run reads — pages and ${run.writes.assets} assets, ${(run.writes.assetBytes / 1e6).toFixed(1)} MB — and writes, done the same way, nothing computed)`,

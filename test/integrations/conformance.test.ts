@@ -4,9 +4,12 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { manifestFilesOf, readSiteManifest } from '../support/site-manifest-files.js';
 import { ADAPTERS, type BuildResult, copyExample, type ExampleProject } from './support/example-project.js';
 import {
   checkPages,
@@ -94,7 +97,15 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     expect(problems).toEqual([]);
     for (const page of pages.filter((p) => !p.hasMain)) expect(page.block, page.path).toBeUndefined();
     expect(pages.filter((page) => page.block).length).toBe(pagesWithMain);
-    expect(counter.signedEvents()).toBe(pagesWithMain);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(pagesWithMain);
+    // Acceptance 5 of issue 36: the build's hook signs the site manifest too, once, listing every file of
+    // the output with its hash and each signed page with its event.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    const { verified: manifestVerifies, manifest } = await readSiteManifest(project.outDir);
+    expect(manifestVerifies).toBe(true);
+    expect(manifest.files).toEqual(await manifestFilesOf(project.outDir));
+    for (const page of pages.filter((p) => p.block))
+      expect(manifest.pages.get(`/${page.path}`)?.eventId, page.path).toBe(page.block?.eventId);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
 
     const verified = await runSiegelCli(['verify', project.outDir, '--pubkey', bunker.pubkey], project.dir);
@@ -148,7 +159,8 @@ describe.each(ADAPTERS)('$tool example', (adapter) => {
     await writeFile(file, adapter.editable.edit(await readFile(file, 'utf8')));
     counter.reset();
     expectBuildOk(await project.build());
-    expect(counter.signedEvents()).toBe(1);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(1);
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);
     const changed = pages

@@ -4,12 +4,15 @@ import { existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { type EleventyEventArgs, siegel } from '@siegel/eleventy';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
+import { readSiteManifest } from '../support/site-manifest-files.js';
 import { ADAPTERS, copyExample, type ExampleProject } from './support/example-project.js';
 import { startCommand } from './support/run-command.js';
 import { checkPages, signatureProblems } from './support/signed-output.js';
@@ -52,9 +55,10 @@ describe('@siegel/eleventy', () => {
     const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
     expect(pages.length).toBeGreaterThanOrEqual(25);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
-    expect(counter.signedEvents()).toBe(pages.length);
-    expect(counter.signRequests()).toBeGreaterThanOrEqual(1);
-    expect(counter.signRequests()).toBeLessThanOrEqual(Math.ceil(pages.length / 10));
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(pages.length);
+    expect(counter.signRequests(PAGE_EVENT_KIND)).toBeGreaterThanOrEqual(1);
+    expect(counter.signRequests(PAGE_EVENT_KIND)).toBeLessThanOrEqual(Math.ceil(pages.length / 10));
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
   });
 
   it('leaves the feed (XML), the JSON index and a fragment without <main> untouched', async () => {
@@ -78,7 +82,12 @@ describe('@siegel/eleventy', () => {
       const pages = (await checkPages(project.outDir)).filter((page) => page.hasMain);
       const written = pages.filter((page) => page.path !== 'stray/index.html');
       expect(written.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);
-      expect(counter.signedEvents()).toBe(written.length);
+      expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(written.length);
+      // The manifest lists the stray page as a file of the output (by its bytes), with no event.
+      expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+      const { manifest } = await readSiteManifest(project.outDir);
+      expect(manifest.files.has('/stray/index.html')).toBe(true);
+      expect(manifest.pages.has('/stray/index.html')).toBe(false);
       expect(result.output).toContain(`Siegel: ${written.length} signed, 0 unchanged`);
     } finally {
       await rm(join(project.outDir, 'stray'), { recursive: true, force: true });

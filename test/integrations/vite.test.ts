@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { bunkerEnv, type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { eventually } from '../support/eventually.js';
@@ -64,7 +66,10 @@ describe('@siegel/vite', () => {
     expect(result.output).toMatch(/ssr/);
     expect(existsSync(join(copy.dir, 'dist-server'))).toBe(true);
     expect(signingRuns(result.output), result.output).toBe(1);
-    expect(counter.signRequests()).toBe(1);
+    // One request for the pages, one for the client output's site manifest.
+    expect(counter.signRequests(PAGE_EVENT_KIND)).toBe(1);
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(existsSync(join(copy.outDir, 'verify/manifest.json'))).toBe(true);
     const pages = await checkPages(copy.outDir);
     expect(pages.length).toBe(4);
     expect(pages.flatMap((page) => signatureProblems(page, bunker.pubkey))).toEqual([]);

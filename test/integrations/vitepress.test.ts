@@ -5,9 +5,12 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PAGE_EVENT_KIND } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NSITE_NAMED_KIND } from '../../packages/core/src/manifest/site-manifest.js';
 import { bunkerEnv, type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
+import { manifestFilesOf, readSiteManifest } from '../support/site-manifest-files.js';
 import {
   type BuildResult,
   copyExample,
@@ -63,8 +66,17 @@ describe('@siegel/vite in a VitePress build', () => {
       hasMain: false,
       block: undefined,
     });
-    expect(counter.signedEvents()).toBe(PAGES.length);
-    expect(counter.signRequests()).toBe(1);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
+    expect(counter.signRequests(PAGE_EVENT_KIND)).toBe(1);
+    // Acceptance 5 of issue 36: the site manifest, signed once, lists every file — the JS chunks the
+    // client-side router renders pages from among them — and each page's event.
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    const { verified: manifestVerifies, manifest } = await readSiteManifest(project.outDir);
+    expect(manifestVerifies).toBe(true);
+    expect(manifest.files).toEqual(await manifestFilesOf(project.outDir));
+    expect([...manifest.files.keys()].some((path) => /^\/assets\/.*\.js$/.test(path))).toBe(true);
+    for (const page of pages.filter((p) => p.block))
+      expect(manifest.pages.get(`/${page.path}`)?.eventId, page.path).toBe(page.block?.eventId);
     expect(existsSync(join(project.dir, '.sign-cache.json'))).toBe(true);
     expect(existsSync(join(project.dir, 'docs/.sign-cache.json'))).toBe(false);
 
@@ -117,7 +129,8 @@ const signWithSiegel = siegelBuildEnd({ site: 'https://vitepress-example.siegel.
     expectBuildOk(result);
     expect(signingRuns(result.output), result.output).toBe(1);
     expect(result.output).toMatch(/^\s+signed\s+about\.html/m);
-    expect(counter.signedEvents()).toBe(PAGES.length);
+    expect(counter.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES.length);
+    expect(counter.signedEvents(NSITE_NAMED_KIND)).toBe(1);
     expect(await project.read('own-build-end.txt')).toBe('unsigned');
     const pages = await checkPages(project.outDir);
     expect(pages.flatMap((page) => (page.hasMain ? signatureProblems(page, bunker.pubkey) : []))).toEqual([]);

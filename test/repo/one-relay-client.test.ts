@@ -17,8 +17,11 @@ const HOME = 'packages/core/src/nostr/relay-socket.ts';
 const RELAY_CLIENT =
   /\bnew\s+(?:globalThis\.)?WebSocket\s*\(|\bfrom\s+['"]ws['"]|\brequire\(\s*['"]ws['"]\s*\)|\bimport\(\s*['"]ws['"]\s*\)|\bwebsocketImplementation\s*:\s*(?:globalThis\.)?WebSocket\b/;
 
-/** Who may import the lookups that fall back to the global WebSocket: the Node wrapper and the browser script. */
-const PORTABLE_IMPORT = /from\s+'[./]*(?:nostr\/)?relay-query-portable\.js'/;
+/**
+ * Who may import the lookups that fall back to the global WebSocket: the Node wrapper and the browser script.
+ * A type-only import (`import type { RelayAnswer } …`) is erased when compiled: it reaches no WebSocket.
+ */
+const PORTABLE_IMPORT = /^import\s+(?!type\b)[^;]*?from\s+'[./]*(?:nostr\/)?relay-query-portable\.js'/m;
 const PORTABLE_USERS = /^packages\/core\/src\/(?:nostr\/relay-query\.ts|verify\/script\/[^/]+\.ts)$/;
 
 async function listSources(dir: string): Promise<string[]> {

@@ -5,6 +5,7 @@ import {
   analyzePage,
   applySignatureBlock,
   hashPage,
+  PAGE_EVENT_KIND,
   readSignatureBlock,
   renderSignatureBlock,
   verifySite,
@@ -15,6 +16,7 @@ import * as nip94 from 'nostr-tools/nip94';
 import { verifyEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateSite } from '../../bench/sign-site/generate-site.mjs';
+import { NSITE_NAMED_KIND, readManifest } from '../../packages/core/src/manifest/site-manifest.js';
 import { type RunningBunker, startBunker } from '../support/bunker-process.js';
 import { type CountingProxy, startCountingProxy } from '../support/counting-proxy.js';
 import { serveDirectory } from '../support/static-server.js';
@@ -70,9 +72,14 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`Siegel: ${PAGES} signed, 0 unchanged, 0 skipped (no <main>), 0 failed`);
-    expect(proxy.signRequests()).toBe(1);
+    // One request for the pages, one for the site manifest that lists them.
+    expect(proxy.signRequests(PAGE_EVENT_KIND)).toBe(1);
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signRequests()).toBe(2);
 
     const signed = await snapshotTree(dist);
+    const manifest = readManifest(JSON.parse(signed.get('verify/manifest.json')?.toString('utf8') as string));
+    expect(manifest.pages.size).toBe(PAGES);
     for (const path of paths) {
       const input = await readFile(join(root, 'build', path), 'utf8');
       const html = signed.get(path)?.toString('utf8') as string;
@@ -96,6 +103,7 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
       );
       expect(html).toBe(rebuilt);
       expect(signed.has(`verify/${event.id}/index.html`)).toBe(true);
+      expect(manifest.pages.get(`/${path}`)?.eventId).toBe(event.id);
     }
     expect(signed.has('verify/siegel-verify.js')).toBe(true);
 
@@ -127,7 +135,9 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     expect(oneChanged.code).toBe(0);
     expect(oneChanged.stdout).toContain(`1 signed, ${PAGES - 1} unchanged`);
     expect(oneChanged.stdout).toMatch(new RegExp(`signed\\s+${changedPath.replace(/[./]/g, '\\$&')}`));
-    expect(proxy.signedEvents()).toBe(1);
+    expect(proxy.signedEvents(PAGE_EVENT_KIND)).toBe(1);
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signedEvents()).toBe(2);
     const editedTree = await snapshotTree(edited);
     for (const path of paths) {
       if (path === changedPath) expect(editedTree.get(path)).not.toEqual(signed.get(path));
@@ -149,7 +159,10 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     const headRun = await runSiegel(['sign', 'head-only'], { cwd: root });
     expect(headRun.code).toBe(0);
     expect(headRun.stdout).toContain(`0 signed, ${PAGES} unchanged`);
-    expect(proxy.signRequests()).toBe(0);
+    expect(proxy.signRequests(PAGE_EVENT_KIND)).toBe(0);
+    // The page's bytes are not the edited run's: the manifest, which pins them, is signed again.
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signRequests()).toBe(1);
 
     // `siegel verify` agrees, also with the expected signer as npub; a wrong signer fails.
     const verified = await runSiegel(['verify', 'dist', '--pubkey', npubEncode(bunker.pubkey)], {
@@ -220,7 +233,9 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
       /made for the key `[0-9a-f]{64}`, now signing as `[0-9a-f]{64}`: re-signing all pages/,
     );
     expect(run.stdout).toContain(`${PAGES} signed, 0 unchanged`);
-    expect(proxy.signedEvents()).toBe(PAGES);
+    expect(proxy.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES);
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signedEvents()).toBe(PAGES + 1);
     const report = await verifySite(join(project, 'dist'), { pubkey: otherPubkey });
     expect(report).toMatchObject({ ok: true, valid: PAGES, invalid: 0 });
   });
@@ -239,7 +254,9 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     proxy.reset();
     const first = await runSiegel(['sign'], { cwd: project });
     expect(first.code).toBe(0);
-    expect(proxy.signedEvents()).toBe(PAGES);
+    expect(proxy.signedEvents(PAGE_EVENT_KIND)).toBe(PAGES);
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signedEvents()).toBe(PAGES + 1);
     const before = new Map<string, string | undefined>();
     for (const path of paths) {
       const data = await neventOf(path);
@@ -253,7 +270,10 @@ describe('siegel sign against a real bunker (issue 3, acceptance 2)', () => {
     const second = await runSiegel(['sign', '--relay', 'wss://other.example'], { cwd: project });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`0 signed, ${PAGES} unchanged`);
-    expect(proxy.signRequests()).toBe(0);
+    expect(proxy.signRequests(PAGE_EVENT_KIND)).toBe(0);
+    // The rewritten blocks change the pages' bytes: only the manifest, which pins them, is signed again.
+    expect(proxy.signedEvents(NSITE_NAMED_KIND)).toBe(1);
+    expect(proxy.signRequests()).toBe(1);
     for (const path of paths) {
       const data = await neventOf(path);
       expect(data.relays, path).toEqual(['wss://other.example']);

@@ -7,6 +7,8 @@ export interface ProxiedRequest {
   path: string;
   /** Events in a sign request (`{ events: [...] }` or `{ event }`), else 0. */
   events: number;
+  /** Their kinds, in order (a run signs its pages, kind 1063, apart from its site manifest, 35128/15128). */
+  kinds: number[];
 }
 
 /** A loopback reverse proxy in front of a real bunker that counts requests per method and path. */
@@ -17,10 +19,13 @@ export interface CountingProxy {
   requests: ProxiedRequest[];
   /** Requests to `METHOD path` (exact) since the last reset. */
   count(method: string, path: string): number;
-  /** Sign requests (`POST /api/keys/{name}/sign`, `POST /api/sign`) since the last reset. */
-  signRequests(): number;
-  /** Events in those sign requests. */
-  signedEvents(): number;
+  /**
+   * Sign requests (`POST /api/keys/{name}/sign`, `POST /api/sign`) since the last reset; with `kind`, those
+   * holding an event of that kind.
+   */
+  signRequests(kind?: number): number;
+  /** Events in those sign requests; with `kind`, those of that kind. */
+  signedEvents(kind?: number): number;
   /**
    * Called for each request before it is forwarded (after it is counted). Return `false` to hold it back
    * forever (e.g. after killing the client mid-batch).
@@ -55,8 +60,16 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     requests: [],
     onRequest: undefined,
     count: (method, path) => proxy.requests.filter((r) => r.method === method && r.path === path).length,
-    signRequests: () => proxy.requests.filter((r) => r.method === 'POST' && SIGN_ROUTE.test(r.path)).length,
-    signedEvents: () => proxy.requests.reduce((sum, r) => sum + r.events, 0),
+    signRequests: (kind) =>
+      proxy.requests.filter(
+        (r) =>
+          r.method === 'POST' && SIGN_ROUTE.test(r.path) && (kind === undefined || r.kinds.includes(kind)),
+      ).length,
+    signedEvents: (kind) =>
+      proxy.requests.reduce(
+        (sum, r) => sum + (kind === undefined ? r.events : r.kinds.filter((k) => k === kind).length),
+        0,
+      ),
     reset: () => {
       proxy.requests = [];
     },
@@ -67,13 +80,16 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     const method = request.method ?? 'GET';
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     let events = 0;
+    let kinds: number[] = [];
     if (method === 'POST' && SIGN_ROUTE.test(path)) {
       try {
         const parsed = JSON.parse(body.toString('utf8')) as { events?: unknown[]; event?: unknown };
-        events = Array.isArray(parsed.events) ? parsed.events.length : parsed.event ? 1 : 0;
+        const list = Array.isArray(parsed.events) ? parsed.events : parsed.event ? [parsed.event] : [];
+        events = list.length;
+        kinds = list.map((event) => Number((event as { kind?: unknown } | null)?.kind));
       } catch {}
     }
-    const seen: ProxiedRequest = { method, path, events };
+    const seen: ProxiedRequest = { method, path, events, kinds };
     proxy.requests.push(seen);
     if (proxy.onRequest?.(seen) === false) return;
     const headers: Record<string, string> = {};

@@ -128,13 +128,20 @@ describe('the address is part of the proof (URL mode and the verify page agree)'
 
   it('siegel verify <url>: valid where signed and at the mirror; another path is event.url, another loopback origin a preview', async () => {
     const valid = await verifyUrl(origin.url);
-    expect(valid).toEqual({ code: 0, pages: everyPage(['valid']) });
-    expect(await verifyUrl(mirror.url)).toEqual({ code: 0, pages: everyPage(['valid']) });
+    // Issue 36: no relay of the verifier's here, so each page's currency is `manifest.unchecked` (a warning).
+    expect(valid).toEqual({ code: 0, pages: everyPage(['valid', 'manifest.unchecked']) });
+    expect(await verifyUrl(mirror.url)).toEqual({
+      code: 0,
+      pages: everyPage(['valid', 'manifest.unchecked']),
+    });
     expect(await verifyUrl(`${origin.url}copy/`)).toEqual({
       code: 1,
-      pages: everyPage(['invalid', 'event.url']),
+      pages: everyPage(['invalid', 'event.url', 'manifest.unchecked']),
     });
-    expect(await verifyUrl(third.url)).toEqual({ code: 0, pages: everyPage(['valid', 'address.preview']) });
+    expect(await verifyUrl(third.url)).toEqual({
+      code: 0,
+      pages: everyPage(['valid', 'address.preview', 'manifest.unchecked']),
+    });
   }, 60_000);
 
   it('the verify pages in Chromium: the same verdicts, wherever the site’s copy of them is opened', async () => {
@@ -154,10 +161,11 @@ describe('the address is part of the proof (URL mode and the verify page agree)'
     const expected: Record<string, string[]> = {};
     for (const path of PAGES)
       for (const how of ['', ' by nevent']) {
-        expected[`origin ${path}${how}`] = ['valid'];
-        expected[`mirror ${path}${how}`] = ['valid'];
-        expected[`other path ${path}${how}`] = ['invalid', 'event.url'];
-        expected[`third origin ${path}${how}`] = ['valid', 'address.preview'];
+        // Issue 36: the verify page's default relays are out of reach here: currency unchecked.
+        expected[`origin ${path}${how}`] = ['valid', 'manifest.unchecked'];
+        expected[`mirror ${path}${how}`] = ['valid', 'manifest.unchecked'];
+        expected[`other path ${path}${how}`] = ['invalid', 'event.url', 'manifest.unchecked'];
+        expected[`third origin ${path}${how}`] = ['valid', 'address.preview', 'manifest.unchecked'];
       }
     expect(seen).toEqual(expected);
   }, 120_000);

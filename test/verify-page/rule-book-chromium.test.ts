@@ -22,8 +22,9 @@ import {
 } from '../support/verdict-cases.js';
 
 // Timeouts (docs/testing.md): the verdict cases through every verifier: 11 s among parallel files for 8
-// cases; 13 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine
-vi.setConfig({ testTimeout: 90_000 });
+// cases; 13 cases (issue 35) took 31 s for the verify page alone on a loaded 2-core machine; with the site
+// manifest's relay lookups (issue 36) one verify page took 3.5–6 s at a load average of 27, 20 cases 90 s+
+vi.setConfig({ testTimeout: 240_000 });
 
 interface JsonReport {
   ok: boolean;
@@ -148,7 +149,8 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     const hidings = VERDICT_CASES.filter((c) => c.page in HIDINGS);
     expect(hidings.length).toBeGreaterThanOrEqual(6);
     expect(Object.fromEntries(summary.pages.map((page) => [page.path, [page.outcome, page.code]]))).toEqual({
-      ...Object.fromEntries(hidings.map((c) => [c.page, ['refused', ...c.codes]])),
+      // The signing run's code is the verifiers' error; the manifest's warning is a verifier's only.
+      ...Object.fromEntries(hidings.map((c) => [c.page, ['refused', c.codes[0]]])),
       'plain.html': ['signed', undefined],
     });
   });
@@ -160,7 +162,10 @@ describe('one rule book: the CLI and the verify page agree on every case', () =>
     const valid = report.pages.find((page) => page.page === 'valid.html');
     expect(valid).toMatchObject({
       verdict: 'valid',
-      problems: [{ code: 'address.unchecked', severity: 'warning' }],
+      problems: [
+        { code: 'address.unchecked', severity: 'warning' },
+        { code: 'manifest.unchecked', severity: 'warning' },
+      ],
     });
     // Without an address, the copy signed for another origin is not caught here — that is what the warning says.
     expect(report.pages.find((page) => page.page === 'wrong-url.html')?.verdict).toBe('valid');

@@ -99,7 +99,8 @@ describe('a site signed by `siegel sign`, checked in Chromium and by `siegel ver
     expect(invalid).toMatchObject({
       state: 'invalid',
       reason: 'hash.mismatch',
-      codes: ['hash.mismatch', 'block.hash'],
+      // (The verify page's default relays are out of reach here: currency unchecked, issue 36.)
+      codes: ['hash.mismatch', 'block.hash', 'manifest.unchecked'],
     });
     expect(invalid.text).toContain('changed since it was signed');
     expect(invalid.text).toContain(`the signature covers ${block?.hash}`);

@@ -195,7 +195,8 @@ describe('verify page in Chromium', () => {
       expect(verdict).toMatchObject({
         state: 'invalid',
         reason: 'hash.mismatch',
-        codes: ['hash.mismatch', 'block.hash'],
+        // (The verify page's default relays are out of reach here: currency unchecked, issue 36.)
+        codes: ['hash.mismatch', 'block.hash', 'manifest.unchecked'],
       });
       expect(verdict.text).toContain('changed since it was signed');
       expect(verdict.text).toContain(`the signature covers ${event.tags.find((tag) => tag[0] === 'x')?.[1]}`);

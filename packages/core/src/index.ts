@@ -58,7 +58,8 @@ export {
   renderSignatureBlock,
 } from './page/signature-block.js';
 export { readSignatureBlock, type SignatureBlockInfo } from './page/signature-block-read.js';
-export { type PublishSiteOptions, publishSite } from './pipeline/publish-site.js';
+export type { BlossomReport, BlossomServerReport } from './pipeline/publish-blossom.js';
+export { type PublishSiteOptions, type PublishSiteReport, publishSite } from './pipeline/publish-site.js';
 export { signSite } from './pipeline/sign-site.js';
 export {
   type FormatSummaryOptions,

@@ -14,6 +14,7 @@ const ROOMS: Record<string, string> = {
   cli: 'cli/cli.ts',
   fs: 'fs/atomic-write.ts',
   integration: 'integration/integration.ts',
+  manifest: 'manifest/site-manifest.ts',
   net: 'net/site-client.ts',
   nostr: 'nostr/crypto.ts',
   options: 'options/options.ts',

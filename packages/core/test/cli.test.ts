@@ -155,8 +155,9 @@ describe('siegel CLI (built dist/cli.js)', () => {
       report.pages.map((page) => [page.page, [page.verdict, ...page.problems.map((p) => p.code)]]),
     );
     // SITE_URL from .env is the address the directory's pages are judged at: no address.unchecked.
-    expect(judged['about.html']).toEqual(['invalid', 'hash.mismatch', 'block.hash']);
-    expect(judged['index.html']).toEqual(['valid']);
+    // No relay configured: currency unchecked (issue 36), a warning beside each verdict.
+    expect(judged['about.html']).toEqual(['invalid', 'hash.mismatch', 'block.hash', 'manifest.unchecked']);
+    expect(judged['index.html']).toEqual(['valid', 'manifest.unchecked']);
     // An event that cannot be found: not found, counted apart, exit 1.
     const eventId = /name="nostr:event" content="([0-9a-f]{64})"/.exec(
       await readFile(join(dist, 'index.html'), 'utf8'),

@@ -56,6 +56,20 @@ describe('the one options schema', () => {
     );
   });
 
+  it("takes the manifest's Blossom servers by `siegel publish --blossom`'s one rule (net/blossom.ts)", () => {
+    const servers = (options: Parameters<typeof resolveSignSiteOptions>[0]) =>
+      resolveSignSiteOptions(options).manifest.servers;
+    expect(
+      servers({ site: SITE, env: { SIEGEL_BLOSSOM: ' https://b.example/, http://127.0.0.1:8080' } }),
+    ).toEqual(['https://b.example', 'http://127.0.0.1:8080']);
+    expect(() => servers({ site: SITE, env: { SIEGEL_BLOSSOM: 'http://b.example' } })).toThrow(
+      'Blossom server `http://b.example` (SIEGEL_BLOSSOM) must be an https:// URL',
+    );
+    expect(() => servers({ site: SITE, blossom: ['https://b.example/?x=1'] })).toThrow(
+      '`blossom.0` must be an https:// URL (http:// only on a loopback host), without query or fragment',
+    );
+  });
+
   it('checks an environment number only where the option does not set it', () => {
     const env = { SIEGEL_BATCH_SIZE: 'many' };
     expect(() => resolveSignSiteOptions({ site: SITE, env })).toThrow(

@@ -242,7 +242,9 @@ describe('spec versions', () => {
   it('verifies a siegel-page/1 page by the rules it was signed under, and says so', async () => {
     const dist = await legacySite('<main><p>Old &amp; signed</p><noscript><p>no js</p></noscript></main>');
     const old = (await verifySite(dist, { site: SITE })).pages.find((p) => p.page === 'old.html');
-    expect(old).toMatchObject({ verdict: 'valid', spec: 'siegel-page/1', problems: [] });
+    // Signed before manifests (no `a` tag): valid, and says currency was not checked.
+    expect(old).toMatchObject({ verdict: 'valid', spec: 'siegel-page/1' });
+    expect(old?.problems.map((p) => p.code)).toEqual(['manifest.unchecked']);
   });
 
   it('reports a /1 page whose element holds markup the /1 parser discarded as not verifiable', async () => {
@@ -277,6 +279,8 @@ describe('spec versions', () => {
         severity: 'error',
         message: 'the block says `siegel-page/1` but the event was signed under `siegel-page/2`',
       },
+      // No relay of the verifier's: currency unchecked.
+      expect.objectContaining({ code: 'manifest.unchecked', severity: 'warning' }),
     ]);
   });
 });

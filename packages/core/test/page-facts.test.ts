@@ -77,17 +77,17 @@ describe('readBaseHref and resolveBaseUrl: the base URL as a browser sets it', (
       '<!doctype html><head><noscript><!-- </noscript><base href="https://evil.example/"><title>Forged</title> --></noscript><title>Real</title></head><main>x</main>';
     // Scripting off (the hash's reading): all of it is one comment.
     expect(readDocumentTitle(parsePage(html))).toBe('Real');
-    expect(facts(html)).toEqual({ title: 'Forged', baseHref: 'https://evil.example/' });
+    expect(facts(html)).toEqual({ title: 'Forged', baseHref: 'https://evil.example/', loads: [] });
     expect(analyzePage(html)).toMatchObject({ title: 'Forged', baseHref: 'https://evil.example/' });
     // A <title> or <base> inside a <noscript> in <body> is text to a reader with scripts on.
     const inside =
       '<!doctype html><body><noscript><title>Off</title><base href="/off/"></noscript><main>x</main>';
     expect(readDocumentTitle(parsePage(inside))).toBe('Off');
-    expect(facts(inside)).toEqual({ title: undefined, baseHref: undefined });
+    expect(facts(inside)).toEqual({ title: undefined, baseHref: undefined, loads: [] });
     // A tag manager's <noscript> after the head: the same either way.
     const manager =
       '<!doctype html><head><base href="/"><title>T</title></head><body><noscript><iframe src="x"></iframe></noscript><main>x</main>';
-    expect(facts(manager)).toEqual({ title: 'T', baseHref: '/' });
+    expect(facts(manager)).toEqual({ title: 'T', baseHref: '/', loads: [] });
   });
 });
 

@@ -52,7 +52,7 @@ describe('signSite security', () => {
     expect(verifyPage).not.toContain('<script>alert(1)');
     expect(
       (await readdir(join(project.dist, 'verify'))).every((name) =>
-        /^([0-9a-f]{64}(\.json)?|siegel-verify\.js|index\.html)$/.test(name),
+        /^([0-9a-f]{64}(\.json)?|siegel-verify\.js|index\.html|manifest\.json)$/.test(name),
       ),
     ).toBe(true);
     // The site-wide verify page carries the (hostile) site URL as data only: one script, the shared one.

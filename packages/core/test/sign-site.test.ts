@@ -13,6 +13,7 @@ import {
   type SignSiteOptions,
   signSite,
 } from '../src/index.js';
+import { readManifest } from '../src/manifest/site-manifest.js';
 import { analyzePage, hashPage } from '../src/page/analyze.js';
 import { PARSER_REVISION } from '../src/page/parse.js';
 import { applySignatureBlock, renderSignatureBlock } from '../src/page/signature-block.js';
@@ -56,8 +57,15 @@ describe('signSite', () => {
     const { logger, info } = collectingLogger();
     const summary = await signSite(dist, { site: SITE, signer, cacheFile, logger, progress: false });
     expect(summary).toMatchObject({ signed: 4, unchanged: 0, skipped: 1, failed: 0 });
+    // One request for the four pages, then one for the site manifest that lists them.
     expect(signer.calls).toBe(1);
-    expect(info.at(-1)).toBe('Siegel: 4 signed, 0 unchanged, 1 skipped (no <main>), 0 failed');
+    expect(signer.manifests).toHaveLength(1);
+    expect(info.at(-2)).toBe('Siegel: 4 signed, 0 unchanged, 1 skipped (no <main>), 0 failed');
+    expect(info.at(-1)).toMatch(/^Site manifest: signed, \d+ files listed \(inline, \d+ bytes\)$/);
+    const manifestEvent = signer.manifests[0] as NostrEvent;
+    expect(JSON.parse(await readFile(join(dist, 'verify', 'manifest.json'), 'utf8'))).toEqual(manifestEvent);
+    const manifest = readManifest(manifestEvent);
+    expect(summary.manifest).toMatchObject({ signed: true, layout: 'inline', eventId: manifestEvent.id });
     const pubkey = await signer.getPublicKey();
     for (const path of SIGNED) {
       const html = await readFile(join(dist, path), 'utf8');
@@ -71,6 +79,8 @@ describe('signSite', () => {
       expect(nip94.validateEvent(event)).toBe(true);
       expect(event.tags.find((tag) => tag[0] === 'x')?.[1]).toBe(block?.hash);
       expect(event.id).toBe(block?.eventId);
+      expect(manifest.pages.get(`/${path}`)?.eventId).toBe(event.id);
+      expect(event.tags).toContainEqual(['a', `35128:${pubkey}:${manifest.d}`]);
       // Outside the block, the file is exactly the input.
       const input = FIXTURE_PAGES[path] as string;
       const expected = applySignatureBlock(
@@ -98,19 +108,26 @@ describe('signSite', () => {
     const signed = await readPages(dist, SIGNED);
     const cacheText = await readFile(cacheFile, 'utf8');
     const cacheMtime = (await stat(cacheFile)).mtimeMs;
-    signer.calls = 0;
+    const manifest = await readFile(join(dist, 'verify', 'manifest.json'), 'utf8');
+    expect(signer.manifests).toHaveLength(1);
+    signer.reset();
 
     const again = await signSite(dist, options);
     expect(again).toMatchObject({ signed: 0, unchanged: 4, skipped: 1 });
     expect(signer.calls).toBe(0);
+    expect(signer.manifests).toEqual([]);
     expect(await readPages(dist, SIGNED)).toEqual(signed);
     expect(await readFile(cacheFile, 'utf8')).toBe(cacheText);
     expect((await stat(cacheFile)).mtimeMs).toBe(cacheMtime);
 
+    // A fresh copy (a build that empties the output first) has no verify/manifest.json: the cache's is
+    // written back, not signed again.
     const copy = await signSite(fresh, options);
     expect(copy).toMatchObject({ signed: 0, unchanged: 4, skipped: 1 });
     expect(signer.calls).toBe(0);
+    expect(signer.manifests).toEqual([]);
     expect(await readPages(fresh, SIGNED)).toEqual(signed);
+    expect(await readFile(join(fresh, 'verify', 'manifest.json'), 'utf8')).toBe(manifest);
   });
 
   it('a cache written by an older page reading: every page is read again once, only pages that read differently are re-signed', async () => {
@@ -137,17 +154,24 @@ describe('signSite', () => {
     const rebuild = async (name: string, cache: object) => {
       await writeFile(cacheFile, JSON.stringify(cache));
       await writePages(join(root, name), pages);
-      signer.events = 0;
+      signer.reset();
       return signSite(join(root, name), options);
     };
     // Same revision: identical bytes skip parsing, so the stale entry would stand (what the revision is for).
     const same = await rebuild('same', written);
     expect(same).toMatchObject({ signed: 0, unchanged: 5 });
+    // The stale entry's event went into shop.html: the manifest, which names each page's event, changes.
+    expect(signer.manifests).toHaveLength(1);
+    expect(readManifest(signer.manifests[0] as NostrEvent).pages.get('/shop.html')?.eventId).toBe(
+      oldEvent?.id,
+    );
     // An older revision (a cache without `parser`): all read again, the one page that reads differently re-signed.
     const { parser: _, ...older } = written;
     const again = await rebuild('again', older);
     expect(again).toMatchObject({ signed: 1, unchanged: 4, refused: 0 });
     expect(signer.events).toBe(1);
+    // The re-signed page's new event id and bytes: the manifest is signed again, once.
+    expect(signer.manifests).toHaveLength(1);
     expect(again.pages.find((page) => page.outcome === 'signed')?.path).toBe('shop.html');
     expect(log.info.some((line) => line.includes('reading every page again once'))).toBe(true);
     const after = JSON.parse(await readFile(cacheFile, 'utf8'));
@@ -156,6 +180,7 @@ describe('signSite', () => {
     // And from then on the shortcut holds again.
     const third = await rebuild('third', after);
     expect(third).toMatchObject({ signed: 0, unchanged: 5 });
+    expect(signer.manifests).toEqual([]);
   });
 
   it('changing one page re-signs exactly it; changing only <head> re-signs nothing', async () => {
@@ -172,10 +197,17 @@ describe('signSite', () => {
     const next = join(root, 'next');
     const { writePages } = await import('./support/site-fixture.js');
     await writePages(next, changed);
-    signer.events = 0;
+    signer.reset();
     const summary = await signSite(next, options);
     expect(summary).toMatchObject({ signed: 1, unchanged: 3 });
     expect(signer.events).toBe(1);
+    expect(signer.manifests).toHaveLength(1);
+    const aboutEvent = readSignatureBlock(
+      (await readPages(next, ['about.html']))['about.html'] as string,
+    )?.eventId;
+    expect(readManifest(signer.manifests[0] as NostrEvent).pages.get('/about.html')?.eventId).toBe(
+      aboutEvent,
+    );
     expect(summary.pages.find((page) => page.outcome === 'signed')?.path).toBe('about.html');
     const after = await readPages(next, SIGNED);
     expect(readSignatureBlock(after['about.html'] as string)?.eventId).not.toBe(
@@ -189,9 +221,14 @@ describe('signSite', () => {
     };
     const third = join(root, 'third');
     await writePages(third, headOnly);
-    signer.events = 0;
+    signer.reset();
     expect(await signSite(third, options)).toMatchObject({ signed: 0, unchanged: 4 });
     expect(signer.events).toBe(0);
+    // The page's event stands, but its bytes changed: the manifest, which pins every file's hash, does not.
+    expect(signer.manifests).toHaveLength(1);
+    expect(readManifest(signer.manifests[0] as NostrEvent).pages.get('/about.html')?.eventId).toBe(
+      aboutEvent,
+    );
   });
 
   it('a different key re-signs all pages with a notice; a corrupt cache is a warning', async () => {
@@ -276,10 +313,11 @@ describe('signSite', () => {
       'https://mirror.example.org',
       'https://example.net/copy',
     ]);
-    // The same mirrors: nothing to sign.
-    signer.events = 0;
+    // The same mirrors: nothing to sign, the manifest included.
+    signer.reset();
     expect((await run(mirrors)).summary).toMatchObject({ signed: 0, unchanged: 4 });
     expect(signer.events).toBe(0);
+    expect(signer.manifests).toEqual([]);
     // One mirror dropped: the events change, so every page is signed again, with a notice.
     const fewer = await run(['https://mirror.example.org']);
     expect(fewer.summary).toMatchObject({ signed: 4, unchanged: 0 });
@@ -298,6 +336,8 @@ describe('signSite', () => {
     expect(summary).toMatchObject({ signed: 4, skipped: 1, dryRun: true });
     expect(summary.pages.filter((page) => page.outcome === 'would-sign')).toHaveLength(4);
     expect(signer.calls).toBe(0);
+    expect(signer.manifests).toEqual([]);
+    expect(summary.manifest).toBeUndefined();
     expect(await readPages(dist, Object.keys(FIXTURE_PAGES))).toEqual(FIXTURE_PAGES);
     await expect(stat(cacheFile)).rejects.toThrow();
     await expect(stat(join(dist, 'verify'))).rejects.toThrow();
@@ -327,11 +367,12 @@ describe('signSite', () => {
     const { dist, cacheFile } = await createProject({ ...FIXTURE_PAGES, 'big.html': big });
     // A real local key behind a bunker-like limit: a batch holding an event over 5 000 bytes is refused.
     const inner = new CountingSigner(KEY_A);
-    const batches: number[] = [];
+    // Page requests by size; the site manifest's request as 'manifest'.
+    const batches: Array<number | 'manifest'> = [];
     const refusing: Signer = {
       getPublicKey: () => inner.getPublicKey(),
       async signEvents(templates) {
-        batches.push(templates.length);
+        batches.push(templates[0]?.kind === 35128 ? 'manifest' : templates.length);
         if (templates.some((template) => JSON.stringify(template).length > 5_000))
           throw new SiegelError('event_refused', 'the bunker refused to sign it: HTTP 413 `event_too_large`');
         return inner.signEvents(templates);
@@ -342,13 +383,15 @@ describe('signSite', () => {
     const summary = await signSite(dist, options);
     expect(summary).toMatchObject({ signed: 4, failed: 1, skipped: 1 });
     // One batch of five (about, big, blog/first, blog/second, index), then halves until the refused event
-    // is alone: [5] → [3] → [2] → [1: about] [1: big, refused], then [1: blog/first] and [2: the rest].
-    expect(batches).toEqual([5, 3, 2, 1, 1, 1, 2]);
+    // is alone: [5] → [3] → [2] → [1: about] [1: big, refused], then [1: blog/first] and [2: the rest];
+    // then the manifest, listing big.html as a plain file.
+    expect(batches).toEqual([5, 3, 2, 1, 1, 1, 2, 'manifest']);
+    expect(summary.manifest?.signed).toBe(true);
     const error = summary.pages.find((page) => page.path === 'big.html')?.error;
     expect(error).toMatch(
       /^its event \(\d+(\.\d)? KiB\) was not signed: the bunker refused to sign it: HTTP 413/,
     );
-    expect(log.info.at(-1)).toBe(
+    expect(log.info.at(-2)).toBe(
       `Siegel: 4 signed, 0 unchanged, 1 skipped (no <main>), 1 failed\n  failed   big.html: ${error}`,
     );
     expect(await readFile(join(dist, 'big.html'), 'utf8')).toBe(big);
@@ -356,7 +399,8 @@ describe('signSite', () => {
       expect(readSignatureBlock(await readFile(join(dist, path), 'utf8'))).toBeDefined();
     const cache = JSON.parse(await readFile(cacheFile, 'utf8')) as { pages: Record<string, unknown> };
     expect(Object.keys(cache.pages).sort()).toEqual([...SIGNED].sort());
-    // The next run: the four from the cache, the refused page tried (alone) and failed again.
+    // The next run: the four from the cache, the refused page tried (alone) and failed again; no file
+    // changed, so no manifest.
     batches.length = 0;
     const again = await signSite(dist, options);
     expect(again).toMatchObject({ signed: 0, unchanged: 4, failed: 1 });
@@ -380,7 +424,8 @@ describe('signSite', () => {
     expect(summary.pages.find((page) => page.path === 'big.html')?.error).toBe(
       `page too large: 2.3 MiB (\`${big.length}\` bytes), more than the limit of 2 MiB (\`2097152\` bytes); it was not read — raise the limit with \`maxPageBytes\`, \`--max-page-bytes\` or SIEGEL_MAX_PAGE_BYTES`,
     );
-    expect(log.info.at(-1)).toMatch(/\n {2}failed {3}big\.html: page too large: 2\.3 MiB/);
+    expect(log.info.at(-2)).toMatch(/\n {2}failed {3}big\.html: page too large: 2\.3 MiB/);
+    expect(log.info.at(-1)).toMatch(/^Site manifest: signed, /);
     expect(await readFile(join(dist, 'big.html'), 'utf8')).toBe(big);
     // Under the limit, the same page is signed (read into its own buffer: over 1 MiB).
     const raised = await signSite(dist, {
@@ -418,6 +463,7 @@ describe('signSite', () => {
   it('pipelines small batches and lists pages in verbose mode', async () => {
     const { signer, summary } = await signFixtureVerbosely({ batchSize: 1 });
     expect(signer.calls).toBe(4);
+    expect(signer.manifests).toHaveLength(1);
     expect(summary.signed).toBe(4);
     const text = formatSummary(summary, { verbose: true });
     // The head, a line per page, and what a signature covers.
@@ -437,12 +483,17 @@ describe('signSite', () => {
     await writeFile(join(dist, 'about.html'), FIXTURE_PAGES['about.html'] as string);
     const changed = (FIXTURE_PAGES['index.html'] as string).replace('Hallo', 'Hallo, Welt');
     await writeFile(join(dist, 'index.html'), changed);
-    signer.calls = 0;
+    signer.reset();
     const summary = await signSite(dist, { ...base, files: ['about.html', './index.html'] });
     expect(summary).toMatchObject({ signed: 1, unchanged: 1, skipped: 0, failed: 0 });
     expect(summary.pages.map((page) => page.path)).toEqual(['about.html', 'index.html']);
     expect(signer.calls).toBe(1);
+    // The manifest still lists every page: the named ones with this run's events, the others from the cache.
+    expect(signer.manifests).toHaveLength(1);
     const after = await readPages(dist, SIGNED);
+    const listed = readManifest(signer.manifests[0] as NostrEvent).pages;
+    for (const path of SIGNED)
+      expect(listed.get(`/${path}`)?.eventId, path).toBe(readSignatureBlock(after[path] as string)?.eventId);
     expect(after['about.html']).toBe(signedBefore['about.html']);
     expect(readSignatureBlock(after['index.html'] as string)?.hash).toBe(hashPage(changed));
     for (const path of SIGNED.filter((p) => p !== 'about.html' && p !== 'index.html')) {
@@ -488,6 +539,7 @@ describe('signSite', () => {
     expect(summary.signed).toBe(9);
     expect(peak).toBe(1);
     expect(inner.calls).toBe(5);
+    expect(inner.manifests).toHaveLength(1);
   });
 
   it('handles a BOM and non-ASCII before the block, and fails a page that is not UTF-8', async () => {
@@ -506,9 +558,10 @@ describe('signSite', () => {
     expect(signed.startsWith('\ufeff<!doctype html><title>Ünïcödé ✓</title><!-- siegel-page/2')).toBe(true);
     // A fresh copy takes the byte-offset path: the same bytes.
     await writeFile(join(dist, 'bom.html'), bom);
-    signer.calls = 0;
+    signer.reset();
     await signSite(dist, options);
     expect(signer.calls).toBe(0);
+    expect(signer.manifests).toEqual([]);
     expect(await readFile(join(dist, 'bom.html'), 'utf8')).toBe(signed);
   });
 

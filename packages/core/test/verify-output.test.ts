@@ -15,8 +15,9 @@ async function signed() {
     signSite(project.dist, { site: SITE, signer, cacheFile: project.cacheFile, logger, progress: false });
   await run();
   const verifyDir = join(project.dist, 'verify');
+  // The page events' files (the site manifest's verify/manifest.json beside them is not one).
   const ids = (await readdir(verifyDir))
-    .filter((name) => name.endsWith('.json'))
+    .filter((name) => /^[0-9a-f]{64}\.json$/.test(name))
     .map((name) => name.slice(0, -5));
   return { ...project, run, signer, verifyDir, ids };
 }

@@ -144,7 +144,8 @@ describe('readVerifyScript', () => {
   it('returns the one bundled browser script (built with the package)', async () => {
     const script = await readVerifyScript();
     expect(script.length).toBeGreaterThan(50_000);
-    expect(script.length).toBeLessThan(300_000);
+    // 309 000 with the site manifest's check (issue 36: its format, the page's loads, the gathering).
+    expect(script.length).toBeLessThan(330_000);
     expect(script).toContain('siegel-status');
     // A classic script (loaded with `defer`, no module syntax at top level).
     expect(script).not.toMatch(/^\s*(import|export)\s/m);

@@ -3,7 +3,7 @@
 // small in-memory event store of ours. Not a fake: it answers what the protocol says, never what a test
 // expects.
 //
-//   node relay-server.mjs [--port 0] [--refuse REASON] [--silent]
+//   node relay-server.mjs [--port 0] [--refuse REASON] [--silent] [--limits JSON]
 //
 // Prints `SIEGEL_RELAY_READY {"url":"ws://127.0.0.1:PORT"}` once listening. `--refuse` makes it answer every
 // EVENT with `OK false` and `blocked: REASON` (a relay that refuses, as a paid or allow-listed one does).
@@ -11,6 +11,9 @@
 // stalled relay, as the issue-22 audit had among healthy ones) until it gets SIGUSR1: from then on it is a
 // working relay (what it swallowed before stays swallowed, as with a relay that dropped it).
 // Ephemeral events (kinds 20000–29999, e.g. NIP-46's 24133) are passed on to subscribers, never stored.
+// `--limits {"maxEventBytes":…,"maxTags":…,"maxTagValueBytes":…}` (relay-process.ts passes core's
+// RELAY_LIMITS, strfry's defaults, unless told otherwise) refuses an event over them as strfry does:
+// `["OK", id, false, "invalid: …"]`.
 import { parseArgs } from 'node:util';
 import { EventRepository, EventUtils } from '@nostr-relay/common';
 import { NostrRelay } from '@nostr-relay/core';
@@ -63,11 +66,29 @@ class MemoryRepository extends EventRepository {
   async destroy() {}
 }
 
+/**
+ * What is over `limits` in `event`, in strfry's words (its `events.maxEventSize`, `maxNumTags`,
+ * `maxTagValSize`: the event's JSON, the number of tags, every value of a tag), or `undefined`.
+ */
+function overLimit(event, limits) {
+  const bytes = Buffer.byteLength(JSON.stringify(event));
+  if (bytes > limits.maxEventBytes) return `event too large: ${bytes}`;
+  const tags = Array.isArray(event.tags) ? event.tags : [];
+  if (tags.length > limits.maxTags) return `too many tags: ${tags.length}`;
+  for (const tag of tags)
+    for (const value of Array.isArray(tag) ? tag.slice(1) : []) {
+      const size = Buffer.byteLength(String(value));
+      if (size > limits.maxTagValueBytes) return `tag val too large: ${size}`;
+    }
+  return undefined;
+}
+
 const { values } = parseArgs({
   options: {
     port: { type: 'string', default: '0' },
     refuse: { type: 'string' },
     silent: { type: 'boolean', default: false },
+    limits: { type: 'string' },
   },
 });
 let silent = values.silent;
@@ -76,6 +97,15 @@ process.on('SIGUSR1', () => {
   process.stdout.write('SIEGEL_RELAY_ANSWERING\n');
 });
 const relay = new NostrRelay(new MemoryRepository(), { logLevel: 4 });
+if (values.limits !== undefined) {
+  const limits = JSON.parse(values.limits);
+  relay.register({
+    beforeHandleEvent: (event) => {
+      const problem = overLimit(event, limits);
+      return problem ? { canHandle: false, message: `invalid: ${problem}` } : { canHandle: true };
+    },
+  });
+}
 if (values.refuse !== undefined) {
   const reason = values.refuse;
   relay.register({ beforeHandleEvent: () => ({ canHandle: false, message: `blocked: ${reason}` }) });

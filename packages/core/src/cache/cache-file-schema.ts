@@ -32,6 +32,8 @@ export interface SignCacheEntry {
   bytePlace?: { insertAt: number; existingBlock?: { start: number; end: number } };
   /** SHA-256 of the file as Siegel wrote it: an already-signed output is recognised as unchanged. */
   signedFingerprint?: string;
+  /** What the page loads (page/page-loads.ts), for the site manifest; absent in caches written before it. */
+  loads?: string[];
 }
 
 /**
@@ -50,6 +52,8 @@ export function isCacheEntryShape(value: unknown): value is SignCacheEntry {
     isEventShape(entry.event) &&
     typeof entry.fingerprint === 'string' &&
     Number.isInteger(entry.insertAt) &&
+    (entry.loads === undefined ||
+      (Array.isArray(entry.loads) && entry.loads.every((item) => typeof item === 'string'))) &&
     (entry.existingBlock === undefined || isRange(entry.existingBlock)) &&
     (place === undefined ||
       (typeof place === 'object' &&
@@ -67,7 +71,8 @@ const headerList = z.array(z.unknown()).catch([]);
 
 /**
  * The whole file as writeSignCache writes it: `spec`, `version`, `parser`, `pubkey`, `site`, `selector`,
- * `mirrors` (absent: none), `relays` and `pages` (path → entry). A missing `parser` is revision 1 (caches
+ * `mirrors` (absent: none), `relays`, `manifest` (the last site manifest signed; absent: none) and `pages`
+ * (path → entry). A missing `parser` is revision 1 (caches
  * written before it existed). `pages` is taken if it is an object of any kind; its entries are checked one
  * by one with {@link cacheEntrySchema}.
  */
@@ -83,5 +88,6 @@ export const cacheFileSchema = z.object({
   selector: z.unknown().optional(),
   mirrors: headerList,
   relays: headerList,
+  manifest: z.unknown().optional(),
   pages: z.custom<Record<string, unknown>>((pages) => typeof pages === 'object' && pages !== null).catch({}),
 });

@@ -6,8 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
+import { isEventShape } from '../nostr/event-shape.js';
 import { PARSER_REVISION } from '../page/parse.js';
 import { cacheFileSchema, isCacheEntryShape, type SignCacheEntry } from './cache-file-schema.js';
 import { journalFileOf, readJournal } from './journal.js';
@@ -44,6 +46,11 @@ export type { SignCacheEntry } from './cache-file-schema.js';
 /** The in-memory cache: a header and the entries. */
 export interface SignCache extends SignCacheHeader {
   pages: Map<string, SignCacheEntry>;
+  /**
+   * The last site manifest the cache's runs signed (pipeline/sign-manifest.ts): a build that empties the
+   * output removes `verify/manifest.json`, and the manifest must not be signed again for that.
+   */
+  manifest?: NostrEvent;
 }
 
 /** Result of {@link readSignCache}: the cache to use, plus any warning or notice to show. */
@@ -183,6 +190,9 @@ async function readSnapshot(
       pages.set(path, kept);
     }
   }
+  // The manifest is checked (signature, kind, tags) where it is used; here only its shape and key.
+  const manifest =
+    isEventShape(data.manifest) && data.manifest.pubkey === data.pubkey ? data.manifest : undefined;
   return {
     cache: {
       pubkey: String(data.pubkey),
@@ -191,6 +201,7 @@ async function readSnapshot(
       mirrors,
       relays,
       pages,
+      ...(manifest ? { manifest } : {}),
     },
     ...(sameRelays ? {} : { relaysChanged: true }),
     ...(sameParser ? {} : { parserChanged: true }),
@@ -216,6 +227,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     selector: cache.selector,
     ...(cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {}),
     relays: cache.relays ?? [],
+    ...(cache.manifest ? { manifest: cache.manifest } : {}),
   };
   // The same JSON as `JSON.stringify({ ...header, pages })`, encoded piece by piece into one buffer from
   // each entry's text: packed pages are written as they are held, never unpacked, and no string of the

@@ -7,8 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { SiegelError } from '../errors.js';
-import { parseRelays } from '../nostr/relays.js';
+import { isSiteId } from '../manifest/site-manifest.js';
+import { parseBlossomServers } from '../net/blossom.js';
+import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import { loadEnv } from '../options/env.js';
+import { SITE_ID_RULE } from '../options/manifest-options.js';
 import { parseMirrors } from '../options/options.js';
 import { checkSiteUrl } from '../page/page-event.js';
 import { publishSite } from '../pipeline/publish-site.js';
@@ -129,6 +132,9 @@ type Values = {
   'user-agent'?: string;
   relay?: string[];
   mirror?: string[];
+  blossom?: string[];
+  'site-id'?: string;
+  'root-site'?: boolean;
   'allow-redirects-to'?: string[];
 };
 
@@ -191,8 +197,12 @@ async function main(argv: string[]): Promise<number> {
   };
   // A bad `--relay`, `--mirror` or `--site` is named as the flag the user typed, in every command alike.
   if (values.relay !== undefined) parseRelays(values.relay, '--relay');
+  if (values.blossom !== undefined) parseBlossomServers(values.blossom, '--blossom');
   if (values.mirror !== undefined) parseMirrors(values.mirror, '--mirror');
   if (values.site !== undefined) checkSiteUrl(values.site, '--site');
+  const siteId = values['site-id'];
+  if (siteId !== undefined && !isSiteId(siteId))
+    throw new SiegelError('invalid_options', `\`--site-id\` must be ${SITE_ID_RULE}, got \`${siteId}\``);
   const publishTimeout = values['publish-timeout'];
   const publishTimeoutMs =
     publishTimeout === undefined ? undefined : parseSeconds(publishTimeout, '--publish-timeout', true);
@@ -211,6 +221,8 @@ async function main(argv: string[]): Promise<number> {
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
       ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
+      ...(siteId !== undefined ? { siteId } : {}),
+      ...(values['root-site'] ? { rootSite: true } : {}),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
       ...(publishTimeoutMs !== undefined ? { publishTimeoutMs } : {}),
     });
@@ -223,9 +235,10 @@ async function main(argv: string[]): Promise<number> {
       all: values.all ?? false,
       ...(values.cache !== undefined ? { cacheFile: values.cache } : {}),
       ...(values.relay !== undefined ? { relays: values.relay } : {}),
+      ...(values.blossom !== undefined ? { blossom: values.blossom } : {}),
       ...(publishTimeoutMs !== undefined ? { timeoutMs: publishTimeoutMs } : {}),
     });
-    return report.unreached > 0 ? EXIT.failure : EXIT.ok;
+    return report.unreached > 0 || (report.blossom?.failed ?? 0) > 0 ? EXIT.failure : EXIT.ok;
   }
   const isUrl = isUrlTarget(target ?? '');
   for (const [name, spec] of Object.entries(COMMANDS.verify.options)) {
@@ -245,7 +258,8 @@ async function main(argv: string[]): Promise<number> {
     ...(site !== undefined ? { site } : {}),
     ...(values.pubkey !== undefined ? { pubkey: values.pubkey } : {}),
     ...(values.signer !== undefined ? { signer: values.signer } : {}),
-    ...(values.relay !== undefined ? { relays: values.relay } : {}),
+    // The verifier's own relays: what the site's currency is read from (and missing events).
+    relays: values.relay ?? readRelaysFromEnv(env.SIEGEL_RELAYS),
     ...(values.selector !== undefined ? { selector: values.selector } : {}),
     ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
     ...(values['allow-redirects-to'] !== undefined ? { allowRedirectsTo: values['allow-redirects-to'] } : {}),

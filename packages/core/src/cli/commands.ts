@@ -44,6 +44,15 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         help: "another base URL the same pages are served at (a mirror); each page's event names its address there too (a NIP-94 fallback tag), so verifiers accept it there; repeatable (default: SIEGEL_MIRRORS). A change re-signs every page",
       },
       selector: { type: 'string', value: 'CSS', help: 'signed element (default: main)' },
+      'site-id': {
+        type: 'string',
+        value: 'ID',
+        help: "the site manifest's d tag (NIP-5A: 1-13 of a-z, 0-9 and -, not ending in -; default: SIEGEL_SITE_ID, else derived from the site URL). Give one when the relays hold another site's manifest under the derived id",
+      },
+      'root-site': {
+        type: 'boolean',
+        help: "sign the key's root site manifest (kind 15128, one per key) instead of a named site (35128)",
+      },
       cache: {
         type: 'string',
         value: 'FILE',
@@ -83,7 +92,7 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         type: 'string',
         multiple: true,
         value: 'URL',
-        help: "relay to ask for an event whose verify/{id}.json is missing, besides the nevent's hints (wss://; ws:// only on loopback); repeatable",
+        help: "your relay: asked for the site's newest manifest (is the page current?) and for an event whose verify/{id}.json is missing, besides the page's hints (default SIEGEL_RELAYS; wss://, ws:// only on loopback); repeatable",
       },
       site: {
         type: 'string',
@@ -138,7 +147,8 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
   },
   publish: {
     usage: 'siegel publish [dir]',
-    summary: 'send the events waiting in the outbox to their relays again (default: dist)',
+    summary:
+      'send the events waiting in the outbox to their relays again; with --blossom, upload the site to Blossom servers (default: dist)',
     options: {
       relay: {
         type: 'string',
@@ -152,6 +162,12 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         help: 'the cache whose outbox is sent (default: .sign-cache.json in the current directory)',
       },
       all: { type: 'boolean', help: 'also send every event in dir/verify/*.json to the relays' },
+      blossom: {
+        type: 'string',
+        multiple: true,
+        value: 'URL',
+        help: "Blossom server (https://; http:// on loopback) to upload every file of the site's signed manifest (verify/manifest.json) to, first, so that an nsite gateway can serve the site: BUD-02 PUT /upload, each with a BUD-11 auth event signed by the site's signer (as sign picks it); blobs the server has are skipped; repeatable (default: SIEGEL_BLOSSOM)",
+      },
       'publish-timeout': {
         type: 'string',
         value: 'S',
@@ -173,14 +189,15 @@ const CONFIGURATION = `Configuration is read from .env in the current directory 
   BUNKER_API_TOKEN (required), BUNKER_URL (default http://localhost:7777), BUNKER_KEY_NAME (default default),
   or BUNKER_URL=bunker://<pubkey>?relay=wss://…&secret=… for a NIP-46 remote signer (no token; the client
   key is kept in .siegel-nip46-client.json beside the cache — a secret, keep it out of git),
-  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_BATCH_SIZE (pages per bunker request,
-  default 500),
+  SITE_URL, SIEGEL_MIRRORS (comma-separated mirror URLs), SIEGEL_SITE_ID (the site manifest's d tag),
+  SIEGEL_BLOSSOM (comma-separated Blossom servers: named in the manifest, and where publish uploads the site's
+  files), SIEGEL_BATCH_SIZE (pages per bunker request, default 500),
   SIEGEL_RELAYS (comma-separated relays: nevent hints and where events are published; a change rewrites
   blocks, re-signs nothing).
 
 Exit codes: 0 success (verify: every page valid, warnings allowed), 1 signing or verification failed
 (sign: a page failed, or no page signed; verify: a page invalid or not found; publish: some event reached
-no relay), 2 usage error.
+no relay, or some file did not reach a Blossom server), 2 usage error.
 `;
 
 /** Lines of at most `width` characters, words kept whole. */

@@ -50,6 +50,11 @@ export const integrationOptionsSchema = signSiteOptionsSchema
     bunkerApiToken: true,
     bunkerKeyName: true,
     signer: true,
+    siteId: true,
+    rootSite: true,
+    siteTitle: true,
+    siteDescription: true,
+    blossom: true,
   })
   .extend({
     /** `fail`: a signing error fails the build. `warn`: the build finishes unsigned with a warning. Default: `fail`. */
@@ -136,6 +141,11 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     ...(options.publishTimeoutMs !== undefined ? { publishTimeoutMs: options.publishTimeoutMs } : {}),
     ...(options.mirrors ? { mirrors: options.mirrors } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
+    ...(options.siteId !== undefined ? { siteId: options.siteId } : {}),
+    ...(options.rootSite !== undefined ? { rootSite: options.rootSite } : {}),
+    ...(options.siteTitle !== undefined ? { siteTitle: options.siteTitle } : {}),
+    ...(options.siteDescription !== undefined ? { siteDescription: options.siteDescription } : {}),
+    ...(options.blossom ? { blossom: options.blossom } : {}),
     logger: {
       info: (message) => logger.info(message),
       warn: (message) => logger.warn(message),

@@ -13,6 +13,13 @@ import { RelayConnection } from './relay-connection.js';
 export interface RelayQueryOptions {
   /** Time for one relay, from connecting to `EOSE`, in ms (default 10 000). */
   timeoutMs?: number;
+  /**
+   * Time for the connection to open, in ms (default: `timeoutMs`): a relay that cannot be reached costs
+   * this, not the whole query's time.
+   */
+  connectTimeoutMs?: number;
+  /** Ends the query at once (its answer: `error` "stopped"), e.g. when another relay already answered. */
+  signal?: AbortSignal;
   /** Whether an event a relay sent counts (checked id and signature); others are ignored. Default: all count. */
   accept?: (event: NostrEvent) => boolean;
   /** Events read from one relay, at most, counted or not (default 50): a relay cannot flood the reader. */
@@ -69,6 +76,8 @@ export function queryRelay(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      clearTimeout(connecting);
+      options.signal?.removeEventListener('abort', stop);
       if (error !== undefined) answer.error = error;
       // nostr-tools clears a subscription's own EOSE timer only on EOSE: end it here, or the timer would
       // keep the process alive after the query.
@@ -78,12 +87,21 @@ export function queryRelay(
       resolve(answer);
     };
     const timer = setTimeout(() => finish(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
+    const connectTimeoutMs = options.connectTimeoutMs ?? timeoutMs;
+    const connecting =
+      connectTimeoutMs < timeoutMs
+        ? setTimeout(() => finish(`cannot connect within ${connectTimeoutMs / 1000} s`), connectTimeoutMs)
+        : undefined;
+    const stop = () => finish('stopped: another relay answered first');
+    if (options.signal?.aborted) stop();
+    options.signal?.addEventListener('abort', stop, { once: true });
     // Called by nostr-tools before it closes the subscriptions of a connection that ended.
     connection.onclose = () => {
       lost = true;
     };
     connection.connect().then(
       () => {
+        clearTimeout(connecting);
         if (done) return;
         subscription = connection.subscribe([filter as Filter], {
           // This query's own timer rules: nostr-tools' EOSE timer must not end it first.

@@ -8,9 +8,11 @@ import { z } from 'zod';
 import { SiegelError } from '../errors.js';
 import { parseRelays, readRelaysFromEnv } from '../nostr/relays.js';
 import type { Signer } from '../nostr/signer.js';
-import { checkSiteUrl, describeSiteProblem, siteBaseOf } from '../page/page-event.js';
+import { checkSiteUrl, describeSiteProblem } from '../page/page-event.js';
+import { siteBaseOf } from '../page/page-loads.js';
 import { compileSelector, DEFAULT_SELECTOR } from '../page/selector.js';
 import { parseByteSize } from '../text/byte-size.js';
+import { type ManifestOptions, manifestOptionsShape, resolveManifestOptions } from './manifest-options.js';
 
 /**
  * Every default of `@siegel/core`, once: `signSite`, the integrations, `createSigner` and
@@ -219,6 +221,7 @@ export const signSiteOptionsSchema = z
       [z.int(must(POSITIVE)).min(1, must(POSITIVE)), z.literal('all', must(POSITIVE_OR_ALL))],
       must(POSITIVE_OR_ALL),
     ),
+    ...manifestOptionsShape,
   })
   .partial();
 
@@ -252,6 +255,8 @@ export interface ResolvedSignSiteOptions {
   publishTimeoutMs: number;
   /** Signatures verified per batch; `Infinity` for `'all'`. */
   verifySignatures: number;
+  /** The site manifest's kind, site id and optional tags (options/manifest-options.ts). */
+  manifest: ManifestOptions;
 }
 
 const consoleLogger: SiegelLogger = {
@@ -356,6 +361,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
       options.verifySignatures === 'all'
         ? Number.POSITIVE_INFINITY
         : (options.verifySignatures ?? DEFAULTS.verifySignatures),
+    manifest: resolveManifestOptions(options, env, siteBase),
   };
 }
 

@@ -9,7 +9,7 @@ import type { DefaultTreeAdapterTypes } from 'parse5';
 import { locateBlockSlot } from './block-slot.js';
 import { checkCoverage, type Refusal } from './coverage.js';
 import { checkEncoding } from './encoding.js';
-import { collapseWhitespace, type PageFacts, readPageFacts } from './page-facts.js';
+import { collapseWhitespace, type PageFacts, type PageOrigin, readPageFacts } from './page-facts.js';
 import {
   CURRENT_SPEC,
   findChild,
@@ -39,6 +39,8 @@ export interface PageAnalysis {
   title: string | undefined;
   /** The `href` of the page's first `<base href>`, as written (page/page-facts.ts); `undefined` when none. */
   baseHref: string | undefined;
+  /** What the page loads and runs (page/page-loads.ts); empty unless `origin` was given. */
+  loads: string[];
   /** `<meta name="description" content>`, trimmed; `undefined` when absent or empty. */
   description: string | undefined;
   /** UTF-16 offset in `html` where a new signature block goes: the end of `<head>`, also when `<head>` is implied. */
@@ -62,6 +64,8 @@ export interface AnalyzePageOptions {
   selector?: string;
   /** The spec to hash by (default `siegel-page/2`; verifiers pass the spec an event was signed under). */
   spec?: PageSpec;
+  /** Where the page lives, to read its load list against (the site manifest's `loads`). Default: no list. */
+  origin?: PageOrigin | undefined;
 }
 
 /**
@@ -84,6 +88,7 @@ export function analyzePage(html: string, options: AnalyzePageOptions = {}): Pag
     html,
     options.selector ?? DEFAULT_SELECTOR,
     spec,
+    options.origin,
   );
 
   let description: string | undefined;
@@ -122,7 +127,7 @@ function isInBody(element: Element): boolean {
 }
 
 /** One parse of a page: its root and head, and the selected element's hash and refusal under `spec`. */
-function readElement(html: string, selectorText: string, spec: PageSpec) {
+function readElement(html: string, selectorText: string, spec: PageSpec, origin?: PageOrigin) {
   const selector = compileCachedSelector(selectorText);
   const { document, ignoredStartTags } = parseDocument(html, { spec });
   const head = findChild(findChild(document, 'html'), 'head');
@@ -130,7 +135,7 @@ function readElement(html: string, selectorText: string, spec: PageSpec) {
   const element = matches[0];
   return {
     head,
-    facts: readPageFacts(html, document, spec),
+    facts: readPageFacts(html, document, spec, origin),
     inBody: element !== undefined && isInBody(element),
     hash: element === undefined ? undefined : hashElement(element, spec),
     refusal: checkCoverage(html, ignoredStartTags, matches, selectorText, spec),
@@ -200,6 +205,8 @@ export interface ParsedPage {
   title: string | undefined;
   /** As {@link PageAnalysis.baseHref}: the event records the base URL it sets. */
   baseHref: string | undefined;
+  /** As {@link PageAnalysis.loads}: the manifest's `loads` tag for the page. */
+  loads: string[];
   description: string | undefined;
   place: BlockPlace;
   /** `place` in UTF-8 byte offsets. */
@@ -213,9 +220,9 @@ export interface ParsedPage {
  * browser would not decode as UTF-8 (page/encoding.ts: a `<meta>` naming another encoding, or none for
  * bytes beyond ASCII) is refused, whatever its element.
  */
-export function parsePageForSigning(input: Buffer, selector: string): ParsedPage {
+export function parsePageForSigning(input: Buffer, selector: string, origin?: PageOrigin): ParsedPage {
   const html = input.toString('utf8');
-  const analysis = analyzePage(html, { selector });
+  const analysis = analyzePage(html, { selector, origin });
   const place: BlockPlace = {
     insertAt: analysis.insertAt,
     ...(analysis.existingBlock ? { existingBlock: analysis.existingBlock } : {}),
@@ -225,6 +232,7 @@ export function parsePageForSigning(input: Buffer, selector: string): ParsedPage
     refusal: checkEncoding(input) ?? analysis.refusal,
     title: analysis.title,
     baseHref: analysis.baseHref,
+    loads: analysis.loads,
     description: analysis.description,
     place,
     bytePlace: toBytePlace(html, place, input.length),
@@ -255,10 +263,10 @@ export interface PageCheckReading extends PageFacts {
 export function readPageForCheck(
   input: Buffer,
   selector: string,
-  options: { spec?: PageSpec; contentType?: string | undefined } = {},
+  options: { spec?: PageSpec; contentType?: string | undefined; origin?: PageOrigin | undefined } = {},
 ): PageCheckReading {
   const spec = options.spec ?? CURRENT_SPEC;
-  const { head, hash, refusal, facts } = readElement(input.toString('utf8'), selector, spec);
+  const { head, hash, refusal, facts } = readElement(input.toString('utf8'), selector, spec, options.origin);
   return {
     hash,
     spec,

@@ -1,6 +1,7 @@
 import type { EventTemplate } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { HEX64 } from '../nostr/crypto.js';
+import { siteBaseOf } from './page-loads.js';
 import { CURRENT_SPEC } from './parse.js';
 
 /** NIP-94 "file metadata" — the kind of every page event. */
@@ -11,11 +12,6 @@ const KEEP_IN_SEGMENT = /%(24|26|2B|2C|3B|3D|3A|40)/g;
 
 function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(KEEP_IN_SEGMENT, (escaped) => decodeURIComponent(escaped));
-}
-
-/** A site's base, as every page URL is made from it: origin and path, no trailing `/`. */
-export function siteBaseOf(site: URL): string {
-  return `${site.origin}${site.pathname}`.replace(/\/+$/, '');
 }
 
 /**
@@ -100,6 +96,11 @@ export interface PageEventInput {
   base?: string;
   /** Meta description; becomes the `summary` tag. Default: none. */
   description?: string;
+  /**
+   * The address of the site manifest the page belongs to (`35128:<pubkey>:<d>`, `15128:<pubkey>:`): the
+   * `a` tag, signed, so the page names its site's manifest. Default: none.
+   */
+  address?: string | undefined;
   /** Unix seconds. Default: now. */
   createdAt?: number;
 }
@@ -147,6 +148,7 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
   if (base) tags.push(['base', base]);
   if (description) tags.push(['summary', description]);
   if (title) tags.push(['alt', title]);
+  if (input.address) tags.push(['a', input.address]);
   return {
     kind: PAGE_EVENT_KIND,
     created_at: input.createdAt ?? Math.floor(Date.now() / 1000),
@@ -156,9 +158,10 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
 }
 
 /**
- * Whether `event` carries the title and base URL a page event made from `input` would carry (the `alt` and
- * `base` tags): a signing run keeps a cached event only then, so a page whose `<title>` or `<base href>`
- * changed is signed again even when its hash did not change.
+ * Whether `event` carries the title, base URL and manifest address a page event made from `input` would
+ * carry (the `alt`, `base` and `a` tags): a signing run keeps a cached event only then, so a page whose
+ * `<title>` or `<base href>` changed, or one signed before the site manifest (no `a` tag), is signed again
+ * even when its hash did not change.
  *
  * @example
  * ```ts
@@ -167,10 +170,12 @@ export function createPageEvent(input: PageEventInput): EventTemplate {
  */
 export function describesPage(
   event: { tags: string[][] },
-  input: Pick<PageEventInput, 'title' | 'base'>,
+  input: Pick<PageEventInput, 'title' | 'base' | 'address'>,
 ): boolean {
   const tag = (name: string) => event.tags.find((candidate) => candidate[0] === name)?.[1];
   return (
-    tag('alt') === (input.title?.trim() || undefined) && tag('base') === (input.base?.trim() || undefined)
+    tag('alt') === (input.title?.trim() || undefined) &&
+    tag('base') === (input.base?.trim() || undefined) &&
+    tag('a') === (input.address || undefined)
   );
 }

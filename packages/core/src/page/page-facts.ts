@@ -4,6 +4,7 @@
 // verify script) read them here, one way; the rule book (verify/rules.ts) compares them with the event.
 // Pure: no Node built-ins, bundled into the browser verify script.
 import type { DefaultTreeAdapterTypes } from 'parse5';
+import { pageLoads } from './page-loads.js';
 import { HTML_NS, isElement, type PageSpec, parseDocument, readAttribute } from './parse.js';
 
 type Document = DefaultTreeAdapterTypes.Document;
@@ -11,12 +12,25 @@ type Element = DefaultTreeAdapterTypes.Element;
 type ParentNode = DefaultTreeAdapterTypes.ParentNode;
 type ChildNode = DefaultTreeAdapterTypes.ChildNode;
 
-/** The title and `<base href>` of a page, as a reader's browser (scripts on) reads them. */
+/** The title, `<base href>` and load list of a page, as a reader's browser (scripts on) reads them. */
 export interface PageFacts {
   /** `document.title`; `undefined` when the page has no title or an empty one. */
   title: string | undefined;
   /** The `href` of the first `<base>` that has one, as written; `undefined` when none (the page's address is its base URL). */
   baseHref: string | undefined;
+  /**
+   * What the page loads and runs (page/page-loads.ts), in document order: the list the site manifest pins.
+   * Empty when the reader was not told where the page lives ({@link PageOrigin}).
+   */
+  loads: string[];
+}
+
+/** Where a page lives, which its load list is written against: its address and the site's URL. */
+export interface PageOrigin {
+  /** The page's address (the event's `url`, or `pageUrl(site, path)` when signing). */
+  address: string;
+  /** The site URL the manifest names (`SITE_URL`, the manifest's `url` tag). */
+  siteUrl: string;
 }
 
 /** HTML's "strip and collapse ASCII whitespace"; `undefined` for nothing left. */
@@ -100,22 +114,36 @@ export function resolveBaseUrl(href: string | undefined, address: string): strin
 }
 
 /**
- * The title and `<base href>` of a page as a reader with scripts on reads them: from `document` (the
- * hash's reading, scripting off), and — when a `<title` or `<base` tag follows a `<noscript>`, which a live
- * page reads as text up to its first `</noscript>` — from a second parse with scripting on, so that a
- * `<title>` or `<base>` hidden from the hash's reading in a `<noscript>` comment is still the one read, and
- * one inside a `<noscript>` is not. Before the first `<noscript` both readings are the same, so a page whose
- * `<title>` and `<base>` all come before it (a tag manager's `<noscript>` in `<body>`) is parsed once.
+ * The title, `<base href>` and load list of a page as a reader with scripts on reads them: from `document`
+ * (the hash's reading, scripting off), and — when a `<title`, `<base`, `<script`, `<style`, `<link` or
+ * `<svg` tag follows a `<noscript>`, which a live page reads as text up to its first `</noscript>` — from a
+ * second parse with scripting on, so that a `<title>`, `<base>` or script hidden from the hash's reading
+ * in a `<noscript>` comment is still the one read, and one inside a `<noscript>` is not. Before the first
+ * `<noscript` both readings are the same, so a page whose such tags all come before it (a tag manager's
+ * `<noscript>` in `<body>`) is parsed once. The load list only when `origin` is given (else empty).
  *
  * @example
  * ```ts
  * const { document } = parseDocument(html, { spec });
- * const { title, baseHref } = readPageFacts(html, document, spec);
+ * const { title, baseHref, loads } = readPageFacts(html, document, spec, { address, siteUrl });
  * ```
  */
-export function readPageFacts(html: string, document: Document, spec: PageSpec): PageFacts {
+export function readPageFacts(
+  html: string,
+  document: Document,
+  spec: PageSpec,
+  origin?: PageOrigin,
+): PageFacts {
   const noscript = html.search(/<noscript/i);
-  const differs = noscript >= 0 && /<(?:title|base)[\t\n\f\r />]/i.test(html.slice(noscript));
-  const live = differs ? parseDocument(html, { spec, scripting: true }).document : document;
-  return { title: readDocumentTitle(live), baseHref: readBaseHref(live) };
+  const after = noscript >= 0 ? html.slice(noscript) : '';
+  const differs = /<(?:title|base)[\t\n\f\r />]/i.test(after);
+  const loadsDiffer = origin !== undefined && /<(?:script|style|link|svg)[\t\n\f\r />]/i.test(after);
+  const live = differs || loadsDiffer ? parseDocument(html, { spec, scripting: true }).document : document;
+  const baseHref = readBaseHref(live);
+  let loads: string[] = [];
+  if (origin !== undefined) {
+    const baseUrl = resolveBaseUrl(baseHref, origin.address) ?? origin.address;
+    loads = pageLoads(live, baseUrl, origin.siteUrl);
+  }
+  return { title: readDocumentTitle(live), baseHref, loads };
 }

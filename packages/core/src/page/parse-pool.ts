@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PageCheckReading, ParsedPage } from './analyze.js';
+import type { PageOrigin } from './page-facts.js';
 
 /**
  * @internal Message to a parse worker; the page's bytes are transferred, not copied. `task`: what the page
@@ -14,6 +15,8 @@ export interface ParseRequest {
   buffer: ArrayBuffer;
   selector: string;
   task?: 'sign' | 'check';
+  /** Where the page lives, for its load list (see `PageOrigin`). */
+  origin?: PageOrigin | undefined;
 }
 
 /** @internal Answer of a parse worker; the bytes come back for `sign` (a check needs them no more). */
@@ -81,8 +84,8 @@ export class ParsePool {
   }
 
   /** Parse a page for signing. Its buffer is transferred to a worker and handed back in the result. */
-  async analyze(bytes: Buffer): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
-    const response = await this.#post(bytes, 'sign');
+  async analyze(bytes: Buffer, origin?: PageOrigin): Promise<{ parsed: ParsedPage; bytes: Buffer }> {
+    const response = await this.#post(bytes, 'sign', origin);
     return { parsed: response.parsed as ParsedPage, bytes: Buffer.from(response.buffer as ArrayBuffer) };
   }
 
@@ -91,11 +94,11 @@ export class ParsePool {
    * is transferred to the worker (or copied, when it is a view) and stays there: the worker frees it at its
    * next collection, while handed back it would wait for one of this thread's, which are rare.
    */
-  async read(bytes: Buffer): Promise<PageCheckReading> {
-    return (await this.#post(bytes, 'check')).reading as PageCheckReading;
+  async read(bytes: Buffer, origin?: PageOrigin): Promise<PageCheckReading> {
+    return (await this.#post(bytes, 'check', origin)).reading as PageCheckReading;
   }
 
-  #post(bytes: Buffer, task: 'sign' | 'check'): Promise<ParseResponse> {
+  #post(bytes: Buffer, task: 'sign' | 'check', origin?: PageOrigin): Promise<ParseResponse> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#workers.length === 0) this.#start();
     // Transfer only a buffer the page owns entirely (readFile's are); copy anything else.
@@ -109,9 +112,8 @@ export class ParsePool {
     slot.busy++;
     return new Promise((resolve, reject) => {
       this.#jobs.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, buffer, selector: this.#selector, task } satisfies ParseRequest, [
-        buffer,
-      ]);
+      const request = { id, buffer, selector: this.#selector, task, origin } satisfies ParseRequest;
+      slot.worker.postMessage(request, [buffer]);
     });
   }
 

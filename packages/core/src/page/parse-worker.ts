@@ -4,15 +4,15 @@ import { parsePageForSigning, readPageForCheck } from './analyze.js';
 import type { ParseRequest, ParseResponse } from './parse-pool.js';
 
 parentPort?.on('message', (request: ParseRequest) => {
-  const { id, buffer, selector, task } = request;
+  const { id, buffer, selector, task, origin } = request;
   let response: ParseResponse;
   // A check needs the bytes no more: they stay here, and go with this thread's next collection.
   const back = task === 'check' ? undefined : buffer;
   try {
     response =
       task === 'check'
-        ? { id, reading: readPageForCheck(Buffer.from(buffer), selector) }
-        : { id, buffer, parsed: parsePageForSigning(Buffer.from(buffer), selector) };
+        ? { id, reading: readPageForCheck(Buffer.from(buffer), selector, { origin }) }
+        : { id, buffer, parsed: parsePageForSigning(Buffer.from(buffer), selector, origin) };
   } catch (error) {
     response = { id, ...(back ? { buffer: back } : {}), error: (error as Error)?.message ?? String(error) };
   }

@@ -18,6 +18,8 @@ export interface PageResult {
   output: Buffer | undefined;
   event?: NostrEvent;
   url?: string;
+  /** What the page loads (page/page-loads.ts), for the site manifest: known for a signed or unchanged page. */
+  loads?: string[];
   error?: string;
   /** The rule book's code of a refusal (`page.not_shown`…): the code a verifier gives the same page. */
   code?: ProblemCode;
@@ -34,6 +36,8 @@ export interface SignRequest {
   hash: string;
   url: string;
   template: EventTemplate;
+  /** What the page loads (ParsedPage.loads), kept in its cache entry for the site manifest. */
+  loads: string[];
   /** The parse proved the block's place safe (ParsedPage.splicesSafely); otherwise the signed page is read back. */
   splicesSafely: boolean;
 }
@@ -52,6 +56,8 @@ export interface DecideContext {
   cache: RunCache;
   /** The run has a signer and signs (no dry run): a changed page becomes a {@link SignRequest}. */
   signs: boolean;
+  /** The site manifest's address every page event names (`a` tag); `undefined` when the key is unknown. */
+  address: string | undefined;
   /** Test-only hooks (see `SIGN_SITE_SEAMS` in sign-site.ts). */
   seams?: SignRunSeams;
   /** How the written blocks were checked: proven by the parse, or read back (see {@link readBack}). */
@@ -82,14 +88,18 @@ export function decideByBytes(
   const fingerprint = fingerprintFile(input);
   const entry = context.cache.get(path);
   const url = pageUrl(context.options.site, path);
-  if (entry && entry.signedFingerprint === fingerprint)
-    return { outcome: 'unchanged', output: undefined, event: entry.event, url };
-  if (entry && entry.fingerprint === fingerprint && entry.bytePlace) {
+  // An entry is taken unparsed only when it knows the page's loads and its event names this run's manifest
+  // (pages signed before the site manifest have no `a` tag: they are parsed and signed again, once).
+  const loads = entry?.loads;
+  const current = loads !== undefined && tagOf(entry?.event, 'a') === context.address;
+  if (entry && current && entry.signedFingerprint === fingerprint)
+    return { outcome: 'unchanged', output: undefined, event: entry.event, url, loads };
+  if (entry && current && entry.fingerprint === fingerprint && entry.bytePlace) {
     const output = applyBlock(context.options, input, entry, entry.bytePlace, entry.event);
     // Same bytes and same event give the same output as last time: its fingerprint is known already.
     if (entry.signedFingerprint === undefined)
       context.cache.update(path, { ...entry, signedFingerprint: fingerprintFile(output) });
-    return { outcome: 'unchanged', output, event: entry.event, url };
+    return { outcome: 'unchanged', output, event: entry.event, url, loads };
   }
   return { path, input: owned ? input : Buffer.from(input), fingerprint, entry };
 }
@@ -121,7 +131,12 @@ export function decideByHash(
   const url = pageUrl(options.site, path);
   // What the event says of the page besides its hash: the title and the base URL its `<base href>` sets.
   const base = resolveBaseUrl(parsed.baseHref, url);
-  const facts = { ...(parsed.title ? { title: parsed.title } : {}), ...(base ? { base } : {}) };
+  const facts = {
+    ...(parsed.title ? { title: parsed.title } : {}),
+    ...(base ? { base } : {}),
+    ...(context.address ? { address: context.address } : {}),
+  };
+  const { loads } = parsed;
   if (entry && entry.hash === hash && describesPage(entry.event, facts)) {
     const output = applyBlock(options, input, place, bytePlace, entry.event);
     const problem = checkBlock(context, parsed.splicesSafely, output, entry.event, url);
@@ -131,14 +146,15 @@ export function decideByHash(
     cache.update(
       path,
       signedFingerprint === fingerprint
-        ? { ...entry, signedFingerprint }
-        : { hash, event: entry.event, fingerprint, ...place, bytePlace, signedFingerprint },
+        ? { ...entry, signedFingerprint, loads }
+        : { hash, event: entry.event, fingerprint, ...place, bytePlace, signedFingerprint, loads },
     );
     return {
       outcome: 'unchanged',
       output: signedFingerprint === fingerprint ? undefined : output,
       event: entry.event,
       url,
+      loads,
     };
   }
   if (!context.signs) return { outcome: 'would-sign', output: undefined, url };
@@ -158,6 +174,7 @@ export function decideByHash(
     hash,
     url,
     template,
+    loads,
     splicesSafely: parsed.splicesSafely,
   };
 }
@@ -246,5 +263,11 @@ export function signedEntry(request: SignRequest, event: NostrEvent, output: Buf
     ...request.place,
     bytePlace: request.bytePlace,
     signedFingerprint: fingerprintFile(output),
+    loads: request.loads,
   };
+}
+
+/** The first value of tag `name` of `event`. */
+function tagOf(event: { tags: string[][] } | undefined, name: string): string | undefined {
+  return event?.tags.find((tag) => tag[0] === name)?.[1];
 }

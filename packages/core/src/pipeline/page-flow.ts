@@ -4,6 +4,7 @@ import PQueue from 'p-queue';
 import { ChunkReader, type FileIo, FileWorker, inProcessFileIo, PageTooLargeError } from '../fs/file-io.js';
 import { type ParsedPage, parsePageForSigning } from '../page/analyze.js';
 import { checkEncoding, sniffEncoding } from '../page/encoding.js';
+import { pageUrl } from '../page/page-event.js';
 import { ParsePool } from '../page/parse-pool.js';
 import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { VerifyOutput } from '../verify/verify-output.js';
@@ -130,9 +131,10 @@ export class PageFlow {
     const inline = !pool || this.#parsedInline < PARSE_INLINE_FIRST;
     if (inline) this.#parsedInline++;
     return this.#parses.add(async () => {
+      const origin = { address: pageUrl(options.site, page.path), siteUrl: `${options.site}/` };
       const { parsed, bytes }: { parsed: ParsedPage; bytes: Buffer } = !inline
-        ? await (pool as ParsePool).analyze(page.input)
-        : { parsed: parsePageForSigning(page.input, options.selector), bytes: page.input };
+        ? await (pool as ParsePool).analyze(page.input, origin)
+        : { parsed: parsePageForSigning(page.input, options.selector, origin), bytes: page.input };
       const decided = decideByHash(this.#run.decide, { ...page, input: bytes }, parsed);
       return { next: isSignRequest(decided) ? this.#sign(decided) : Promise.resolve(decided) };
     });

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { NostrEvent } from 'nostr-tools/core';
 import { CacheJournal } from '../cache/journal.js';
 import {
   readSignCache,
@@ -90,6 +91,17 @@ export class RunCache {
       await journal.append(entries);
     });
     return this.#write;
+  }
+
+  /** The last site manifest this cache's runs signed. */
+  get manifest(): NostrEvent | undefined {
+    return this.cache.manifest;
+  }
+
+  /** Keep the site manifest just signed (written with the cache). */
+  setManifest(event: NostrEvent): void {
+    this.cache.manifest = event;
+    this.#dirty = true;
   }
 
   /** Drop the entries of pages that no longer exist. */

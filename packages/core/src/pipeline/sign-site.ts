@@ -18,8 +18,15 @@ import {
 } from '../options/options.js';
 import type { SignRunSeams } from './decide.js';
 import { PageFlow } from './page-flow.js';
+import { checkSiteIdFree, signSiteManifest } from './sign-manifest.js';
 import { SigningRun } from './signing-run.js';
-import { describeNothingSigned, formatSummary, type SignSummary } from './summary.js';
+import {
+  describeNothingSigned,
+  formatManifestLine,
+  formatSummary,
+  type ManifestSummary,
+  type SignSummary,
+} from './summary.js';
 
 /**
  * The key of test-only hooks in `signSite`'s options (`SignRunSeams`): not exported by the package, not
@@ -59,12 +66,18 @@ export async function signSite(dir: string, options: SignSiteOptions = {}): Prom
   const root = resolve(dir);
   const { paths, staleTemp } = await findSitePages(root, resolved);
   const run = await SigningRun.open(resolved, seams);
+  try {
+    await checkSiteIdFree(run);
+  } catch (error) {
+    await run.closeSigner();
+    throw error;
+  }
   // Leftovers of a run that was killed mid-write (the files themselves were never replaced).
   if (!resolved.dryRun) await Promise.all(staleTemp.map((file) => rm(file, { force: true })));
   const flow = new PageFlow(root, run, paths.length);
   try {
     await flow.read(paths);
-    return await finish(flow, run, resolved, paths, dir);
+    return await finish(flow, run, resolved, paths, dir, root);
   } finally {
     await flow.close();
     // Also after a fatal error: the signed batches' events reach the relays or the outbox (an error
@@ -85,16 +98,26 @@ async function finish(
   options: ResolvedSignSiteOptions,
   paths: string[],
   dir: string,
+  root: string,
 ): Promise<SignSummary> {
   await flow.drain();
   if (!options.files && !run.fatal) run.cache.prune(new Set(paths));
-  // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
-  if (!run.fatal || run.signedAny) await run.cache.save();
+  // Every page is written: the site manifest lists the output as it is now (only a site with a signed page).
+  // It is kept in the cache too, so it is signed before the cache is written.
+  let manifest: ManifestSummary | undefined;
+  try {
+    if (!run.fatal && run.reports.some((report) => report.eventId))
+      manifest = await signSiteManifest(root, run);
+  } finally {
+    // After a fatal error the cache keeps what this run signed; a run that signed nothing leaves it as it was.
+    if (!run.fatal || run.signedAny) await run.cache.save();
+  }
   if (run.fatal) throw run.fatal;
   // Every page is signed and written: the relays get the run's budget (publishTimeoutMs) from here.
   const published = await run.finishPublishing();
-  const summary = run.summary(published);
+  const summary = { ...run.summary(published), ...(manifest ? { manifest } : {}) };
   options.logger.info(formatSummary(summary, { verbose: options.verbose, selector: options.selector }));
+  if (manifest) options.logger.info(formatManifestLine(manifest));
   // A relay that is down never fails the run; the events wait in the outbox, and the line says so.
   const line = published ? formatPublishReport(published) : '';
   if (line && published?.waiting) options.logger.warn(line);

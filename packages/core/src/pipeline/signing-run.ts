@@ -1,4 +1,5 @@
 import type { NostrEvent } from 'nostr-tools/core';
+import { manifestAddress } from '../manifest/site-manifest.js';
 import { outboxFileOf } from '../nostr/publish-outbox.js';
 import { type PublishReport, PublishSession } from '../nostr/publish-session.js';
 import type { Signer } from '../nostr/signer.js';
@@ -27,6 +28,8 @@ export class SigningRun {
   readonly options: ResolvedSignSiteOptions;
   readonly cache: RunCache;
   readonly signer: Signer | undefined;
+  /** The signer's public key (hex), asked before any event is built; `undefined` without a signer. */
+  readonly pubkey: string | undefined;
   readonly decide: DecideContext;
   readonly reports: PageReport[] = [];
   /** Collects changed pages into batches for the signer (none in a dry run or without a signer). */
@@ -47,6 +50,8 @@ export class SigningRun {
   ) {
     this.options = options;
     this.signer = opened.signer;
+    this.pubkey = opened.pubkey;
+    const { kind, d } = options.manifest;
     this.cache = cache;
     this.#ownsSigner = opened.owned;
     this.#publishing = publishing;
@@ -55,6 +60,7 @@ export class SigningRun {
       options,
       cache,
       signs,
+      address: opened.pubkey === undefined ? undefined : manifestAddress(kind, opened.pubkey, d),
       blockChecks: { proven: 0, readBack: 0 },
       ...(seams ? { seams } : {}),
     };
@@ -127,6 +133,11 @@ export class SigningRun {
     await this.#publishing?.send(kept);
     await this.cache.record(entries);
     return results;
+  }
+
+  /** Send events (the site manifest) through the run's outbox to its relays, like the pages' events. */
+  async publish(events: NostrEvent[]): Promise<void> {
+    await this.#publishing?.send(events);
   }
 
   /** The first fatal error (a failed batch, a signer that cannot sign): the run must stop. */

@@ -47,6 +47,41 @@ export interface SignSummary {
    * took, and how many wait in the outbox for a later run or `siegel publish`.
    */
   published?: PublishReport;
+  /** The site manifest (not in a dry run): whether it was signed again, its layout, size and cost. */
+  manifest?: ManifestSummary;
+}
+
+/** What became of the site manifest in one run (pipeline/sign-manifest.ts; `bench/sign-site` prints it). */
+export interface ManifestSummary {
+  /** A new manifest event was signed (false: the one in `verify/manifest.json` still lists the site). */
+  signed: boolean;
+  layout: 'inline' | 'blob';
+  /** Files listed. */
+  files: number;
+  /** Bytes of the event's JSON, and of the blob (0 in layout inline). */
+  eventBytes: number;
+  blobBytes: number;
+  /** Per-event files and verify pages removed because no page names them any more. */
+  removed: number;
+  /** Milliseconds from the stale files' removal to the manifest written. */
+  ms: number;
+  /** The id of the newest manifest event. */
+  eventId: string;
+}
+
+/**
+ * The summary's line for the site manifest.
+ *
+ * @example
+ * ```ts
+ * formatManifestLine(summary.manifest); // 'Site manifest: signed, 12 files listed (inline, 3.1 KiB)'
+ * ```
+ */
+export function formatManifestLine(manifest: ManifestSummary): string {
+  const size =
+    manifest.blobBytes > 0 ? `blob of ${manifest.blobBytes} bytes` : `${manifest.eventBytes} bytes`;
+  const removed = manifest.removed > 0 ? `; ${manifest.removed} stale verify files removed` : '';
+  return `Site manifest: ${manifest.signed ? 'signed' : 'unchanged'}, ${manifest.files} files listed (${manifest.layout}, ${size})${removed}`;
 }
 
 /** Options of {@link formatSummary}. */

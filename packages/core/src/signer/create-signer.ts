@@ -89,7 +89,10 @@ export function isBunkerUri(value: string): boolean {
  * @throws {SiegelError} from the signer.
  */
 export async function openSigner(
-  options: ResolvedSignSiteOptions,
+  options: Pick<
+    ResolvedSignSiteOptions,
+    'signer' | 'logger' | 'cacheFile' | 'env' | 'bunkerUrl' | 'bunkerApiToken' | 'bunkerKeyName' | 'dryRun'
+  >,
 ): Promise<{ signer: Signer | undefined; pubkey: string | undefined; owned: boolean }> {
   const { logger } = options;
   const clientKeyFile = join(dirname(options.cacheFile), DEFAULTS.nip46ClientKeyFile);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { ChunkReader, PageTooLargeError } from '../fs/file-io.js';
 import { findPages } from '../fs/find-pages.js';
 import { HEX64 } from '../nostr/crypto.js';
@@ -62,6 +63,19 @@ export function dirSource(
       } finally {
         await pool?.close();
       }
+    },
+    async readSiteFile(path) {
+      // A manifest path is `/` + a path under the directory; one that leaves it (`/../x`) is not the site's.
+      const file = join(dir, path);
+      if (relative(dir, file).split(sep).includes('..')) throw new Error(`\`${path}\` is outside the site`);
+      const size = await stat(file).then(
+        (info) => info.size,
+        () => undefined,
+      );
+      if (size === undefined) throw new Error(`\`${path.slice(1)}\` is missing`);
+      if (size > options.maxPageBytes)
+        throw new Error(`\`${path.slice(1)}\` is larger than ${formatByteSize(options.maxPageBytes)}`);
+      return readFile(file);
     },
     async loadEvent(id) {
       if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);

@@ -2,6 +2,8 @@
 // the reader's referrer, and exported through `@siegel/core/rules`): one normal form every way of serving a file reduces to. Separate
 // from the judging because it is a question about URLs alone, asked outside a verdict too. Pure, like
 // rules.ts: no Node built-ins.
+import { npubEncode } from 'nostr-tools/nip19';
+import { manifestPathsFor, NSITE_ROOT_KIND, type SiteManifest } from '../manifest/site-manifest.js';
 import { isLoopbackHost } from '../net/address-policy.js';
 
 /**
@@ -111,4 +113,61 @@ export function signedAddresses(event: { tags: string[][] }): string[] {
   if (url === undefined) return [];
   const fallbacks = event.tags.filter((tag) => tag[0] === 'fallback' && typeof tag[1] === 'string');
   return [url, ...fallbacks.map((tag) => tag[1] as string)];
+}
+
+/** `base` with the origin of `to` in place of `from`'s, when `base` is on `from`'s origin; else `undefined`. */
+export function rebaseOrigin(base: string, from: string, to: string): string | undefined {
+  try {
+    const url = new URL(base);
+    const source = new URL(from);
+    if (url.origin !== source.origin) return undefined;
+    const target = new URL(to);
+    return new URL(`${url.pathname}${url.search}`, target.origin).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The host label an nsite gateway (NIP-5A) serves a site under: the key's `npub` for its root site (kind
+ * 15128), the key in base36 (50 characters) followed by the `d` tag for a named site (kind 35128).
+ *
+ * @example
+ * ```ts
+ * nsiteLabel({ kind: 35128, pubkey: 'ab…', d: 'blog-1x2y' }); // '3k…blog-1x2y'
+ * ```
+ */
+export function nsiteLabel(manifest: Pick<SiteManifest, 'kind' | 'pubkey' | 'd'>): string {
+  if (manifest.kind === NSITE_ROOT_KIND) return npubEncode(manifest.pubkey);
+  return `${BigInt(`0x${manifest.pubkey}`).toString(36).padStart(50, '0')}${manifest.d ?? ''}`;
+}
+
+/**
+ * Whether `address` is the page of `event` served by an nsite gateway: its host's first label is the
+ * site's ({@link nsiteLabel}) and `manifest` — the newest manifest of the event's key, which the gateway
+ * serves from — lists that event at the path the gateway maps the address to (`/x/` → `/x/index.html`).
+ * The third accepted address, beside the event's `url` and its `fallback` mirrors.
+ *
+ * @example
+ * ```ts
+ * isGatewayAddress(`https://${nsiteLabel(manifest)}.nsite.example/blog/x/`, event, manifest); // true
+ * ```
+ */
+export function isGatewayAddress(
+  address: string,
+  event: { id: string; pubkey: string },
+  manifest: SiteManifest | undefined,
+): boolean {
+  if (manifest === undefined || manifest.pubkey !== event.pubkey) return false;
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  if (url.hostname.split('.')[0] !== nsiteLabel(manifest).toLowerCase()) return false;
+  return manifestPathsFor(url.href, url.origin).some(
+    (path) => manifest.pages.get(path)?.eventId === event.id,
+  );
 }

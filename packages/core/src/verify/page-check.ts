@@ -1,7 +1,14 @@
 import { readPageForCheck } from '../page/analyze.js';
 import type { PageSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
-import { createProblem, decideVerdict, type EventChecks, type EventEvidence, judgePage } from './rules.js';
+import {
+  createProblem,
+  decideVerdict,
+  type EventChecks,
+  type EventEvidence,
+  judgePage,
+  type ManifestEvidence,
+} from './rules.js';
 import type { PageBytes, SourcePage } from './site-source.js';
 import type { PageVerification } from './verify-report.js';
 
@@ -27,7 +34,7 @@ export function unreadPage(page: Extract<SourcePage, { problem: string }>): Page
 export function checkPage(
   page: Extract<SourcePage, { reading: unknown }>,
   block: SignatureBlockInfo | undefined,
-  loaded: { event?: EventEvidence; eventFrom?: string },
+  loaded: { event?: EventEvidence; eventFrom?: string; manifest?: ManifestEvidence },
   context: PageCheckContext,
 ): PageVerification {
   const { selector, expected } = context;
@@ -39,8 +46,8 @@ export function checkPage(
       ? from.reading
       : readPageForCheck(from.bytes(), selector, { spec, contentType: from.contentType });
   const judged = (from: PageBytes) => (spec: PageSpec) => {
-    const { hash, refusal, encoding, title, baseHref } = read(from, spec);
-    return { hash, refusal: encoding ?? refusal, title, baseHref };
+    const { hash, refusal, encoding, title, baseHref, loads } = read(from, spec);
+    return { hash, refusal: encoding ?? refusal, title, baseHref, loads };
   };
   const judgement = judgePage({
     selector,
@@ -51,6 +58,7 @@ export function checkPage(
     address: page.address,
     expected,
     ...(context.checks ? { checks: context.checks } : {}),
+    ...(loaded.manifest ? { manifest: loaded.manifest } : {}),
   });
   const eventHash = judgement.event?.tags.find((tag) => tag[0] === 'x')?.[1];
   const hash = judgement.hash ?? first.hash;

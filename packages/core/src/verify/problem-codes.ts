@@ -131,6 +131,41 @@ export const PROBLEM_CODES = {
     meaning:
       'The site serves a browser’s navigation another signed element than a plain client (`siegel verify <url> --check-cloaking`): a verifier could be shown the signed page while readers get another.',
   },
+  'page.superseded': {
+    severity: 'error',
+    meaning:
+      'A newer version of the site (its newest manifest, from the verifier’s relays) lists another page event at this path: this is an old version put back or kept.',
+  },
+  'page.withdrawn': {
+    severity: 'error',
+    meaning:
+      'The newest manifest of the site (from the verifier’s relays) no longer lists this page: the author deleted it.',
+  },
+  'manifest.unchecked': {
+    severity: 'warning',
+    meaning:
+      'Whether this is the site’s current version was not checked: no relay of the verifier’s answered, only the page’s own relays or the site’s copy of the manifest did, or the page’s event names no manifest (signed before manifests).',
+  },
+  'manifest.missing': {
+    severity: 'warning',
+    meaning:
+      'Relays of the verifier’s answered, but none holds the site manifest the page’s event names (its publication may not have arrived yet).',
+  },
+  'asset.unlisted': {
+    severity: 'error',
+    meaning:
+      'The page loads or runs something its signed manifest does not list for it: an inline script or style, or a script, module or stylesheet from any origin.',
+  },
+  'asset.changed': {
+    severity: 'error',
+    meaning:
+      'A file the signed manifest pins (a script, stylesheet, JS chunk, the verify page or its script) has other bytes than the manifest’s hash.',
+  },
+  'manifest.bytes_differ': {
+    severity: 'warning',
+    meaning:
+      'The page’s bytes differ from the manifest’s hash, while it names the same event and loads exactly the pinned set (a host or CDN that rewrites HTML).',
+  },
   'referrer.other_page': {
     severity: 'warning',
     meaning:

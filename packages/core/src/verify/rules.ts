@@ -12,8 +12,7 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import type { Refusal } from '../page/coverage.js';
 import { collapseWhitespace, type PageFacts, resolveBaseUrl } from '../page/page-facts.js';
-import type { PageSpec } from '../page/parse.js';
-import { readEventSpec } from '../page/parse.js';
+import { type PageSpec, readEventSpec } from '../page/parse.js';
 import type { SignatureBlockInfo } from '../page/signature-block-read.js';
 import {
   checkEvent,
@@ -24,7 +23,15 @@ import {
   PURE_CHECKS,
   readTag,
 } from './event-checks.js';
-import { compareReferrer, isLocalPreview, isSameAddress, signedAddresses } from './page-address.js';
+import { judgeManifest, type ManifestEvidence } from './manifest-rules.js';
+import {
+  compareReferrer,
+  isGatewayAddress,
+  isLocalPreview,
+  isSameAddress,
+  rebaseOrigin,
+  signedAddresses,
+} from './page-address.js';
 import {
   createProblem,
   decideVerdict,
@@ -35,6 +42,7 @@ import {
 
 export type { EventChecks, EventEvidence, Judgement } from './event-checks.js';
 export { type FileJudgeInput, judgeFileEvent } from './file-rules.js';
+export type { AssetFinding, ManifestEvidence } from './manifest-rules.js';
 export { isSameAddress, normalizeAddress } from './page-address.js';
 export {
   createProblem,
@@ -84,6 +92,8 @@ export interface JudgeInput {
    * `document.referrer`, `''` when there is none). Absent (the CLI): not compared. See `Judgement.referrer`.
    */
   referrer?: string;
+  /** The page's site manifest as the verifier found it (manifest-rules.ts); absent: not judged. */
+  manifest?: ManifestEvidence;
 }
 
 /** The shared event checks (event-checks.ts) under the page event's codes. */
@@ -238,7 +248,10 @@ export function judgePage(input: JudgeInput): Judgement {
     const { address } = input;
     if (address === undefined)
       add('address.unchecked', 'the page’s address is not known here, so the event’s `url` was not compared');
-    else if (!signedFor.some((candidate) => isSameAddress(candidate, address))) {
+    else if (
+      !signedFor.some((candidate) => isSameAddress(candidate, address)) &&
+      !isGatewayAddress(address, event, input.manifest?.newest)
+    ) {
       const mirrors =
         fallbacks.length > 0
           ? ` (or its ${fallbacks.length} mirror address${fallbacks.length === 1 ? '' : 'es'})`
@@ -259,6 +272,9 @@ export function judgePage(input: JudgeInput): Judgement {
   }
   if (event && reading)
     for (const [code, message] of judgeFacts(event, reading, input.address)) add(code, message);
+  if (event && input.manifest)
+    for (const [code, message] of judgeManifest(event, input.manifest, reading?.loads, problems))
+      add(code, message);
 
   // Where the reader came from: a genuine verify page opened from a forged page is about another page.
   if (input.referrer !== undefined) {
@@ -324,15 +340,3 @@ function judgeFacts(
   return problems;
 }
 
-/** `base` with the origin of `to` in place of `from`'s, when `base` is on `from`'s origin; else `undefined`. */
-function rebaseOrigin(base: string, from: string, to: string): string | undefined {
-  try {
-    const url = new URL(base);
-    const source = new URL(from);
-    if (url.origin !== source.origin) return undefined;
-    const target = new URL(to);
-    return new URL(`${url.pathname}${url.search}`, target.origin).href;
-  } catch {
-    return undefined;
-  }
-}

@@ -44,6 +44,13 @@ export interface Source {
   loadEvent(id: string, verifyUrl: string | undefined, page: string): Promise<LoadedEvent>;
   /** The error that ends the whole check (its time ran out), once there is one. */
   expired?(): Error | undefined;
+  /**
+   * The bytes of the site's file at manifest path `path` (`/assets/a.js`), for the site `page` is part of:
+   * a directory's file under it; a URL's file under `siteUrl`'s path on the checked origin (without
+   * `siteUrl`: under the start URL's path), fetched by the same careful client, bounded like a page.
+   * @throws {Error} naming the file when it cannot be read (missing, HTTP error, too large).
+   */
+  readSiteFile(path: string, page: string, siteUrl: string | undefined): Promise<Buffer>;
   /** How many pages `pages()` yields in all, once it knows (a directory, after listing it). */
   total?(): number | undefined;
 }

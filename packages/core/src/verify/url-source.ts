@@ -138,6 +138,18 @@ export function urlSource(
         }
       }
     },
+    async readSiteFile(path, page, siteUrl) {
+      // The site's path (its manifest's `url`) on the origin being checked: production, a mirror, a preview.
+      let base = scope;
+      try {
+        if (siteUrl !== undefined) base = new URL(siteUrl).pathname;
+      } catch {}
+      const url = new URL(`${base.replace(/\/+$/, '')}${encodeURI(path)}`, new URL(page));
+      const response = await client.get(url, { maxBytes: maxPageBytes, accept: '*/*' });
+      if (response.status < 200 || response.status >= 300 || !response.body)
+        throw new Error(`\`${url.href}\` answered HTTP ${response.status}`);
+      return response.body;
+    },
     async loadEvent(id, verifyUrl, page) {
       if (!HEX64.test(id)) throw new Error(`event id \`${id}\` is not 64 hex characters`);
       // The block's link may name the production host: load the event from the host being checked.

@@ -5,13 +5,21 @@
 // reads the site through a source (dir-source.ts, url-source.ts), judges each page with the rule book
 // (page-check.ts, rules.ts), asks relays for events a site lacks (below), and verify-report.ts words the
 // result.
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { requireDirectory } from '../fs/find-pages.js';
+import { getBlob, parseBlossomServers } from '../net/blossom.js';
+import { SITE_CLIENT_DEFAULTS } from '../net/site-client.js';
 import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
-import { describeRelayMiss, fetchEventFromRelays, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
+import {
+  describeRelayMiss,
+  fetchEventFromRelays,
+  queryRelay,
+  RELAY_QUERY_DEFAULTS,
+} from '../nostr/relay-query.js';
 import { allowRelayHintsFrom, parseRelays, pickRelayHints } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, defaultParseWorkers } from '../options/options.js';
@@ -19,6 +27,7 @@ import { pageUrl } from '../page/page-event.js';
 import { compileCachedSelector } from '../page/selector.js';
 import { createProgressLine, type ProgressLine } from '../text/progress-line.js';
 import { dirSource } from './dir-source.js';
+import { createManifestEvidence, verifyFilesOf } from './manifest-evidence.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
 import type { EventEvidence, Verdict } from './rules.js';
@@ -67,8 +76,10 @@ export interface VerifySiteOptions {
    */
   checkCloaking?: boolean;
   /**
-   * Relays to ask for an event whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's
-   * block (default none): `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
+   * The verifier's own relays (default none; the CLI: `--relay`, else `SIEGEL_RELAYS`): asked for an event
+   * whose `verify/{id}.json` is missing, besides the `nevent` hints of the page's block, and for the newest
+   * site manifest, which only these and the key's NIP-65 relays found on them can show current
+   * (`manifest.unchecked` otherwise). `wss://` URLs, `ws://` only on a loopback host (`parseRelays`).
    */
   relays?: string[];
   /** Time for one relay lookup, connect to `EOSE`, in ms (default 10 000). */
@@ -169,6 +180,35 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     },
   };
   const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, options.relayTimeoutMs);
+  const validEvent = (event: NostrEvent) =>
+    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  const gatherManifest = createManifestEvidence({
+    relays: extraRelays,
+    hintAllowed: relayHintAllowed,
+    ask: (relay, filter) =>
+      queryRelay(relay, filter, {
+        accept: validEvent,
+        maxEvents: 10,
+        timeoutMs: options.relayTimeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs,
+      }),
+    valid: validEvent,
+    readSiteFile: (path, page, siteUrl) => source.readSiteFile(path, page, siteUrl),
+    // A layout-blob manifest's path list the site does not hold: from its `server` tags, each taken only
+    // by Blossom's URL rule (https, or http on loopback), the length bounded by what the manifest names
+    // and by the page limit, the time by the request timeout; the gatherer checks the hash.
+    readBlob: async (server, sha256, bytes) => {
+      const [url] = parseBlossomServers([server], 'the manifest’s `server` tag');
+      if (url === undefined || bytes > maxPageBytes) throw new Error('not fetched');
+      return getBlob(url, sha256, bytes, {
+        timeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
+      });
+    },
+    sha256: (bytes) => createHash('sha256').update(bytes).digest('hex'),
+    // What a reader runs to check the page is the author's too, and a module-based page's chunks: each
+    // read once per run (a URL: fetched by the same careful client; a directory: from disk).
+    alsoCheck: verifyFilesOf,
+    chunks: true,
+  });
   const pages: PageVerification[] = [];
   let skipped = 0;
   let progress: ProgressLine | undefined;
@@ -210,8 +250,30 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
           eventFrom = loaded.from;
         }
       }
+      const manifest =
+        event && 'found' in event
+          ? await gatherManifest(
+              event.found,
+              block?.relays ?? [],
+              page.name,
+              page.bytes(),
+              // The site is where the event file's verify/ is (a page deep in a site, crawled from there).
+              eventFrom?.replace(/verify\/[0-9a-f]{64}\.json$/, ''),
+            )
+          : undefined;
+      const expiredNow = source.expired?.();
+      if (expiredNow) throw expiredNow;
       pages.push(
-        checkPage(page, block, { ...(event ? { event } : {}), ...(eventFrom ? { eventFrom } : {}) }, context),
+        checkPage(
+          page,
+          block,
+          {
+            ...(event ? { event } : {}),
+            ...(eventFrom ? { eventFrom } : {}),
+            ...(manifest ? { manifest } : {}),
+          },
+          context,
+        ),
       );
     }
   } finally {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { afterEach } from 'vitest';
 import { LocalKeySigner, type Signer } from '../../src/index.js';
+import { NSITE_NAMED_KIND, NSITE_ROOT_KIND } from '../../src/manifest/site-manifest.js';
 
 /** The site URL the fixture pages are signed for. */
 export const SITE = 'https://example.com';
@@ -83,11 +84,18 @@ export async function readPages(dir: string, paths: string[]): Promise<Record<st
 
 export { cp };
 
-/** A real local-key signer that counts what it is asked to sign. */
+/**
+ * A real local-key signer that counts what it is asked to sign: requests and events holding pages, and apart
+ * from them the site manifests (every signing run that signs a page signs one, in a request of its own).
+ */
 export class CountingSigner implements Signer {
   readonly inner: LocalKeySigner;
+  /** Requests holding page events (kind 1063). */
   calls = 0;
+  /** Page events signed. */
   events = 0;
+  /** Site manifest events signed (kinds 15128 and 35128), in order. */
+  manifests: NostrEvent[] = [];
   constructor(secretKey: string) {
     this.inner = new LocalKeySigner(secretKey);
   }
@@ -95,9 +103,25 @@ export class CountingSigner implements Signer {
     return this.inner.getPublicKey();
   }
   async signEvents(templates: EventTemplate[]): Promise<NostrEvent[]> {
-    this.calls++;
-    this.events += templates.length;
-    return this.inner.signEvents(templates);
+    const signed = await this.inner.signEvents(templates);
+    const manifests = signed.filter(
+      (event) => event.kind === NSITE_ROOT_KIND || event.kind === NSITE_NAMED_KIND,
+    );
+    // A request is either the manifest alone or pages only: the run never mixes them.
+    if (manifests.length > 0 && manifests.length !== signed.length)
+      throw new Error('a request mixed the site manifest with page events');
+    if (manifests.length > 0) this.manifests.push(...manifests);
+    else {
+      this.calls++;
+      this.events += templates.length;
+    }
+    return signed;
+  }
+  /** Start counting afresh (between the runs of a test). */
+  reset(): void {
+    this.calls = 0;
+    this.events = 0;
+    this.manifests = [];
   }
 }
 

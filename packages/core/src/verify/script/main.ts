@@ -37,6 +37,7 @@ import { showWithCode } from './code-spans.js';
 import { showIdentity } from './identity.js';
 import { LookupFailure, lookUpEvent } from './lookup.js';
 import { showSignedContent } from './show-content.js';
+import { gatherSiteManifest } from './site-manifest-check.js';
 
 /** `data-state`: the rule book's verdict, or `error` when there was nothing to judge (no event named, a crash). */
 type State = Verdict | 'error';
@@ -128,6 +129,7 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   let html: string;
   let address: string;
   let encoding: Refusal | undefined;
+  let bytes: Uint8Array;
   try {
     const response = await fetch(pagePath, { cache: 'no-store', credentials: 'same-origin' });
     if (!response.ok) {
@@ -136,7 +138,7 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
     }
     // The bytes, read as a browser reads them (BOM, the `Content-Type` charset, `<meta charset>`): a page
     // it would not decode as UTF-8 is not verifiable. `TextDecoder` reads UTF-8 as `response.text()` does.
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    bytes = new Uint8Array(await response.arrayBuffer());
     encoding = checkEncoding(bytes, { contentType: response.headers.get('content-type') });
     html = new TextDecoder().decode(bytes);
     address = response.url;
@@ -155,6 +157,8 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
     refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
     ...readPageFacts(html, parsed, spec),
   };
+  status.textContent = 'Checking the site’s manifest…';
+  const manifest = await gatherSiteManifest(alone.event, target.relays, bytes);
   const judgement = judgePage({
     selector,
     readPage: () => reading,
@@ -162,6 +166,7 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
     event,
     address,
     referrer: document.referrer,
+    ...(manifest ? { manifest } : {}),
   });
   const checked: CheckedPage = { address, referrer: judgement.referrer ?? 'none' };
   if (judgement.verdict !== 'valid') return { ...fromProblems(judgement.problems), checked };

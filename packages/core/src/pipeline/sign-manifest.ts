@@ -1,0 +1,195 @@
+// The end of a signing run: the site manifest (docs/site-manifest.md). Once every page is written, the
+// verify files no page names any more are removed, every file of the output is hashed, the manifest is laid
+// out (manifest/) and signed — only when its tags differ from the one in `verify/manifest.json`, with a
+// `created_at` strictly after it — written atomically beside the events and sent through the outbox. And,
+// before any page is signed, the check that the site id is not another site's on the run's relays.
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
+import { verifyEvent } from 'nostr-tools/pure';
+import { SiegelError } from '../errors.js';
+import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
+import { layOutManifest } from '../manifest/manifest-layout.js';
+import {
+  isManifestExcluded,
+  isNameablePath,
+  MANIFEST_FILE,
+  newestManifest,
+} from '../manifest/site-manifest.js';
+import { isEventShape } from '../nostr/event-shape.js';
+import { outboxFileOf } from '../nostr/publish-outbox.js';
+import { queryRelay } from '../nostr/relay-query.js';
+import type { SigningRun } from './signing-run.js';
+import type { ManifestSummary } from './summary.js';
+
+/** Time the collision check gives each relay. */
+const COLLISION_TIMEOUT_MS = 5_000;
+
+/**
+ * Refuse to sign when the newest manifest for this run's (kind, key, d) on its relays belongs to another
+ * site URL: its pages would replace that site's manifest. No relay answering is a warning, not a refusal.
+ * @throws {SiegelError} `invalid_options` naming `--site-id` (the integrations' `siteId`).
+ */
+export async function checkSiteIdFree(run: SigningRun): Promise<void> {
+  const { options, pubkey } = run;
+  if (options.dryRun || pubkey === undefined || options.relays.length === 0) return;
+  const { kind, d } = options.manifest;
+  const filter = { kinds: [kind], authors: [pubkey], ...(d === undefined ? {} : { '#d': [d] }), limit: 5 };
+  const accept = (event: NostrEvent) => event.pubkey === pubkey && verifyEvent(structuredClone(event));
+  const answers = await Promise.all(
+    options.relays.map((relay) => queryRelay(relay, filter, { accept, timeoutMs: COLLISION_TIMEOUT_MS })),
+  );
+  if (answers.every((answer) => answer.error !== undefined)) {
+    options.logger.warn(
+      `No relay answered the check that the site id \`${d ?? '(root site)'}\` is this site's; signing goes on.`,
+    );
+    return;
+  }
+  const newest = newestManifest(
+    answers.flatMap((answer) => answer.events).filter((event) => d === undefined || tagOf(event, 'd') === d),
+  );
+  const url = newest && tagOf(newest, 'url');
+  if (url !== undefined && url !== `${options.site}/`)
+    throw new SiegelError(
+      'invalid_options',
+      `The site id \`${d ?? '(root site)'}\` of this key already names the site ${url} on the relays; ` +
+        'give this site its own with `--site-id` (the option `siteId` of the integrations, `SIEGEL_SITE_ID`).',
+    );
+}
+
+/**
+ * Sign (when it changed), write and publish the site manifest of a finished run; remove stale verify files
+ * first (after a full run: not when the run named its `files`). `undefined` in a dry run or without a signer.
+ */
+export async function signSiteManifest(root: string, run: SigningRun): Promise<ManifestSummary | undefined> {
+  const { options, signer, pubkey } = run;
+  if (options.dryRun || !signer || pubkey === undefined) return undefined;
+  const started = performance.now();
+  const pages = new Map<string, { eventId: string; loads: string[] }>();
+  const reported = new Map(run.reports.map((report) => [report.path, report]));
+  const removed = options.files === undefined ? await removeStale(root, run) : 0;
+  const files = new Map<string, string>();
+  for (const path of await listFiles(root, options.cacheFile)) {
+    const bytes = await readFile(join(root, path));
+    const name = `/${path}`;
+    files.set(name, createHash('sha256').update(bytes).digest('hex'));
+    const report = reported.get(path);
+    // A page this run did not look at (it named its `files`) keeps its cached event.
+    const event = report ? report.eventId : options.files ? run.cache.get(path)?.event.id : undefined;
+    if (event !== undefined) pages.set(name, { eventId: event, loads: run.cache.get(path)?.loads ?? [] });
+  }
+  const { kind, d, title, description, servers } = options.manifest;
+  const home = run.cache.get('index.html')?.event;
+  const layout = layOutManifest({
+    kind,
+    d,
+    siteUrl: `${options.site}/`,
+    title: title ?? (home && tagOf(home, 'alt')),
+    description,
+    servers,
+    files,
+    pages,
+  });
+  const file = join(root, MANIFEST_FILE);
+  const onDisk = await readPrevious(file, pubkey, kind);
+  // A build that empties the output removes verify/manifest.json: the cache keeps the last one signed.
+  const previous = newestManifest(
+    [onDisk, run.cache.manifest].filter((event): event is NostrEvent => isManifestOf(event, pubkey, kind)),
+  );
+  const same = previous && JSON.stringify(previous.tags) === JSON.stringify(layout.tags);
+  let event = previous as NostrEvent;
+  if (!same) {
+    const now = Math.floor(Date.now() / 1000);
+    const template: EventTemplate = {
+      kind,
+      created_at: Math.max(now, previous ? previous.created_at + 1 : now),
+      tags: layout.tags,
+      content: '',
+    };
+    [event] = (await signer.signEvents([template])) as [NostrEvent];
+    if (event?.pubkey !== pubkey || !verifyEvent(structuredClone(event)))
+      throw new SiegelError('bunker_error', 'The signer returned a site manifest that does not verify.');
+  }
+  if (layout.blob) await writeFileAtomic(join(root, layout.blob.path), layout.blob.text);
+  if (onDisk?.id !== event.id) await writeFileAtomic(file, `${JSON.stringify(event, null, 2)}\n`);
+  if (run.cache.manifest?.id !== event.id) run.cache.setManifest(event);
+  if (!same) await run.publish([event]);
+  return {
+    signed: !same,
+    layout: layout.layout,
+    files: files.size,
+    eventBytes: Buffer.byteLength(JSON.stringify(event)),
+    blobBytes: layout.blob?.bytes ?? 0,
+    removed,
+    ms: performance.now() - started,
+    eventId: event.id,
+  };
+}
+
+/** The manifest in `verify/manifest.json` when it is this key's of this kind and verifies; else `undefined`. */
+async function readPrevious(file: string, pubkey: string, kind: number): Promise<NostrEvent | undefined> {
+  try {
+    const event: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (isManifestOf(event, pubkey, kind)) return event;
+  } catch {
+    // None yet, or not readable: a new one is signed.
+  }
+  return undefined;
+}
+
+/** `event` is a manifest of this key and kind whose signature verifies. */
+function isManifestOf(event: unknown, pubkey: string, kind: number): event is NostrEvent {
+  return (
+    isEventShape(event) &&
+    event.pubkey === pubkey &&
+    event.kind === kind &&
+    verifyEvent(structuredClone(event) as NostrEvent)
+  );
+}
+
+/**
+ * Remove `verify/<id>.json` and `verify/<id>/` whose id is no event of a page of this run, and manifest
+ * blobs other than the newest manifest's (its own file, rewritten by every run that needs it). Returns how
+ * many per-event files and verify pages went.
+ */
+async function removeStale(root: string, run: SigningRun): Promise<number> {
+  if (run.fatal) return 0;
+  const current = new Set(run.reports.flatMap((report) => (report.eventId ? [report.eventId] : [])));
+  const dir = join(root, 'verify');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const id = /^([0-9a-f]{64})(?:\.json)?$/.exec(name)?.[1];
+    const blob = /^manifest-[0-9a-f]{64}\.json$/.test(name);
+    if ((id === undefined || current.has(id)) && !blob) continue;
+    await rm(join(dir, name), { recursive: true, force: true });
+    if (id !== undefined) removed++;
+  }
+  return removed;
+}
+
+/**
+ * Every file of the output the manifest lists, as POSIX paths relative to `root`: regular files, except the
+ * per-event and manifest files (isManifestExcluded), the cache, its journal and the outbox when they lie in
+ * the output, temp files of an interrupted write, and paths NIP-5A cannot name (no extension).
+ */
+async function listFiles(root: string, cacheFile: string): Promise<string[]> {
+  const own = [cacheFile, outboxFileOf(cacheFile)].map((file) => ({
+    dir: dirname(file),
+    name: basename(file),
+  }));
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const paths: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile() || isStaleTempName(entry.name)) continue;
+    if (own.some(({ dir, name }) => entry.parentPath === dir && entry.name.startsWith(name))) continue;
+    const path = relative(root, join(entry.parentPath, entry.name)).split(sep).join('/');
+    if (!isManifestExcluded(path) && isNameablePath(`/${path}`)) paths.push(path);
+  }
+  return paths;
+}
+
+function tagOf(event: { tags: string[][] }, name: string): string | undefined {
+  return event.tags.find((tag) => tag[0] === name)?.[1];
+}

@@ -1,0 +1,346 @@
+// What a verifier finds about a page's site manifest for the rule book (manifest-rules.ts decides): the
+// newest manifest for the event's `a` address from the verifier's own relays (`siegel verify`: `--relay`,
+// `SIEGEL_RELAYS`; the verify page: its default list) and the key's NIP-65 write relays found there, plus —
+// only adding — the page's relay hints and the site's copy (`verify/manifest.json`); a blob layout's tag
+// list, read from the site or else from the manifest's `server` tags (BUD-01), hash-checked; and the hashes of the same-site files the page depends on, each
+// read once per run. The one gathering for `siegel verify` (verify-site.ts: `ws` relays, the source's files)
+// and the browser verify script (script/main.ts: the browser's WebSocket and fetch), which pass their I/O.
+// Pure otherwise: no Node built-ins.
+import type { NostrEvent } from 'nostr-tools/core';
+import { readManifestBlob } from '../manifest/manifest-layout.js';
+import {
+  NSITE_NAMED_KIND,
+  newestManifest,
+  parseManifestAddress,
+  readManifest,
+  type SiteManifest,
+} from '../manifest/site-manifest.js';
+import { isEventShape } from '../nostr/event-shape.js';
+import type { RelayAnswer } from '../nostr/relay-query-portable.js';
+import { pickRelayHints } from '../nostr/relays.js';
+import { readPageFacts } from '../page/page-facts.js';
+import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
+import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
+
+/** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
+const MAX_NIP65_RELAYS = 5;
+/** Blossom servers of a manifest's `server` tags tried for its blob, at most (each silent one costs its timeout). */
+const MAX_BLOB_SERVERS = 3;
+/** The verify script every verify page runs, pinned by the manifest like any file. */
+const VERIFY_SCRIPT_PATH = '/verify/siegel-verify.js';
+
+/** The verifier's I/O and choices, for {@link createManifestEvidence}. */
+export interface ManifestEvidenceIo {
+  /** The verifier's own relays (`--relay`, `SIEGEL_RELAYS`; the verify page's default list). */
+  relays: string[];
+  /** Which relays named by a page or a key's list may be asked (`allowRelayHintsFrom`). */
+  hintAllowed: (relay: string) => boolean;
+  /**
+   * One `REQ` until `EOSE` (or `signal`), only events that count (id and signature checked); never throws.
+   */
+  ask(relay: string, filter: Record<string, unknown>, signal?: AbortSignal): Promise<RelayAnswer>;
+  /**
+   * Race, then linger (NIP-5A's gateway advice): once one of the verifier's relays has answered, the
+   * others still asking get this many ms more, then are stopped — the verify page's reader does not wait on
+   * relays that cannot be reached. Default: every relay is waited for (`siegel verify`).
+   */
+  lingerMs?: number;
+  /** The id and signature check for an event read from the site. */
+  valid(event: NostrEvent): boolean;
+  /**
+   * The bytes of the site's file at manifest path `path` (`/assets/a.js`) for the site `page` belongs to
+   * (`siteUrl`: its manifest's `url`). @throws naming the file when it cannot be read.
+   */
+  readSiteFile(path: string, page: string, siteUrl: string | undefined): Promise<Uint8Array>;
+  sha256(bytes: Uint8Array): string | Promise<string>;
+  /**
+   * A layout-blob manifest's path list from a Blossom server of its `server` tags (BUD-01 `GET /<sha256>`),
+   * read up to `bytes` (the length the manifest names): asked only when the site has no good copy. Default:
+   * not asked. @throws when the server does not give it.
+   */
+  readBlob?(server: string, sha256: string, bytes: number): Promise<Uint8Array>;
+  /** Files besides the page's loads to hash (`siegel verify <url>`: {@link verifyFilesOf}; default none). */
+  alsoCheck?: (eventId: string) => string[];
+  /** On a module-based page, also every `.js`/`.mjs` of the manifest (a client-side router renders from any). */
+  chunks: boolean;
+}
+
+/** One relay lookup's result for one manifest address. */
+interface Lookup {
+  /** Each manifest event found, with the relay it came from. */
+  found: NostrEvent[];
+  answered: string[];
+  failed: RelayAnswer[];
+}
+
+/**
+ * A gatherer of {@link ManifestEvidence} for the pages of one check: relay lookups per manifest address and
+ * file hashes per path are done once per run and shared by every page.
+ *
+ * @example
+ * ```ts
+ * const gather = createManifestEvidence({ relays, hintAllowed, ask, valid, readSiteFile, sha256, chunks: true });
+ * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes(), siteUrl);
+ * ```
+ */
+export function createManifestEvidence(
+  io: ManifestEvidenceIo,
+): (
+  event: unknown,
+  hints: string[],
+  page: string,
+  bytes: Uint8Array,
+  siteGuess?: string,
+) => Promise<ManifestEvidence | undefined> {
+  const options = io;
+  const valid = (event: NostrEvent) => {
+    try {
+      return io.valid(event);
+    } catch {
+      return false;
+    }
+  };
+  const lookups = new Map<string, Promise<Lookup>>();
+  /** Per manifest address, the race its verifier's relays run; the page's hints stop with it. */
+  const races = new Map<string, ReturnType<typeof race>>();
+  const hintLookups = new Map<string, Promise<RelayAnswer>>();
+  const files = new Map<string, Promise<AssetFinding>>();
+  const manifests = new Map<string, Promise<SiteManifest | undefined>>();
+  const siteCopies = new Map<string, Promise<NostrEvent | undefined>>();
+
+  const filterFor = (address: { kind: number; pubkey: string; d: string | undefined }) => ({
+    kinds: [address.kind],
+    authors: [address.pubkey],
+    ...(address.kind === NSITE_NAMED_KIND ? { '#d': [address.d ?? ''] } : {}),
+  });
+  const ask = (relay: string, filter: Record<string, unknown>, signal?: AbortSignal) =>
+    io.ask(relay, filter, signal);
+  /** One race of {@link ManifestEvidenceIo.lingerMs}: `answered` starts the linger, then `signal` stops the rest. */
+  const race = () => {
+    const controller = new AbortController();
+    let started = false;
+    const answered = (answer: RelayAnswer) => {
+      if (answer.error === undefined && !started && io.lingerMs !== undefined) {
+        started = true;
+        setTimeout(() => controller.abort(), io.lingerMs);
+      }
+      return answer;
+    };
+    return { signal: controller.signal, answered };
+  };
+
+  /** The verifier's relays, then the key's NIP-65 write relays they hold. */
+  const lookUp = (a: string, address: { kind: number; pubkey: string; d: string | undefined }) => {
+    let found = lookups.get(a);
+    if (!found) {
+      const first = race();
+      races.set(a, first);
+      found = (async () => {
+        const result: Lookup = { found: [], answered: [], failed: [] };
+        const collect = (answers: RelayAnswer[]) => {
+          for (const answer of answers) {
+            if (answer.error !== undefined && answer.events.length === 0) result.failed.push(answer);
+            else result.answered.push(answer.relay);
+            result.found.push(...answer.events);
+          }
+        };
+        const [answers, lists] = await Promise.all([
+          Promise.all(
+            options.relays.map((relay) => ask(relay, filterFor(address), first.signal).then(first.answered)),
+          ),
+          Promise.all(
+            options.relays.map((relay) =>
+              ask(relay, { kinds: [10002], authors: [address.pubkey] }, first.signal).then(first.answered),
+            ),
+          ),
+        ]);
+        collect(answers);
+        const list = newestManifest(lists.flatMap((answer) => answer.events));
+        const written = (list?.tags ?? [])
+          .filter((tag) => tag[0] === 'r' && typeof tag[1] === 'string' && (tag[2] ?? 'write') === 'write')
+          .map((tag) => tag[1] as string);
+        const more = pickRelayHints(written, options.hintAllowed)
+          .filter((relay) => !options.relays.includes(relay))
+          .slice(0, MAX_NIP65_RELAYS);
+        const second = race();
+        collect(
+          await Promise.all(
+            more.map((relay) => ask(relay, filterFor(address), second.signal).then(second.answered)),
+          ),
+        );
+        return result;
+      })();
+      lookups.set(a, found);
+    }
+    return found;
+  };
+
+  /** The manifest an event states, its blob's tags read when it has one; `undefined` when unreadable. */
+  const read = (event: NostrEvent, page: string) => {
+    let manifest = manifests.get(event.id);
+    if (!manifest) {
+      manifest = (async () => {
+        try {
+          const first = readManifest(event);
+          if (first.blob === undefined) return first;
+          const blob = first.blob;
+          const path = `/verify/manifest-${blob.sha256}.json`;
+          // The site's file, else each `server` tag's Blossom server: hash-checked either way, so where the
+          // bytes come from does not matter; the first good copy wins.
+          const sources = [
+            () => io.readSiteFile(path, page, first.siteUrl),
+            ...first.servers
+              .slice(0, MAX_BLOB_SERVERS)
+              .map((server) => () => io.readBlob?.(server, blob.sha256, blob.bytes) ?? Promise.reject()),
+          ];
+          for (const source of sources) {
+            try {
+              return readManifest(event, readManifestBlob(await source(), blob));
+            } catch {}
+          }
+          return undefined;
+        } catch {
+          return undefined;
+        }
+      })();
+      manifests.set(event.id, manifest);
+    }
+    return manifest;
+  };
+
+  /** The site's own copy, `verify/manifest.json`: proves nothing about currency, names old pages' assets. */
+  const siteCopy = (page: string, siteUrl: string | undefined) => {
+    const key = siteUrl ?? '';
+    let copy = siteCopies.get(key);
+    if (!copy) {
+      copy = io.readSiteFile('/verify/manifest.json', page, siteUrl).then(
+        (bytes) => {
+          const event = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+          return isEventShape(event) && valid(event) ? event : undefined;
+        },
+        () => undefined,
+      );
+      siteCopies.set(key, copy);
+    }
+    return copy;
+  };
+
+  /** A same-site file's hash, read once per run. */
+  const hashFile = (path: string, page: string, siteUrl: string | undefined) => {
+    let finding = files.get(path);
+    if (!finding) {
+      finding = io.readSiteFile(path, page, siteUrl).then(
+        async (bytes) => ({ path, sha256: await io.sha256(bytes) }),
+        (error: Error) => ({ path, sha256: undefined, why: error.message }),
+      );
+      files.set(path, finding);
+    }
+    return finding;
+  };
+
+  return async (found, hints, page, bytes, siteGuess) => {
+    if (!isEventShape(found)) return undefined;
+    const event = found;
+    const a = event.tags.find((tag) => tag[0] === 'a')?.[1];
+    const address = a === undefined ? undefined : parseManifestAddress(a);
+    if (a === undefined || address === undefined || address.pubkey !== event.pubkey)
+      return { newest: undefined, answered: [], pageNamed: undefined };
+    // The verifier's relays and the page's hints at once (a reader waits for the slowest); the hints only
+    // add: a newer manifest there still proves the page old.
+    const hinted = pickRelayHints(hints, options.hintAllowed).filter(
+      (relay) => !options.relays.includes(relay),
+    );
+    const [lookup, hintAnswers] = await Promise.all([
+      lookUp(a, address),
+      Promise.all(
+        hinted.map((relay) => {
+          const key = `${a} ${relay}`;
+          let answer = hintLookups.get(key);
+          if (!answer) {
+            answer = ask(relay, filterFor(address), races.get(a)?.signal);
+            hintLookups.set(key, answer);
+          }
+          return answer;
+        }),
+      ),
+    ]);
+    const ownEvents = lookup.found;
+    // The site's copy is beside the site's verify/: where the newest manifest says the site is, else where
+    // the page's event file was read (`siteGuess`).
+    const ownSite = newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1];
+    const copy = await siteCopy(page, ownSite ?? siteGuess);
+    const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
+    const candidates = all.filter((candidate) => candidate.pubkey === event.pubkey);
+    const newestEvent = newestManifest(candidates);
+    const ownEvent = newestManifest(ownEvents.filter((candidate) => candidate.pubkey === event.pubkey));
+    const newest = newestEvent ? await read(newestEvent, page) : undefined;
+    const fromOwnRelays = ownEvent ? await read(ownEvent, page) : undefined;
+    let pageNamed: SiteManifest | undefined;
+    for (const candidate of [...candidates].sort((x, y) => y.created_at - x.created_at)) {
+      const manifest = await read(candidate, page);
+      if (manifest?.pagesByEvent.has(event.id)) {
+        pageNamed = manifest;
+        break;
+      }
+    }
+    const evidence: ManifestEvidence = { newest, answered: lookup.answered, fromOwnRelays, pageNamed };
+    if (lookup.answered.length === 0)
+      evidence.why = describeUnchecked(options.relays, lookup, hintAnswers, copy);
+    const named = pageNamed?.pagesByEvent.get(event.id);
+    if (pageNamed && named) {
+      const siteUrl = pageNamed.siteUrl;
+      evidence.pageSha256 = await io.sha256(bytes);
+      // The page's loads now, written against where it was signed (its event's `url`, the manifest's site
+      // URL) as the signer wrote them: a copy checked at a preview or a mirror reads the same.
+      const html = new TextDecoder().decode(bytes);
+      const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
+      if (siteUrl !== undefined && address !== undefined) {
+        const { document } = parseDocument(html, { spec: CURRENT_SPEC });
+        evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
+      }
+      const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(event.id) ?? [])];
+      if (io.chunks && isModuleBased(html))
+        for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
+      // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
+      const unique = [...new Set(paths)];
+      evidence.assets = await Promise.all(unique.map((path) => hashFile(path, page, siteUrl)));
+    }
+    return evidence;
+  };
+}
+
+/**
+ * The files `siegel verify <url>` also checks for a page: its verify page and the verify script, which a
+ * reader runs to check it (a replaced script could say "valid" to anything).
+ */
+export function verifyFilesOf(eventId: string): string[] {
+  return [`/verify/${eventId}/index.html`, VERIFY_SCRIPT_PATH];
+}
+
+/**
+ * Whether a page runs ES modules (a `type=module` script or a module preload): a client-side router may then
+ * render any chunk. Read from the markup as written, generously: a false yes only costs more files hashed.
+ */
+export function isModuleBased(html: string): boolean {
+  return /<script\b[^>]*\btype\s*=\s*["']?module\b|<link\b[^>]*\brel\s*=\s*["']?[^"'>]*\bmodulepreload\b/i.test(
+    html,
+  );
+}
+
+/** Why currency could not be checked: each own relay and what it said, and what answered instead. */
+function describeUnchecked(
+  relays: string[],
+  lookup: Lookup,
+  hints: RelayAnswer[],
+  copy: NostrEvent | undefined,
+): string {
+  const own =
+    relays.length === 0
+      ? 'no relay of the verifier’s to ask (add `--relay` or SIEGEL_RELAYS)'
+      : `no relay of the verifier’s answered: ${lookup.failed.map((answer) => `\`${answer.relay}\` (${answer.error})`).join(', ')}`;
+  const others = [
+    ...(hints.some((answer) => answer.error === undefined) ? ['only relays the page names'] : []),
+    ...(copy ? ['only the site’s own copy of the manifest'] : []),
+  ];
+  return others.length === 0 ? own : `${own}; ${others.join(' and ')} answered, which the page chooses`;
+}
