@@ -153,7 +153,7 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       await callBunker(bunker.url, 'GET', '/api/nip46/connections', { token: bunker.adminToken })
     ).json()) as { connections: { pubkey: string; key: string; kinds: number[]; nip44: boolean }[] };
     expect(listed.connections).toEqual([
-      expect.objectContaining({ pubkey: first.pubkey, key: 'default', kinds: [1063], nip44: false }),
+      expect.objectContaining({ pubkey: first.pubkey, key: 'default', kinds: [1063, 15128, 35128], nip44: false }),
     ]);
     const asApi = await callBunker(bunker.url, 'GET', '/api/nip46/connections', { token: bunker.apiToken });
     expect(asApi.status).toBe(403);
@@ -164,7 +164,7 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       first.signer.signEvent({ kind: 1, created_at: now(), tags: [], content: 'a note' }),
       'sign_event kind 1',
     );
-    expect(kind1).toContain('Kind `1` is not allowed for this client (allowed: 1063)');
+    expect(kind1).toContain('Kind `1` is not allowed for this client (allowed: 1063, 15128, 35128)');
     const encrypt = await refusal(first.signer.nip44Encrypt(bunker.pubkey, 'hi'), 'nip44_encrypt');
     expect(encrypt).toContain('`nip44_encrypt` is not allowed');
     const unknown = await refusal(first.signer.sendRequest('frobnicate', []), 'frobnicate');
@@ -317,7 +317,7 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       const row = page.locator(`tr[data-client="${first.pubkey}"]`);
       await row.waitFor();
       expect(await row.locator('td').nth(1).textContent()).toBe('default');
-      expect(await row.locator('td').nth(2).textContent()).toBe('1063');
+      expect(await row.locator('td').nth(2).textContent()).toBe('1063, 15128, 35128');
       await expect.poll(() => page.locator('tr[data-client]').count()).toBe(2);
 
       await row.getByRole('button', { name: 'Revoke' }).click();

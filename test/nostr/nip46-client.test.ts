@@ -69,12 +69,13 @@ describe('signing through an independent NIP-46 signer (NDK) over a relay', () =
     // Progress through the logger while the requests run.
     expect(first.stdout).toContain('100 events signed through NIP-46');
 
-    // The signer saw one connect (with the URI's secret), one get_public_key, one sign_event per page —
+    // The signer saw one connect (with the URI's secret), one get_public_key, one sign_event per page and
+    // one for the site manifest —
     // all from the one client key now kept beside the cache, readable by its owner only.
     const requests = remote.requests();
     const methods = requests.map((request) => request.method);
     expect(methods.filter((method) => method === 'connect')).toHaveLength(1);
-    expect(methods.filter((method) => method === 'sign_event')).toHaveLength(PAGES);
+    expect(methods.filter((method) => method === 'sign_event')).toHaveLength(PAGES + 1);
     expect(requests.every((request) => request.allowed)).toBe(true);
     const keyFile = join(project, '.siegel-nip46-client.json');
     const saved = JSON.parse(await readFile(keyFile, 'utf8'));
@@ -84,9 +85,13 @@ describe('signing through an independent NIP-46 signer (NDK) over a relay', () =
     expect(saved.sessions[remote.pubkey].userPubkey).toBe(remote.pubkey);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
 
-    // Every event the site carries is valid and signed by the remote signer's key.
-    const eventFiles = (await readdir(join(dist, 'verify'))).filter((name) => name.endsWith('.json'));
-    expect(eventFiles).toHaveLength(PAGES);
+    // Every event the site carries (one per page, and the manifest) is valid and signed by the remote signer's key.
+    // (The manifest's path list, `manifest-<sha256>.json` in the blob layout, is no event.)
+    const eventFiles = (await readdir(join(dist, 'verify'))).filter((name) =>
+      /^([0-9a-f]{64}|manifest)\.json$/.test(name),
+    );
+    expect(eventFiles).toHaveLength(PAGES + 1);
+    expect(eventFiles).toContain('manifest.json');
     for (const name of eventFiles) {
       const event = JSON.parse(await readFile(join(dist, 'verify', name), 'utf8'));
       expect(verifyEvent(event)).toBe(true);
@@ -102,7 +107,8 @@ describe('signing through an independent NIP-46 signer (NDK) over a relay', () =
     expect(second.stdout).toContain(`0 signed, ${PAGES} unchanged`);
     expect(remote.requests()).toHaveLength(before);
 
-    // One page changed: one sign_event, and no second connect (the secret was for the first one only).
+    // One page changed: one sign_event for it and one for the new site manifest (the page's bytes changed),
+    // and no second connect (the secret was for the first one only).
     await writeFile(join(dist, 'posts/7.html'), '<html><body><main>Post 7, edited.</main></body></html>');
     const third = await runSiegel(['sign', 'dist'], { cwd: project, env });
     expect(third.code).toBe(0);
@@ -112,7 +118,7 @@ describe('signing through an independent NIP-46 signer (NDK) over a relay', () =
         .requests()
         .slice(before)
         .map((request) => request.method),
-    ).toEqual(['sign_event']);
+    ).toEqual(['sign_event', 'sign_event']);
   });
 
   it('a signer that refuses to sign: `Key ist gesperrt`, exit 1, nothing written', async () => {

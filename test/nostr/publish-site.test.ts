@@ -47,6 +47,14 @@ async function pageEvents(): Promise<string[]> {
   return pages.map((page) => page.event?.id as string).sort();
 }
 
+/** The id of the site manifest the build wrote (`verify/manifest.json`): published with the page events. */
+async function manifestId(): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(project.outDir, 'verify', 'manifest.json'), 'utf8')) as {
+    id: string;
+  };
+  return manifest.id;
+}
+
 const idsOn = async (url: string, ids: string[]) =>
   ((await queryRelay(url, { ids })) as Array<{ id: string }>).map((event) => event.id).sort();
 
@@ -56,7 +64,7 @@ describe('publishing a signed site to relays (issue 13, acceptance 1)', () => {
   it('sends every page event to both relays; an unchanged rebuild sends nothing', async () => {
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
-    const ids = await pageEvents();
+    const ids = [...(await pageEvents()), await manifestId()].sort();
     const n = ids.length;
     expect(result.output).toContain(
       `Siegel: ${n} of ${n} events published (${relayA.url}: ${n}, ${relayB.url}: ${n})`,
@@ -83,7 +91,7 @@ describe('publishing a signed site to relays (issue 13, acceptance 1)', () => {
     await eventually(() => Math.floor(Date.now() / 1000) > lastSigned, 5000, 50);
     const result = await project.build();
     expect(result.code, result.output).toBe(0);
-    const ids = await pageEvents();
+    const ids = [...(await pageEvents()), await manifestId()].sort();
     expect(ids.filter((id) => before.includes(id))).toEqual([]);
     const n = ids.length;
     expect(result.output).toContain(

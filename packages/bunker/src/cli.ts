@@ -20,7 +20,7 @@ Environment:
   BUNKER_PASSPHRASE_FILE  the same, read from a file
   BUNKER_AUTO_LOCK_MINUTES  lock keys idle this long (default: never)
   BUNKER_RELAYS           comma-separated relays: be a NIP-46 remote signer there (--relay wins)
-  BUNKER_NIP46_KINDS      event kinds a new NIP-46 connection may sign (default 1063)
+  BUNKER_NIP46_KINDS      event kinds a new NIP-46 connection may sign (default 1063,15128,35128)
   BUNKER_NIP46_URI_MINUTES  how long an unused connection URI works (default 10; --uri-expiry wins)
 
 --print-uri prints a connection URI per unlocked key at start, on a terminal only (never into a log).

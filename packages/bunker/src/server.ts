@@ -40,7 +40,7 @@ export interface StartBunkerOptions {
    * Default: none = NIP-46 off.
    */
   relays?: readonly string[];
-  /** What a new NIP-46 connection may do. Default: sign kind 1063, no encryption methods. */
+  /** What a new NIP-46 connection may do. Default: sign kinds 1063, 15128 and 35128 (pages, files, site manifests), no encryption methods. */
   nip46Defaults?: Nip46Permissions;
   /** How long an unused NIP-46 connection URI works (ms). Default: 10 minutes. */
   nip46UriTtlMs?: number;

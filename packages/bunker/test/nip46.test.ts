@@ -1,14 +1,21 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NSITE_NAMED_KIND, NSITE_ROOT_KIND, PAGE_EVENT_KIND } from '@siegel/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BunkerError, jsEngine } from '../src/index.js';
 import { ConnectionStore, NIP46_STATE_FILE } from '../src/nip46/connection-store.js';
-import { grantPermissions, parseKinds } from '../src/nip46/permissions.js';
+import { DEFAULT_NIP46_KINDS, grantPermissions, parseKinds } from '../src/nip46/permissions.js';
 
 const offer = { kinds: [1, 1063], nip44: true, nip04: false };
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
+
+describe('DEFAULT_NIP46_KINDS', () => {
+  it('are the kinds a signing run signs: page and file events and both site-manifest kinds', () => {
+    expect(DEFAULT_NIP46_KINDS).toEqual([PAGE_EVENT_KIND, NSITE_ROOT_KIND, NSITE_NAMED_KIND]);
+  });
+});
 
 describe('parseKinds', () => {
   it('reads a comma list, sorted and without duplicates', () => {

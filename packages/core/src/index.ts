@@ -10,6 +10,7 @@ export {
   SiegelError,
   type SiegelErrorCode,
 } from './errors.js';
+export { NSITE_NAMED_KIND, NSITE_ROOT_KIND } from './manifest/site-manifest.js';
 export { type BackoffOptions, backoffDelay } from './net/backoff.js';
 export {
   type OutboxEntry,

@@ -1,6 +1,7 @@
 // Every event a signer returns is checked once, in the signing run, against its template — built-in and
 // custom signers alike (issue 21: a custom Signer passed to signSite was not checked at all, and the check
 // was written twice, in the HTTP and the NIP-46 signer).
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyEvent } from 'nostr-tools/pure';
@@ -11,6 +12,8 @@ import {
   HttpBunkerSigner,
   LocalKeySigner,
   type NostrEvent,
+  NSITE_NAMED_KIND,
+  PAGE_EVENT_KIND,
   type Signer,
   signSite,
 } from '../src/index.js';
@@ -186,6 +189,7 @@ describe('signSite checks every signer’s events', () => {
   it('the HTTP bunker’s forged signature fails its page in the run (the signer no longer checks on its own)', async () => {
     bunker = await startTinyBunker();
     bunker.state.tamperAt = 0;
+    bunker.state.tamperKind = PAGE_EVENT_KIND;
     const project = await createProject();
     const summary = await signSite(project.dist, {
       site: SITE,
@@ -200,5 +204,21 @@ describe('signSite checks every signer’s events', () => {
       pages: Record<string, { event: NostrEvent }>;
     };
     for (const entry of Object.values(events.pages)) expect(verifyEvent({ ...entry.event })).toBe(true);
+  });
+
+  it('a forged signature on the site manifest stops the run with an error that names the manifest', async () => {
+    bunker = await startTinyBunker();
+    bunker.state.tamperAt = 0;
+    bunker.state.tamperKind = NSITE_NAMED_KIND; // a named site: the default without --root-site
+    const project = await createProject();
+    const run = signSite(project.dist, {
+      site: SITE,
+      signer: new HttpBunkerSigner({ url: bunker.url, apiToken: bunker.token }),
+      cacheFile: project.cacheFile,
+      logger: collectingLogger().logger,
+      progress: false,
+    });
+    await expect(run).rejects.toThrow(/site manifest that does not verify/);
+    expect(existsSync(join(project.dist, 'verify', 'manifest.json'))).toBe(false);
   });
 });

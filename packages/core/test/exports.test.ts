@@ -18,6 +18,8 @@ describe('@siegel/core exports', () => {
       'GERMAN_MESSAGES',
       'HttpBunkerSigner',
       'LocalKeySigner',
+      'NSITE_NAMED_KIND',
+      'NSITE_ROOT_KIND',
       'Nip46Signer',
       'PAGE_EVENT_KIND',
       'PROBLEM_CODES',

@@ -10,8 +10,13 @@ export interface Nip46Permissions {
   nip04: boolean;
 }
 
-/** The kind Siegel signs for pages and files (NIP-94 file metadata): the default a new connection may sign. */
-export const DEFAULT_NIP46_KINDS: readonly number[] = [1063];
+/**
+ * The kinds Siegel signs, the default a new connection may sign: 1063 for pages and files (NIP-94 file
+ * metadata, core's `PAGE_EVENT_KIND`) and 15128 / 35128 for the site manifest every signing run signs
+ * (NIP-5A, core's `NSITE_ROOT_KIND` / `NSITE_NAMED_KIND`). Written out rather than imported so the bunker
+ * loads none of core's page code; `packages/bunker/test/nip46.test.ts` keeps them equal to core's.
+ */
+export const DEFAULT_NIP46_KINDS: readonly number[] = [1063, 15128, 35128];
 
 /**
  * Read a comma-separated list of event kinds (`--nip46-kinds`, `BUNKER_NIP46_KINDS`, the dashboard form).

@@ -26,6 +26,8 @@ export interface TinyBunker {
     tamper: boolean;
     /** Corrupt only the signature at this position of each batch (id, pubkey and the others stay valid). */
     tamperAt: number | undefined;
+    /** With `tamperAt`: corrupt only events of this kind (e.g. the pages' 1063, not the site manifest). */
+    tamperKind: number | undefined;
     /**
      * Refuse every request that holds an event whose JSON is longer than `bytes`, with `status` (413: the
      * real bunker's answer; 500: what it answered before it checked the size).
@@ -50,11 +52,14 @@ export async function startTinyBunker(
     hang: false,
     tamper: false,
     tamperAt: undefined,
+    tamperKind: undefined,
     refuseLarge: undefined,
   };
   const sign = (template: EventTemplate, index = 0) => {
     const event = finalizeEvent(template, secretKey);
-    return state.tamper || state.tamperAt === index
+    const tampered =
+      state.tamperAt === index && (state.tamperKind === undefined || state.tamperKind === template.kind);
+    return state.tamper || tampered
       ? { ...event, sig: event.sig.replace(/^./, event.sig[0] === 'a' ? 'b' : 'a') }
       : event;
   };
