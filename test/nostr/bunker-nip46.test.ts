@@ -153,7 +153,12 @@ describe('siegel-bunker as a NIP-46 remote signer, with nostr-tools BunkerSigner
       await callBunker(bunker.url, 'GET', '/api/nip46/connections', { token: bunker.adminToken })
     ).json()) as { connections: { pubkey: string; key: string; kinds: number[]; nip44: boolean }[] };
     expect(listed.connections).toEqual([
-      expect.objectContaining({ pubkey: first.pubkey, key: 'default', kinds: [1063, 15128, 35128], nip44: false }),
+      expect.objectContaining({
+        pubkey: first.pubkey,
+        key: 'default',
+        kinds: [1063, 15128, 35128],
+        nip44: false,
+      }),
     ]);
     const asApi = await callBunker(bunker.url, 'GET', '/api/nip46/connections', { token: bunker.apiToken });
     expect(asApi.status).toBe(403);
