@@ -6,11 +6,14 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalKeySigner, type NostrEvent, signSite } from '@siegel/core';
+import { LocalKeySigner, type NostrEvent, readSignatureBlock, signSite } from '@siegel/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../packages/core/test/support/run-cli.js';
 import { type BlossomStore, startBlossomStore } from '../support/blossom-store.js';
+import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
+import { readVerdict } from '../support/read-verdict.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
+import { routeRelay } from '../support/route-relay.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
 
@@ -27,6 +30,9 @@ let relay: RunningRelay;
 let store: BlossomStore;
 /** The manifest's blob: its hash and bytes, as signed. */
 let blob: { sha256: string; bytes: Buffer };
+let chromium: LaunchedChromium;
+/** The start page's event id (its verify page is `verify/<id>/`). */
+let homeEvent: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-manifest-blob-'));
@@ -63,10 +69,15 @@ beforeAll(async () => {
   blob = { sha256, bytes: await readFile(path) };
   // The site does not hold the path list: only the Blossom store does.
   await rm(path);
+  homeEvent = readSignatureBlock(await readFile(join(dir, 'index.html'), 'utf8'))?.eventId as string;
+  chromium = await launchChromium();
+  // The verify page asks its own relays (the first of its DEFAULT_RELAYS answered by the test's relay): a
+  // page's hints alone would leave the manifest unchecked.
+  await routeRelay(chromium.context, 'wss://relay.damus.io', relay.url);
 });
 
 afterAll(async () => {
-  await Promise.all([server?.close(), relay?.stop(), store?.close()]);
+  await Promise.all([server?.close(), relay?.stop(), store?.close(), chromium?.close()]);
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -81,10 +92,25 @@ async function verifyHome(): Promise<string[]> {
   return [home.verdict, ...home.problems.map((problem) => problem.code)];
 }
 
+/** The start page's verify page in Chromium: its state and codes (`data-codes`). */
+async function verifyPageHome(): Promise<string[]> {
+  const tab = await chromium.context.newPage();
+  try {
+    const verdict = await readVerdict(tab, server.url, homeEvent);
+    return [verdict.state, ...verdict.codes];
+  } finally {
+    await tab.close();
+  }
+}
+
 describe('a layout-blob manifest the site does not hold', () => {
   it('is read from its `server` tags’ Blossom store (GET /<sha256>), so currency and assets are checked', async () => {
     store.blobs.set(blob.sha256, { bytes: blob.bytes, type: 'application/json' });
     expect(await verifyHome()).toEqual(['valid']);
+    expect(store.requests).toContainEqual({ method: 'GET', path: `/${blob.sha256}`, status: 200 });
+    // The verify page in the reader's browser reads it from the store too (the store answers any origin).
+    store.requests.length = 0;
+    expect(await verifyPageHome()).toEqual(['valid']);
     expect(store.requests).toContainEqual({ method: 'GET', path: `/${blob.sha256}`, status: 200 });
   });
 
@@ -93,5 +119,6 @@ describe('a layout-blob manifest the site does not hold', () => {
     expect(forged.length).toBe(blob.bytes.length);
     store.blobs.set(blob.sha256, { bytes: forged, type: 'application/json' });
     expect(await verifyHome()).toEqual(['valid', 'manifest.missing']);
+    expect(await verifyPageHome()).toEqual(['valid', 'manifest.missing']);
   });
 });

@@ -4,12 +4,14 @@
  * Currency is asked of {@link DEFAULT_RELAYS} (the reader's side: the script's list, not the page's) and the
  * key's NIP-65 relays found there; the page's hints only add. A reader does not wait on relays that cannot
  * be reached: 2 s to connect, and once one of those relays answered, 200 ms more for the rest. Assets: the site's `verify/manifest.json`
- * names the page's event and its files; the script hashes what the page loads and, on a module-based page,
+ * names the page's event and its files (a blob layout's path list from the site, else from the manifest's
+ * `server` tags); the script hashes what the page loads and, on a module-based page,
  * every JS chunk the manifest lists (a client-side router renders pages from them).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
+import { getBlob, parseBlossomServers } from '../../net/blossom.js';
 import { queryRelay } from '../../nostr/relay-query-portable.js';
 import { allowRelayHintsFrom } from '../../nostr/relays.js';
 import { createManifestEvidence } from '../manifest-evidence.js';
@@ -71,6 +73,14 @@ export function gatherSiteManifest(
       const response = await fetch(url, { cache: 'no-store', credentials: 'same-origin' });
       if (!response.ok) throw new Error(`\`${url.pathname}\` answered HTTP ${response.status}`);
       return new Uint8Array(await response.arrayBuffer());
+    },
+    // A layout-blob manifest's path list the site does not hold: from its `server` tags (BUD-01
+    // `GET /<sha256>`, which Blossom servers answer to any origin), each taken only by Blossom's URL rule
+    // (https, or http on loopback), bounded by the length the manifest names; the gatherer checks the hash.
+    async readBlob(server, hash, bytes) {
+      const [url] = parseBlossomServers([server], 'the manifest’s `server` tag');
+      if (url === undefined) throw new Error('not fetched');
+      return getBlob(url, hash, bytes, { timeoutMs: RELAY_TIMEOUT_MS });
     },
     sha256: (bytes) => bytesToHex(sha256(bytes)),
     chunks: true,
