@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RELAY_LIMITS } from '../../packages/core/src/manifest/site-manifest.ts';
+import { RELAY_LIMITS } from '@siegel/core/relay';
 import { spawnUntilReady } from './ready-process.ts';
 
 const RELAY_SERVER = fileURLToPath(new URL('./relay/relay-server.mjs', import.meta.url));

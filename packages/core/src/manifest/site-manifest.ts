@@ -7,15 +7,15 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { NostrEvent } from 'nostr-tools/core';
+import { RELAY_LIMITS } from '../nostr/relays.js';
 import { siteBaseOf, sitePathOf } from '../page/page-loads.js';
+
+export { RELAY_LIMITS };
 
 /** NIP-5A root site: one per key, no `d` tag (replaceable). */
 export const NSITE_ROOT_KIND = 15128;
 /** NIP-5A named site: `d` = the site id (addressable). */
 export const NSITE_NAMED_KIND = 35128;
-
-/** What relays commonly accept: strfry's defaults (`maxEventSize`, `maxNumTags`, `maxTagValSize`). */
-export const RELAY_LIMITS = { maxEventBytes: 65_536, maxTags: 2_000, maxTagValueBytes: 1_024 } as const;
 
 /** The inline layout is used while the signed event stays this far under {@link RELAY_LIMITS}. */
 export const INLINE_LIMITS = { maxEventBytes: 60_000, maxTags: 1_900 } as const;

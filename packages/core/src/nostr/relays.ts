@@ -2,6 +2,12 @@ import { SiegelError } from '../errors.js';
 import { isLocalHost, isLoopbackHost } from '../net/address-policy.js';
 
 /**
+ * What relays commonly accept: strfry's defaults (`maxEventSize`, `maxNumTags`, `maxTagValSize`). The site
+ * manifest is laid out for them (manifest/manifest-layout.ts) and the test relay enforces them.
+ */
+export const RELAY_LIMITS = { maxEventBytes: 65_536, maxTags: 2_000, maxTagValueBytes: 1_024 } as const;
+
+/**
  * Validate relay URLs (the block's `nevent` hints, and where events are published and looked up): each
  * must be an absolute `wss://` URL, or `ws://` on a loopback host (a local or test relay: nothing leaves
  * the machine in cleartext); no user info. Trims them, skips blanks and drops duplicates, keeping the order
