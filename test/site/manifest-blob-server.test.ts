@@ -13,7 +13,7 @@ import { type BlossomStore, startBlossomStore } from '../support/blossom-store.j
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { readVerdict } from '../support/read-verdict.js';
 import { type RunningRelay, startRelay } from '../support/relay-process.js';
-import { routeRelay } from '../support/route-relay.js';
+import { routeVerifyPageRelays } from '../support/route-relay.js';
 import { type StaticServer, serveDirectory } from '../support/static-server.js';
 import { pageHtml } from '../support/verdict-cases.js';
 
@@ -71,9 +71,9 @@ beforeAll(async () => {
   await rm(path);
   homeEvent = readSignatureBlock(await readFile(join(dir, 'index.html'), 'utf8'))?.eventId as string;
   chromium = await launchChromium();
-  // The verify page asks its own relays (the first of its DEFAULT_RELAYS answered by the test's relay): a
-  // page's hints alone would leave the manifest unchecked.
-  await routeRelay(chromium.context, 'wss://relay.damus.io', relay.url);
+  // The verify page asks its own relays (its DEFAULT_RELAYS, answered by the test's relay): a page's hints
+  // alone would leave the manifest unchecked.
+  await routeVerifyPageRelays(chromium.context, relay.url);
 });
 
 afterAll(async () => {

@@ -1,33 +1,49 @@
 import type { BrowserContext } from 'playwright-core';
 import WebSocket from 'ws';
+import { DEFAULT_RELAYS } from '../../packages/core/src/verify/script/browser-relays.js';
 
 /**
- * Answer the browser's WebSocket connections to `from` (e.g. one of the verify page's public default
+ * Answer the browser's WebSocket connections to each of `from` (e.g. the verify page's public default
  * relays, which these machines cannot reach) with the relay process at `to`: every frame is passed on
  * both ways unchanged, and either side closing closes the other. Playwright's `routeWebSocket` can only
  * connect a routed socket to its own URL, so the test runs the other leg here.
  *
  * @example
  * ```ts
- * await routeRelay(chromium.context, 'wss://relay.damus.io', relay.url);
+ * await routeRelays(chromium.context, ['wss://relay.damus.io'], relay.url);
  * ```
  */
-export async function routeRelay(context: BrowserContext, from: string, to: string): Promise<void> {
-  const matches = (url: URL) => url.href.replace(/\/$/, '') === from.replace(/\/$/, '');
-  await context.routeWebSocket(matches, (route) => {
-    const upstream = new WebSocket(to);
-    const pending: string[] = [];
-    upstream.on('open', () => {
-      for (const message of pending.splice(0)) upstream.send(message);
-    });
-    upstream.on('message', (data) => route.send(data.toString()));
-    upstream.on('close', () => route.close().catch(() => {}));
-    upstream.on('error', () => route.close().catch(() => {}));
-    route.onMessage((message) => {
-      const text = typeof message === 'string' ? message : message.toString();
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
-      else pending.push(text);
-    });
-    route.onClose(() => upstream.close());
-  });
+export async function routeRelays(
+  context: BrowserContext,
+  from: readonly string[],
+  to: string,
+): Promise<void> {
+  const routed = new Set(from.map((url) => url.replace(/\/$/, '')));
+  await context.routeWebSocket(
+    (url) => routed.has(url.href.replace(/\/$/, '')),
+    (route) => {
+      const upstream = new WebSocket(to);
+      const pending: string[] = [];
+      upstream.on('open', () => {
+        for (const message of pending.splice(0)) upstream.send(message);
+      });
+      upstream.on('message', (data) => route.send(data.toString()));
+      upstream.on('close', () => route.close().catch(() => {}));
+      upstream.on('error', () => route.close().catch(() => {}));
+      route.onMessage((message) => {
+        const text = typeof message === 'string' ? message : message.toString();
+        if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
+        else pending.push(text);
+      });
+      route.onClose(() => upstream.close());
+    },
+  );
+}
+
+/**
+ * The verify page's own relays (core's `DEFAULT_RELAYS`: public relays, unreachable here) answered by the
+ * relay process at `to`, as a reader's browser on the internet would have them answered.
+ */
+export function routeVerifyPageRelays(context: BrowserContext, to: string): Promise<void> {
+  return routeRelays(context, DEFAULT_RELAYS, to);
 }

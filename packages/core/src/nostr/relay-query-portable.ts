@@ -83,7 +83,10 @@ export function queryRelay(
       // keep the process alive after the query.
       subscription?.receivedEose();
       subscription?.close();
-      connection.close();
+      // nostr-tools sends that `CLOSE` a microtask later (once its connection promise has settled): close
+      // the socket after it, or a browser logs "WebSocket is already in CLOSING or CLOSED state" for each
+      // query, on the reader's verify page.
+      queueMicrotask(() => connection.close());
       resolve(answer);
     };
     const timer = setTimeout(() => finish(`no answer within ${timeoutMs / 1000} s`), timeoutMs);

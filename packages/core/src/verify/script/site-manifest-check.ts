@@ -16,12 +16,8 @@ import { queryRelay } from '../../nostr/relay-query-portable.js';
 import { allowRelayHintsFrom } from '../../nostr/relays.js';
 import { createManifestEvidence } from '../manifest-evidence.js';
 import type { ManifestEvidence } from '../rules.js';
+import { DEFAULT_RELAYS } from './browser-relays.js';
 
-/**
- * Relays the verify page asks for the newest site manifest whatever the page names: public relays that keep
- * replaceable events. A page cannot change this list (it is in the script, which the manifest pins).
- */
-export const DEFAULT_RELAYS = ['wss://relay.damus.io', 'wss://nos.lol', 'wss://relay.primal.net'];
 /** Time for one relay, in ms, at most: a reader waits for the slowest relay still asked. */
 const RELAY_TIMEOUT_MS = 6_000;
 /** Time for a relay's connection to open, in ms: one that cannot be reached costs this, not the above. */
