@@ -123,6 +123,33 @@ describe('the site manifest of a signing run', () => {
       expect(refused.stderr).toMatch(/other\.example/);
       const own = await sign(root, ['--site-id', 'mine', '--relay', relay.url]);
       expect(own.code, own.stderr).toBe(0);
+      // Asked once per site id: the cache keeps this site's manifest for `mine`, so a later run does not
+      // wait on the relays again — a silent one is not asked (no warning); a new id is asked again.
+      const silent = await startRelay({ silent: true });
+      try {
+        const again = await sign(root, [
+          '--site-id',
+          'mine',
+          '--relay',
+          silent.url,
+          '--publish-timeout',
+          '1',
+        ]);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).not.toContain('No relay answered the check');
+        const fresh = await sign(root, [
+          '--site-id',
+          'fresh',
+          '--relay',
+          silent.url,
+          '--publish-timeout',
+          '1',
+        ]);
+        expect(fresh.code, fresh.stderr).toBe(0);
+        expect(fresh.stderr).toContain('No relay answered the check that the site id `fresh` is this site');
+      } finally {
+        await silent.stop();
+      }
     } finally {
       await relay.stop();
     }

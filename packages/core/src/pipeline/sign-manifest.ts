@@ -29,12 +29,23 @@ const COLLISION_TIMEOUT_MS = 5_000;
 /**
  * Refuse to sign when the newest manifest for this run's (kind, key, d) on its relays belongs to another
  * site URL: its pages would replace that site's manifest. No relay answering is a warning, not a refusal.
+ * Asked once per site id: when the cache keeps this site's own manifest for the same (kind, key, d), an
+ * earlier run checked it and signed it, and later runs do not wait on the relays again (a silent relay
+ * would add its 5 s to every build).
  * @throws {SiegelError} `invalid_options` naming `--site-id` (the integrations' `siteId`).
  */
 export async function checkSiteIdFree(run: SigningRun): Promise<void> {
   const { options, pubkey } = run;
   if (options.dryRun || pubkey === undefined || options.relays.length === 0) return;
   const { kind, d } = options.manifest;
+  const kept = run.cache.manifest;
+  if (
+    kept !== undefined &&
+    isManifestOf(kept, pubkey, kind) &&
+    tagOf(kept, 'd') === d &&
+    tagOf(kept, 'url') === `${options.site}/`
+  )
+    return;
   const filter = { kinds: [kind], authors: [pubkey], ...(d === undefined ? {} : { '#d': [d] }), limit: 5 };
   const accept = (event: NostrEvent) => event.pubkey === pubkey && verifyEvent(structuredClone(event));
   const answers = await Promise.all(
