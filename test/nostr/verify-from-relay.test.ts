@@ -337,6 +337,8 @@ describe('a relay that lies', () => {
     // For every id asked: the event with its text changed and with a tag added (the id kept, so it no longer
     // matches the content), and another page's valid event (another id).
     const liar = await startHostileRelay((filter) => {
+      // The site manifest's query (by kind and author, no ids) gets nothing.
+      if (!Array.isArray(filter.ids)) return [];
       const id = (filter.ids as string[])[0] as string;
       const real = byId.get(id) as NostrEvent;
       const other = events.find((event) => event.id !== id) as NostrEvent;
@@ -351,7 +353,9 @@ describe('a relay that lies', () => {
       expect(alone.valid).toBe(0);
       // Forged events count for nothing: the true one was not found (an event anyone could send proves nothing).
       expect(alone.notFound).toBe(PAGES);
-      expect(liar.requests).toHaveLength(PAGES);
+      expect(liar.requests.filter((filter) => Array.isArray((filter as { ids?: unknown }).ids))).toHaveLength(
+        PAGES,
+      );
       expect(alone.pages[0]?.problems.map((problem) => problem.message).join('\n')).toContain(
         `event not found on relays \`${liar.url}\` (sent 3 events that did not check out)`,
       );

@@ -101,6 +101,7 @@ describe('@siegel/core exports', () => {
     expect(Object.keys(relay).sort()).toEqual([
       'MAX_NIP46_MESSAGE_BYTES',
       'MAX_RELAY_MESSAGE_BYTES',
+      'RELAY_LIMITS',
       'RelayConnection',
       'backoffDelay',
       'createNodeRelay',
