@@ -3,6 +3,9 @@ import { callBunker, type RunningBunker, spawnBunker, startBunker } from '../sup
 import { type LaunchedChromium, launchChromium } from '../support/chromium.js';
 import { eventually } from '../support/eventually.js';
 
+// Timeouts (docs/testing.md): `expect.poll` gives up after 1 s by default, and a page after a form's
+// redirect took longer than that beside other test files (a CI run at load 8); the polls get 15 s.
+
 let bunker: RunningBunker;
 let browser: LaunchedChromium;
 
@@ -31,7 +34,9 @@ describe('admin dashboard in Chromium', () => {
     // A wrong token is refused.
     await page.getByLabel('Admin token').fill('not-the-admin-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong admin token');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 })
+      .toContain('Wrong admin token');
 
     await page.getByLabel('Admin token').fill(bunker.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -44,7 +49,9 @@ describe('admin dashboard in Chromium', () => {
     // A wrong passphrase leaves it locked.
     await row.getByLabel('Passphrase for cold').fill('wrong passphrase!');
     await row.getByRole('button', { name: 'Unlock' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('stays locked');
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 })
+      .toContain('stays locked');
     expect(await lockState('cold')).toBe(true);
 
     // The key's throttle after one wrong passphrase (0.5 s, in the bunker process): the right one is tried
@@ -63,7 +70,9 @@ describe('admin dashboard in Chromium', () => {
       20_000,
       100,
     );
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Key cold is unlocked.');
+    await expect
+      .poll(() => page.getByRole('status').textContent(), { timeout: 15_000 })
+      .toContain('Key cold is unlocked.');
     expect(await page.locator('tr[data-key="cold"] .state').textContent()).toBe('unlocked');
 
     expect(await lockState('cold')).toBe(false);
@@ -75,7 +84,9 @@ describe('admin dashboard in Chromium', () => {
 
     // And locks it again.
     await page.locator('tr[data-key="cold"]').getByRole('button', { name: 'Lock' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('Key cold is locked.');
+    await expect
+      .poll(() => page.getByRole('status').textContent(), { timeout: 15_000 })
+      .toContain('Key cold is locked.');
     expect(await page.locator('tr[data-key="cold"] .state').textContent()).toBe('locked');
     expect(await lockState('cold')).toBe(true);
     // Close only once the page after the redirect has loaded: Chromium under load can leave a close that
@@ -107,7 +118,7 @@ describe('admin dashboard in Chromium', () => {
       expect(new URL(posted.url()).search).toBe('?notice=key_not_lockable&key=default');
       await page.goto(posted.url());
       await expect
-        .poll(() => page.getByRole('alert').textContent())
+        .poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 })
         .toContain('Key default cannot be locked');
       expect(await page.locator('tr[data-key="default"] .state').textContent()).toBe('unlocked');
       const keys = (await (
