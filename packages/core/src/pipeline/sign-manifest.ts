@@ -10,6 +10,7 @@ import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { verifyEvent } from 'nostr-tools/pure';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
+import { ChunkReader } from '../fs/file-io.js';
 import { layOutManifest } from '../manifest/manifest-layout.js';
 import {
   isManifestExcluded,
@@ -80,11 +81,12 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
   const pages = new Map<string, { eventId: string; loads: string[] }>();
   const reported = new Map(run.reports.map((report) => [report.path, report]));
   const removed = options.files === undefined ? await removeStale(root, run) : 0;
+  const paths = await listFiles(root, options.cacheFile);
+  const hashes = await hashFiles(root, paths);
   const files = new Map<string, string>();
-  for (const path of await listFiles(root, options.cacheFile)) {
-    const bytes = await readFile(join(root, path));
+  for (const [index, path] of paths.entries()) {
     const name = `/${path}`;
-    files.set(name, createHash('sha256').update(bytes).digest('hex'));
+    files.set(name, hashes[index] as string);
     const report = reported.get(path);
     // A page this run did not look at (it named its `files`) keeps its cached event.
     const event = report ? report.eventId : options.files ? run.cache.get(path)?.event.id : undefined;
@@ -199,6 +201,29 @@ async function listFiles(root: string, cacheFile: string): Promise<string[]> {
     if (!isManifestExcluded(path) && isNameablePath(`/${path}`)) paths.push(path);
   }
   return paths;
+}
+
+/** Files read per turn of the event loop while hashing (the page reader's chunk: see ChunkReader). */
+const HASH_CHUNK = 64;
+
+/**
+ * SHA-256 (hex) of each file, in the order of `paths`, read by the page reader (`ChunkReader`: plain system
+ * calls into one reused buffer). Through `fs/promises` each file cost four round trips through libuv's
+ * thread pool: 10 000 pages with their verify pages and assets (21 000 files) took 5.6 s of a 9.7 s warm run.
+ * @throws the read error of a file that cannot be read (the run reports it).
+ */
+async function hashFiles(root: string, paths: string[]): Promise<string[]> {
+  const reader = new ChunkReader();
+  const hashes: string[] = [];
+  for (let start = 0; start < paths.length; start += HASH_CHUNK) {
+    const chunk = paths.slice(start, start + HASH_CHUNK);
+    for (const bytes of reader.read(chunk.map((path) => join(root, path)))) {
+      if (bytes instanceof Error) throw bytes;
+      hashes.push(createHash('sha256').update(bytes).digest('hex'));
+    }
+    await new Promise(setImmediate);
+  }
+  return hashes;
 }
 
 function tagOf(event: { tags: string[][] }, name: string): string | undefined {
