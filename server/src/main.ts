@@ -6,14 +6,14 @@ import { setFlagsFromString } from 'node:v8';
 import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
-import { createApp } from './app.js';
-import { readServerConfig, type ServerConfig } from './config.js';
-import { prepareDataDir } from './data-dir.js';
-import { OrphanSweeper } from './orphan-sweeper.js';
+import { readServerConfig, type ServerConfig } from './config/config.js';
+import { prepareDataDir } from './config/data-dir.js';
+import { createApp } from './http/app.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
+import { prepareEventChecks } from './records/verify-record.js';
+import { OrphanSweeper } from './signing/orphan-sweeper.js';
 import { openStores, type Stores } from './storage/open-stores.js';
-import { prepareEventChecks } from './verify-record.js';
 
 // WebAssembly (core's Schnorr engine, undici's HTTP parser behind the bunker client) is compiled to
 // optimized code once, when loaded at start, instead of first to baseline code and again, optimized, in the
@@ -38,7 +38,7 @@ directory); all in the README of @siegel/server.
 
 const args = process.argv.slice(2);
 if (args[0] === 'migrate') {
-  const { runMigrate } = await import('./migrate-cli.js');
+  const { runMigrate } = await import('./cli/migrate-cli.js');
   process.exit(await runMigrate(args.slice(1), loadEnv(process.cwd())));
 }
 if (args.includes('--help') || args.includes('-h')) {

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameOf, selectAuthors } from '../../packages/formats/src/author.js';
 import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
 import { ApiError } from '../src/api-error.js';
-import { requireAuthor } from '../src/file-signer.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
+import { requireAuthor } from '../src/signing/file-signer.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { readServerConfig, SERVER_DEFAULTS } from '../src/config.js';
+import { readServerConfig, SERVER_DEFAULTS } from '../src/config/config.js';
 import * as server from '../src/index.js';
 
 describe('@siegel/server', () => {

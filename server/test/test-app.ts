@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { LocalKeySigner, type Signer } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
-import { type AppDeps, createApp } from '../src/app.js';
+import { type AppDeps, createApp } from '../src/http/app.js';
 import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
 import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 

@@ -1,11 +1,9 @@
 import { computeEventId, jsEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import { describe, expect, it } from 'vitest';
-import { createFileEvent } from '../src/file-event.js';
-import { recordFor } from '../src/file-signer.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { documentKey } from '../src/public-urls.js';
-import type { SignedFileRecord } from '../src/storage/record-store.js';
+import { createFileEvent } from '../src/records/file-event.js';
+import { documentKey } from '../src/records/public-urls.js';
 import {
   bindRecord,
   checkStoredEvent,
@@ -13,7 +11,9 @@ import {
   RECORD_CLOCK_SLACK_SECONDS,
   RECORD_WRITE_WINDOW_SECONDS,
   verifyRecord,
-} from '../src/verify-record.js';
+} from '../src/records/verify-record.js';
+import { recordFor } from '../src/signing/file-signer.js';
+import type { SignedFileRecord } from '../src/storage/record-store.js';
 import { BASE_URL, readFixture } from './test-app.js';
 
 const HASH = 'ab'.repeat(32);

@@ -13,7 +13,7 @@ import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
-import { FileSigner, type FileSignerOptions } from '../../server/src/file-signer.js';
+import { FileSigner, type FileSignerOptions } from '../../server/src/signing/file-signer.js';
 import { FilesystemStorage } from '../../server/src/storage/filesystem-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import type { SignedFileRecord } from '../../server/src/storage/record-store.js';

@@ -9,7 +9,7 @@ import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/api-error.js';
-import { FileSigner } from '../../server/src/file-signer.js';
+import { FileSigner } from '../../server/src/signing/file-signer.js';
 import type { FileStorage } from '../../server/src/storage/file-storage.js';
 import {
   DuplicateRecordError,

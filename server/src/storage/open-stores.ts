@@ -1,4 +1,4 @@
-import { databasePath, filesPath, type ServerConfig } from '../config.js';
+import { databasePath, filesPath, type ServerConfig } from '../config/config.js';
 import type { FileStorage } from './file-storage.js';
 import { FilesystemStorage } from './filesystem-storage.js';
 import type { RecordStore } from './record-store.js';

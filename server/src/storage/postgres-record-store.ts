@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres, { type Options, type Sql } from 'postgres';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/config.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresDeliveryStore, type StoreGuard } from './postgres-deliveries.js';
 import { isConnectionError, toStoreError } from './postgres-errors.js';

@@ -1,3 +1,6 @@
+// storage/ owns what the service keeps: the file storage (filesystem, S3), the record store with its hash
+// claims, upload tokens and relay deliveries (SQLite, PostgreSQL with its change feed and migrations), the
+// stored files' hash checks, and opening the stores a configuration names (`open-stores.ts`).
 import type { FileKind } from '@siegel/formats';
 import type { NostrEvent } from 'nostr-tools/core';
 import type { DeliveryStore } from './delivery-store.js';
