@@ -6,9 +6,16 @@ export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 export { readPdfMetadata, readTextMetadata, readXmp } from './metadata/readers.js';
 export { createFileEvent, FILE_EVENT_KIND } from './records/file-event.js';
 export { type FileUrls, fileUrls } from './records/public-urls.js';
-export { checkStoredEvent, type RecordVerdict } from './records/verify-record.js';
+export { checkStoredEvent, EventVerifier, type RecordVerdict } from './records/verify-record.js';
 export { FileSigner, type FileSignerOptions } from './signing/file-signer.js';
 export type { FileStorage } from './storage/file-storage.js';
 export { FilesystemStorage } from './storage/filesystem-storage.js';
-export { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+export {
+  DuplicateRecordError,
+  type HashClaims,
+  type RecordDatabase,
+  type RecordStore,
+  type SignedFileRecord,
+} from './storage/record-store.js';
 export { MIGRATIONS, SqliteRecordStore } from './storage/sqlite-record-store.js';
+export type { UploadTokenStore } from './storage/upload-token-store.js';

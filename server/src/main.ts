@@ -11,7 +11,6 @@ import { prepareDataDir } from './config/data-dir.js';
 import { createApp } from './http/app.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
-import { prepareEventChecks } from './records/verify-record.js';
 import { OrphanSweeper } from './signing/orphan-sweeper.js';
 import { openStores, type Stores } from './storage/open-stores.js';
 
@@ -108,10 +107,12 @@ const publishing = new RelayPublishing({
   // Look for due deliveries as often as the shortest wait, at most every 15 s.
   retryEveryMs: Math.min(15_000, config.relayRetryMs),
 });
-const { app, fileSigner, analyzer } = createApp({
+const { app, fileSigner, analyzer, verifier } = createApp({
   signer,
   storage,
   records,
+  claims: records,
+  uploadTokens: records,
   baseUrl: config.baseUrl,
   cdnUrl: config.cdnUrl,
   signTokens,
@@ -134,7 +135,7 @@ const { app, fileSigner, analyzer } = createApp({
 await analyzer.start();
 // Load and build before listening what the first signing would otherwise load and build while it holds an
 // upload in memory.
-await prepareEventChecks({
+await verifier.prepare({
   onFallback: (reason) => {
     const why = reason instanceof Error ? reason.message : String(reason);
     console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);

@@ -9,6 +9,7 @@ describe('@siegel/server', () => {
       [
         'ApiError',
         'DuplicateRecordError',
+        'EventVerifier',
         'FILE_EVENT_KIND',
         'FileSigner',
         'FilesystemStorage',

@@ -21,6 +21,7 @@ const dying = new Proxy(records, {
 const signer = new FileSigner({
   signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
   records: dying,
+  claims: dying,
   storage,
   baseUrl: 'http://siegel.test',
   cdnUrl: 'http://siegel.test',

@@ -50,6 +50,7 @@ async function signInto(dataDir: string, names: readonly string[]): Promise<Map<
   const signer = new FileSigner({
     signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
     records,
+    claims: records,
     storage: new FilesystemStorage(join(dataDir, 'files')),
     baseUrl: 'http://siegel.test',
     cdnUrl: 'http://siegel.test',

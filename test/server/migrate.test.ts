@@ -154,6 +154,7 @@ async function populate([relayA, relayB]: string[]): Promise<Population> {
       new FileSigner({
         signer,
         records,
+        claims: records,
         storage,
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',
@@ -366,9 +367,13 @@ describe('siegel-server migrate: SQLite + filesystem to PostgreSQL + S3', () => 
     dirs.push(dataDir);
     const conflictUrl = await cluster.createDatabase('conflict');
     const [shared, onlySource] = [FORMATS[5], FORMATS[6]].map((format) => format?.make('conflict') as Buffer);
-    const signerOn = (stores: Pick<FileSignerOptions, 'records' | 'storage'>) =>
+    const signerOn = (stores: {
+      records: FileSignerOptions['records'] & FileSignerOptions['claims'];
+      storage: FileSignerOptions['storage'];
+    }) =>
       new FileSigner({
         ...stores,
+        claims: stores.records,
         signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',

@@ -13,7 +13,7 @@ import { FileSigner } from '../../server/src/signing/file-signer.js';
 import type { FileStorage } from '../../server/src/storage/file-storage.js';
 import {
   DuplicateRecordError,
-  type RecordStore,
+  type RecordDatabase,
   type SignedFileRecord,
 } from '../../server/src/storage/record-store.js';
 import { ClaimLostError } from '../../server/src/storage/store-errors.js';
@@ -22,7 +22,7 @@ import { eventually } from '../support/eventually.js';
 /** A backend the suite runs on: every `open()` is one more store instance on the same data. */
 export interface StorePair {
   /** Opens a record store and a file storage on the shared backend (a new connection or handle each time). */
-  open(): Promise<{ records: RecordStore; storage: FileStorage }>;
+  open(): Promise<{ records: RecordDatabase; storage: FileStorage }>;
   /** The server settings (environment) that open the same stores, for a child process. */
   env(): Record<string, string>;
   /** Empties the backend between tests (records, claims, outbox, tokens, files). */
@@ -61,16 +61,17 @@ async function keysOf(storage: FileStorage, prefix: string): Promise<string[]> {
 export function describeStorePair(name: string, createPair: () => Promise<StorePair>): void {
   describe(`store conformance: ${name}`, () => {
     let pair: StorePair;
-    const opened: RecordStore[] = [];
+    const opened: RecordDatabase[] = [];
     const open = async () => {
       const stores = await pair.open();
       opened.push(stores.records);
       return stores;
     };
-    const signerFor = (stores: { records: RecordStore; storage: FileStorage }, deliverTo: string[] = []) =>
+    const signerFor = (stores: { records: RecordDatabase; storage: FileStorage }, deliverTo: string[] = []) =>
       new FileSigner({
         signer,
         ...stores,
+        claims: stores.records,
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',
         deliverTo,

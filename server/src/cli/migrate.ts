@@ -1,7 +1,12 @@
 import { RecordChecker } from '../records/checked-records.js';
 import { eventPageKey } from '../records/public-urls.js';
 import type { FileStorage } from '../storage/file-storage.js';
-import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from '../storage/record-store.js';
+import {
+  DuplicateRecordError,
+  type RecordDatabase,
+  type RecordStore,
+  type SignedFileRecord,
+} from '../storage/record-store.js';
 import type { SqliteRecordStore } from '../storage/sqlite-record-store.js';
 import { StoredFileHashes } from '../storage/stored-file-hashes.js';
 import { SourceFileError, type SourceFiles } from './migrate-source.js';
@@ -15,7 +20,7 @@ export interface MigrationSource {
 
 /** Where it writes to (PostgreSQL, and S3 or the same files). */
 export interface MigrationTarget {
-  records: RecordStore;
+  records: RecordDatabase;
   storage: FileStorage;
   /** The target's files are the source's (no S3 configured): nothing to copy. */
   sameFiles: boolean;

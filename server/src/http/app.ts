@@ -9,11 +9,13 @@ import { ApiError } from '../api-error.js';
 import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from '../config/config.js';
 import type { RelayPublishing } from '../publishing/relay-publishing.js';
 import { RecordChecker } from '../records/checked-records.js';
+import { EventVerifier } from '../records/verify-record.js';
 import { FileSigner } from '../signing/file-signer.js';
 import type { FileStorage } from '../storage/file-storage.js';
-import type { RecordStore } from '../storage/record-store.js';
+import type { HashClaims, RecordStore } from '../storage/record-store.js';
 import { StoreUnavailableError } from '../storage/store-errors.js';
 import { StoredFileHashes } from '../storage/stored-file-hashes.js';
+import type { UploadTokenStore } from '../storage/upload-token-store.js';
 import { DownloadBudget } from './download-budget.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
@@ -29,11 +31,20 @@ import { createSignRoutes } from './routes/sign-routes.js';
 import { createUploadTokenRoutes } from './routes/upload-token-routes.js';
 import { createVerifyRoutes } from './routes/verify-routes.js';
 
-/** What {@link createApp} is built from: the signer, the storage, the records, and the settings. */
+/**
+ * What {@link createApp} is built from: the signer, the storage, the records, the hash claims, the upload
+ * tokens, and the settings. One database object (`SqliteRecordStore`, `PostgresRecordStore`: a
+ * `RecordDatabase`) implements the records, the claims and the tokens; pass it as each.
+ */
 export interface AppDeps {
   signer: Signer;
   storage: FileStorage;
+  /** The records of signed files and their relay outbox. */
   records: RecordStore;
+  /** Who may write a hash right now: one writer per hash across every process on the database. */
+  claims: HashClaims;
+  /** The upload tokens `POST /api/upload-tokens` mints and the upload routes accept. */
+  uploadTokens: UploadTokenStore;
   /** Public address of the service (no trailing slash). */
   baseUrl: string;
   /** Where files and event pages are served from (default `baseUrl`). */
@@ -78,6 +89,8 @@ export interface SiegelApp {
   fileSigner: FileSigner;
   /** Reads uploads in worker threads: `start()` before listening, `close()` at shutdown. */
   analyzer: FileAnalyzer;
+  /** Checks stored events and records for this app: `prepare()` before listening loads the fast engine. */
+  verifier: EventVerifier;
 }
 
 /**
@@ -86,7 +99,7 @@ export interface SiegelApp {
  *
  * @example
  * ```ts
- * const { app } = createApp({ signer, storage, records, baseUrl: 'http://localhost:8787', signTokens: ['t'] });
+ * const { app } = createApp({ signer, storage, records: db, claims: db, uploadTokens: db, baseUrl: 'http://localhost:8787', signTokens: ['t'] });
  * const response = await app.request('/api/verify?hash=' + hash);
  * ```
  */
@@ -115,12 +128,13 @@ export function createApp(deps: AppDeps): SiegelApp {
     rateLimitPerMinute,
     admission,
     rateLimiter,
-    uploadTokens: deps.records,
+    uploadTokens: deps.uploadTokens,
   });
   const fileSigner = new FileSigner({
     signer: deps.signer,
     storage: deps.storage,
     records: deps.records,
+    claims: deps.claims,
     baseUrl,
     cdnUrl,
     // The record and its outbox rows are written in one transaction; the publisher loop sends them.
@@ -131,7 +145,9 @@ export function createApp(deps: AppDeps): SiegelApp {
   const publishedTo = async (eventId: string) => (await deps.publishing?.deliveredTo(eventId)) ?? [];
 
   // Every reading route reads records through one checker: event, stored fields and stored file checked.
-  const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage));
+  // The verification memo and Schnorr engine are this app's own: two apps in one process share nothing.
+  const verifier = new EventVerifier();
+  const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage), verifier);
 
   const https = baseUrl.startsWith('https:');
   const errorHeaders = createSecurityHeaders({ https });
@@ -176,7 +192,7 @@ export function createApp(deps: AppDeps): SiegelApp {
     for (const path of ['/api/sign-image-v2', '/api/inspect', '/api/upload-tokens']) site.use(path, cors);
   site.route(
     '/api',
-    createUploadTokenRoutes({ signTokens: deps.signTokens, store: deps.records, corsOrigins }),
+    createUploadTokenRoutes({ signTokens: deps.signTokens, store: deps.uploadTokens, corsOrigins }),
   );
   site.route(
     '/api',
@@ -236,5 +252,5 @@ export function createApp(deps: AppDeps): SiegelApp {
   app.route('/api', createVerifyRoutes({ checker, baseUrl, cdnUrl, https, publishedTo }));
   app.notFound((c) => site.fetch(c.req.raw, c.env));
   app.onError(handleError);
-  return { app, fileSigner, analyzer };
+  return { app, fileSigner, analyzer, verifier };
 }

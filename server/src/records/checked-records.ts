@@ -1,6 +1,6 @@
 import type { RecordStore, SignedFileRecord } from '../storage/record-store.js';
 import type { StoredFileHash, StoredFileHashes } from '../storage/stored-file-hashes.js';
-import { bindRecord, type RecordVerdict, verifyRecord } from './verify-record.js';
+import { bindRecord, EventVerifier, type RecordVerdict } from './verify-record.js';
 
 /** A stored record, checked: what it says, what its signed event says, and whether the two agree. */
 export interface CheckedRecord {
@@ -19,7 +19,7 @@ export interface CheckedRecord {
 }
 
 /**
- * Reads records and checks each on every read ({@link verifyRecord}): its event, its stored fields against
+ * Reads records and checks each on every read ({@link EventVerifier.verifyRecord}): its event, its stored fields against
  * the event, and its stored file against the hash (the file's digest remembered while its stamp is
  * unchanged, see {@link StoredFileHashes}). The verify API, the verify pages, the badge, the event pages and
  * the served files all read records through it.
@@ -35,6 +35,8 @@ export class RecordChecker {
   constructor(
     readonly records: RecordStore,
     readonly hashes: StoredFileHashes,
+    /** The memo and engine the checks run with (default: one of this checker's own). */
+    readonly verifier: EventVerifier = new EventVerifier(),
   ) {}
 
   /** The record of `hash`, checked; `undefined` when there is none. */
@@ -53,7 +55,7 @@ export class RecordChecker {
   async check(stored: SignedFileRecord): Promise<CheckedRecord> {
     const record = bindRecord(stored);
     const file = await this.hashes.hashOf(record.fileKey);
-    const verdict = verifyRecord(stored, record, file.digest, file.error);
+    const verdict = this.verifier.verifyRecord(stored, record, file.digest, file.error);
     return { stored, record, verdict, fileVersion: file.version, file };
   }
 }

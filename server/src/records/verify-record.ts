@@ -68,38 +68,6 @@ export const RECORD_WRITE_WINDOW_SECONDS = 3600;
 export const RECORD_CLOCK_SLACK_SECONDS = 600;
 
 const MEMO_LIMIT = 10_000;
-const verifiedEvents = new Map<string, true>();
-/**
- * The Schnorr engine of `@siegel/core/crypto` that signatures are verified with: the pure-JS one until
- * {@link prepareEventChecks} has loaded the fastest available one (WebAssembly), so that
- * {@link checkStoredEvent} stays synchronous and works before (and in tests without) the start-up work.
- */
-let engine: SigningEngine = jsEngine;
-
-/**
- * The id and signature checks `judgeFileEvent` runs here: core's id, and the loaded engine's Schnorr
- * verification. A signature is a pure function of (id, pubkey, sig) and the rule book verifies it only once
- * the id was recomputed from the content and matched, so a verification that passed for the same triple is
- * remembered; any other triple is verified.
- */
-const STORED_EVENT_CHECKS: CoreEventChecks = {
-  computeId: (event) => computeEventId(event),
-  verifySignature(event) {
-    const memoKey = `${event.id}:${event.pubkey}:${event.sig}`;
-    if (verifiedEvents.has(memoKey)) return true;
-    const ok = engine.verifyEvent(event);
-    if (ok) {
-      if (verifiedEvents.size >= MEMO_LIMIT) verifiedEvents.clear();
-      verifiedEvents.set(memoKey, true);
-    }
-    return ok;
-  },
-};
-
-/** The file rules on a stored record's event (and whatever else `input` gives), with this process's checks. */
-function judgeStored(event: NostrEvent, input: Omit<FileJudgeInput, 'event' | 'checks'>): Judgement {
-  return judgeFileEvent({ ...input, event: { found: event }, checks: STORED_EVENT_CHECKS });
-}
 
 /** The event's checks and reasons of a judgement: the booleans and sentences the verify answers carry. */
 function eventVerdictOf(judgement: Judgement, hash: string): EventVerdict {
@@ -123,11 +91,11 @@ function eventVerdictOf(judgement: Judgement, hash: string): EventVerdict {
  * Re-check a stored event against the file hash it claims, on every call, by the rule book's file rules
  * (`judgeFileEvent` of `@siegel/core/rules`): its shape, its id recomputed (SHA-256 of the NIP-01
  * serialization) and compared, its `x` tag compared with the hash, and its Schnorr signature verified
- * (remembered per (id, pubkey, sig), see `STORED_EVENT_CHECKS`). Its kind is the record's check
+ * (remembered per (id, pubkey, sig), see {@link EventVerifier}). Its kind is the record's check
  * ({@link verifyRecord}).
  */
 export function checkStoredEvent(event: NostrEvent, hash: string): EventVerdict {
-  return eventVerdictOf(judgeStored(event, { hash }), hash);
+  return processVerifier.checkStoredEvent(event, hash);
 }
 
 /** What every answer about a hash with no record here says. */
@@ -167,18 +135,7 @@ export interface PrepareEventChecksOptions {
  * @throws {Error} when the loaded engine cannot verify what it signed.
  */
 export async function prepareEventChecks(options: PrepareEventChecksOptions = {}): Promise<void> {
-  const loaded = await loadSigningEngine({ onFallback: options.onFallback });
-  const secretKey = loaded.generateSecretKey();
-  const event = loaded.signEvent(
-    { kind: 1063, created_at: 0, tags: [['x', '0'.repeat(64)]], content: '' },
-    secretKey,
-  );
-  secretKey.fill(0);
-  // The pure-JS verifier runs once too: the engine's self-test runs it only when WebAssembly loaded, and a
-  // fallback engine is that verifier.
-  if (!loaded.verifyEvent(event) || !jsEngine.verifyEvent(event))
-    throw new Error('The Schnorr verifier does not work');
-  engine = loaded;
+  await processVerifier.prepare(options);
 }
 
 /**
@@ -241,6 +198,16 @@ export function verifyRecord(
   file: StoredFileDigest | undefined,
   fileError?: string,
 ): RecordVerdict {
+  return processVerifier.verifyRecord(stored, bound, file, fileError);
+}
+
+function verifyRecordWith(
+  verifier: EventVerifier,
+  stored: SignedFileRecord,
+  bound: SignedFileRecord,
+  file: StoredFileDigest | undefined,
+  fileError: string | undefined,
+): RecordVerdict {
   const kindReasons =
     stored.event.kind === FILE_EVENT_KIND
       ? []
@@ -252,7 +219,7 @@ export function verifyRecord(
       : file === undefined
         ? `The stored file \`${bound.fileKey}\` is missing.`
         : undefined;
-  const judgement = judgeStored(stored.event, {
+  const judgement = verifier.judge(stored.event, {
     hash: stored.hash,
     recordMismatches: fieldReasons,
     file: unreadable === undefined ? file : { unreadable },
@@ -343,3 +310,70 @@ function show(value: unknown): string {
   const text = String(value);
   return `\`${text.length > 100 ? `${text.slice(0, 100)}…` : text}\``;
 }
+
+/**
+ * The verification of stored events and records with a memo and a Schnorr engine of its own: `createApp`
+ * builds one per app, so two apps in one process share nothing. The engine is the pure-JS one of
+ * `@siegel/core/crypto` until {@link EventVerifier.prepare} has loaded the fastest available one
+ * (WebAssembly), so that checks stay synchronous and work before (and in tests without) the start-up work.
+ * A signature is a pure function of (id, pubkey, sig) and the rule book verifies it only once the id was
+ * recomputed from the content and matched, so a verification that passed for the same triple is remembered
+ * (at most 10 000, then forgotten at once); any other triple is verified.
+ */
+export class EventVerifier {
+  readonly #verified = new Map<string, true>();
+  #engine: SigningEngine = jsEngine;
+  /** The id and signature checks `judgeFileEvent` runs here: core's id, and the engine's Schnorr verification. */
+  readonly #checks: CoreEventChecks = {
+    computeId: (event) => computeEventId(event),
+    verifySignature: (event) => {
+      const memoKey = `${event.id}:${event.pubkey}:${event.sig}`;
+      if (this.#verified.has(memoKey)) return true;
+      const ok = this.#engine.verifyEvent(event);
+      if (ok) {
+        if (this.#verified.size >= MEMO_LIMIT) this.#verified.clear();
+        this.#verified.set(memoKey, true);
+      }
+      return ok;
+    },
+  };
+
+  /** The file rules on a stored record's event (and whatever else `input` gives), with this verifier's checks. */
+  judge(event: NostrEvent, input: Omit<FileJudgeInput, 'event' | 'checks'>): Judgement {
+    return judgeFileEvent({ ...input, event: { found: event }, checks: this.#checks });
+  }
+
+  /** See {@link checkStoredEvent}. */
+  checkStoredEvent(event: NostrEvent, hash: string): EventVerdict {
+    return eventVerdictOf(this.judge(event, { hash }), hash);
+  }
+
+  /** See {@link verifyRecord}. */
+  verifyRecord(
+    stored: SignedFileRecord,
+    bound: SignedFileRecord,
+    file: StoredFileDigest | undefined,
+    fileError?: string,
+  ): RecordVerdict {
+    return verifyRecordWith(this, stored, bound, file, fileError);
+  }
+
+  /** See {@link prepareEventChecks}: loads and self-tests the engine this verifier checks with. */
+  async prepare(options: PrepareEventChecksOptions = {}): Promise<void> {
+    const loaded = await loadSigningEngine({ onFallback: options.onFallback });
+    const secretKey = loaded.generateSecretKey();
+    const event = loaded.signEvent(
+      { kind: 1063, created_at: 0, tags: [['x', '0'.repeat(64)]], content: '' },
+      secretKey,
+    );
+    secretKey.fill(0);
+    // The pure-JS verifier runs once too: the engine's self-test runs it only when WebAssembly loaded, and a
+    // fallback engine is that verifier.
+    if (!loaded.verifyEvent(event) || !jsEngine.verifyEvent(event))
+      throw new Error('The Schnorr verifier does not work');
+    this.#engine = loaded;
+  }
+}
+
+/** The verifier of the functions below (the package's API outside an app); an app has its own. */
+const processVerifier = new EventVerifier();

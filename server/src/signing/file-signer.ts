@@ -11,7 +11,12 @@ import { createFileEvent } from '../records/file-event.js';
 import { documentKey, eventPageKey, fileUrls } from '../records/public-urls.js';
 import { bindRecord } from '../records/verify-record.js';
 import type { FileStorage } from '../storage/file-storage.js';
-import { DuplicateRecordError, type RecordStore, type SignedFileRecord } from '../storage/record-store.js';
+import {
+  DuplicateRecordError,
+  type HashClaims,
+  type RecordStore,
+  type SignedFileRecord,
+} from '../storage/record-store.js';
 import { ClaimLostError, StoreUnavailableError } from '../storage/store-errors.js';
 import { pageText, renderEventPage } from '../web/event-page.js';
 import { signWithBunker } from './bunker-errors.js';
@@ -21,6 +26,8 @@ export interface FileSignerOptions {
   signer: Signer;
   storage: FileStorage;
   records: RecordStore;
+  /** Who may write a hash right now (often the same database object as `records`). */
+  claims: HashClaims;
   /** Public address of the service, no trailing slash. */
   baseUrl: string;
   /** Where files and event pages are served from, no trailing slash. */
@@ -65,7 +72,7 @@ const CLAIM_POLL_MS = 100;
  * invariant: never a record without its file, never a file left without its record (a crash between the two
  * leaves files that {@link FileSigner.removeOrphans} deletes once the claim has ended).
  *
- * Uniqueness is the database's: the claim ({@link RecordStore.claimHash}) admits one writer of a hash at a
+ * Uniqueness is the database's: the claim ({@link HashClaims.claimHash}) admits one writer of a hash at a
  * time across every process and instance sharing the store, so parallel uploads of the same bytes anywhere
  * give one record and `ALREADY_SIGNED` for the rest. Uploads of the same bytes in this process also queue
  * behind each other, so only one of them at a time asks the store.
@@ -120,18 +127,18 @@ export class FileSigner {
    * `ALREADY_SIGNED`), gives up, or its claim ends — and rejects when the file is signed meanwhile.
    */
   private async claim(hash: string): Promise<string> {
-    const { records } = this.options;
+    const { claims } = this.options;
     const deadline = Date.now() + this.leaseMs + CLAIM_POLL_MS * 10;
     for (;;) {
       await this.rejectIfSigned(hash);
-      const claim = await records.claimHash(hash, this.leaseMs);
+      const claim = await claims.claimHash(hash, this.leaseMs);
       if (claim !== undefined) {
         // A writer that held the hash before may have committed just now: its record and the claim's end
         // are one transaction, so the record is visible once the claim could be taken.
         try {
           await this.rejectIfSigned(hash);
         } catch (error) {
-          await records.releaseClaim(hash, claim);
+          await claims.releaseClaim(hash, claim);
           throw error;
         }
         return claim;
@@ -149,11 +156,11 @@ export class FileSigner {
     analysis: FileAnalysis,
     uploader: string | undefined,
   ): Promise<SignedFileRecord> {
-    const { records } = this.options;
+    const { claims } = this.options;
     const claim = await this.claim(analysis.hash);
     // Renewed while this upload works (the bunker may be slow); a dead process's claim ends with its lease.
     const renewal = setInterval(
-      () => void records.renewClaim(analysis.hash, claim, this.leaseMs).catch(() => undefined),
+      () => void claims.renewClaim(analysis.hash, claim, this.leaseMs).catch(() => undefined),
       Math.max(1, Math.floor(this.leaseMs / 3)),
     );
     renewal.unref();
@@ -174,7 +181,7 @@ export class FileSigner {
       clearInterval(renewal);
       // Released with the record's transaction on success; after a failure (files cleaned up) here. A lost
       // claim is another writer's now.
-      if (!lost) await records.releaseClaim(analysis.hash, claim).catch(() => undefined);
+      if (!lost) await claims.releaseClaim(analysis.hash, claim).catch(() => undefined);
     }
   }
 
@@ -268,7 +275,7 @@ export class FileSigner {
    * next cleans up after any instance that died); with them, only those hashes' files.
    */
   async removeOrphans(hashes?: readonly string[]): Promise<OrphanSweep> {
-    const { storage, records } = this.options;
+    const { storage, records, claims } = this.options;
     const removed: string[] = hashes === undefined ? ((await storage.removeLeftovers?.()) ?? []) : [];
     const prefixes =
       hashes === undefined
@@ -303,10 +310,10 @@ export class FileSigner {
     if (page.length > 0) await lookUp();
     const held: OrphanSweep['held'] = [];
     for (const [hash, keys] of orphans) {
-      const claim = await records.claimHash(hash, this.leaseMs);
+      const claim = await claims.claimHash(hash, this.leaseMs);
       if (claim === undefined) {
         // An upload holds it: in flight, or dead with its lease not ended yet. Ended meanwhile: at once.
-        held.push({ hash, endsInMs: (await records.claimEndsIn(hash)) ?? 0 });
+        held.push({ hash, endsInMs: (await claims.claimEndsIn(hash)) ?? 0 });
         continue;
       }
       try {
@@ -316,7 +323,7 @@ export class FileSigner {
           removed.push(key);
         }
       } finally {
-        await records.releaseClaim(hash, claim);
+        await claims.releaseClaim(hash, claim);
       }
     }
     return { removed, held };

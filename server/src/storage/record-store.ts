@@ -77,12 +77,12 @@ export interface HashClaims {
 }
 
 /**
- * The records of signed files, the hash claims ({@link HashClaims}), the upload tokens
- * ({@link UploadTokenStore}) and the relay outbox ({@link DeliveryStore}), in one database so that a record
- * and its outbox rows commit together. The default is SQLite through `node:sqlite`
- * (`SqliteRecordStore`); `PostgresRecordStore` serves several instances on one PostgreSQL.
+ * The records of signed files and the relay outbox ({@link DeliveryStore}), in one database so that a record
+ * and its outbox rows commit together. The hash claims ({@link HashClaims}) and the upload tokens
+ * ({@link UploadTokenStore}) are interfaces of their own; one database object may implement all three
+ * ({@link RecordDatabase}).
  */
-export interface RecordStore extends UploadTokenStore, HashClaims {
+export interface RecordStore {
   /** The relay outbox in the same database. */
   readonly deliveries: DeliveryStore;
   findByHash(hash: string): Promise<SignedFileRecord | undefined>;
@@ -114,3 +114,10 @@ export interface RecordStore extends UploadTokenStore, HashClaims {
   readonly changeStampLags?: boolean;
   close(): Promise<void>;
 }
+
+/**
+ * One database that keeps the records, the hash claims and the upload tokens: the default is SQLite through
+ * `node:sqlite` (`SqliteRecordStore`); `PostgresRecordStore` serves several instances on one PostgreSQL.
+ * `createApp` takes the three as separate dependencies; pass the one object three times.
+ */
+export interface RecordDatabase extends RecordStore, HashClaims, UploadTokenStore {}
