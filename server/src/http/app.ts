@@ -5,7 +5,6 @@ import { type Signer, toTerminalSafe } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createFileAnalyzer, type FileAnalyzer } from '../analysis/file-analyzer.js';
-import { ApiError } from '../api-error.js';
 import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from '../config/config.js';
 import type { RelayPublishing } from '../publishing/relay-publishing.js';
 import { RecordChecker } from '../records/checked-records.js';
@@ -17,6 +16,7 @@ import { StoreUnavailableError } from '../storage/store-errors.js';
 import { StoredFileHashes } from '../storage/stored-file-hashes.js';
 import type { UploadTokenStore } from '../storage/upload-token-store.js';
 import { DownloadBudget } from './download-budget.js';
+import { answerFor } from './error-answers.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -153,7 +153,8 @@ export function createApp(deps: AppDeps): SiegelApp {
   const errorHeaders = createSecurityHeaders({ https });
   let lastStoreError = 0;
   const handleError: ErrorHandler = (error, c) => {
-    if (error instanceof ApiError) return c.json(error.toJSON(), error.status, errorHeaders);
+    const answer = answerFor(error);
+    if (answer !== undefined) return c.json(answer.toJSON(), answer.status, errorHeaders);
     if (error instanceof StoreUnavailableError) {
       // The database or the object storage is away: a retry later will do. The cause is for the log, once
       // per 10 s (an outage under load would otherwise write a stack per request).

@@ -1,9 +1,30 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError } from '../api-error.js';
 import { readCorsOrigins, serializedOrigin } from '../config/setting-values.js';
 import type { UploadTokenStore } from '../storage/upload-token-store.js';
 
 export { readCorsOrigins, serializedOrigin };
+
+/** Why an upload token was refused, or a request for one: the HTTP edge (`http/error-answers.ts`) answers each. */
+export type UploadTokenErrorKind =
+  | 'invalid_request'
+  | 'origin_not_allowed'
+  | 'unknown'
+  | 'wrong_origin'
+  | 'expired'
+  | 'used_up';
+
+/** A refused upload token or token request, in the domain's words (no HTTP status: `http/` maps it). */
+export class UploadTokenError extends Error {
+  constructor(
+    readonly kind: UploadTokenErrorKind,
+    message: string,
+    /** Fields the answer carries beside the message (`origin`, `expired_at`, `uses`). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'UploadTokenError';
+  }
+}
 
 /** Limits of minted upload tokens (`POST /api/upload-tokens`). */
 export const UPLOAD_TOKEN_LIMITS = {
@@ -41,8 +62,8 @@ export interface MintedUploadToken {
   uses: number;
 }
 
-function invalidRequest(message: string): ApiError {
-  return new ApiError(400, 'INVALID_TOKEN_REQUEST', message);
+function invalidRequest(message: string): UploadTokenError {
+  return new UploadTokenError('invalid_request', message);
 }
 
 function readWhole(body: Record<string, unknown>, name: string, fallback: number, max: number): number {
@@ -60,8 +81,8 @@ function readWhole(body: Record<string, unknown>, name: string, fallback: number
  * Mint an upload token from a request body `{ origin, uses?, ttl_seconds? }`: 32 random bytes, kept in
  * `store` as their SHA-256 only. Expired tokens older than the sweep grace are removed first.
  *
- * @throws {ApiError} 400 `INVALID_TOKEN_REQUEST` for a malformed body or value; 422 `ORIGIN_NOT_ALLOWED` for
- *   an origin not in `SIGN_CORS_ORIGINS`.
+ * @throws {UploadTokenError} `invalid_request` for a malformed body or value; `origin_not_allowed` for an
+ *   origin not in `SIGN_CORS_ORIGINS`.
  */
 export async function mintUploadToken(
   store: UploadTokenStore,
@@ -87,9 +108,8 @@ export async function mintUploadToken(
     );
   }
   if (!corsOrigins.includes(origin)) {
-    throw new ApiError(
-      422,
-      'ORIGIN_NOT_ALLOWED',
+    throw new UploadTokenError(
+      'origin_not_allowed',
       `\`${origin}\` is not in the server's SIGN_CORS_ORIGINS, so a page there could not call it; ask the operator to add it`,
       { origin },
     );
@@ -112,8 +132,7 @@ export async function mintUploadToken(
  * Check an upload token before its upload waits for admission: known, from its origin, not expired, not
  * used up. Nothing is taken yet ({@link useUploadToken} does that once the upload is admitted).
  *
- * @throws {ApiError} 401 `UNAUTHORIZED` (unknown or swept), 403 `UPLOAD_TOKEN_ORIGIN`, 401
- *   `UPLOAD_TOKEN_EXPIRED`, 401 `UPLOAD_TOKEN_USED_UP`.
+ * @throws {UploadTokenError} `unknown` (unknown or swept), `wrong_origin`, `expired`, `used_up`.
  */
 export async function checkUploadToken(
   store: UploadTokenStore,
@@ -123,16 +142,14 @@ export async function checkUploadToken(
 ): Promise<void> {
   const token = await store.findUploadToken(hash);
   if (token === undefined) {
-    throw new ApiError(
-      401,
-      'UNAUTHORIZED',
+    throw new UploadTokenError(
+      'unknown',
       'The upload token is not valid (unknown, or expired long ago); mint a new one',
     );
   }
   if (requestOrigin !== token.origin) {
-    throw new ApiError(
-      403,
-      'UPLOAD_TOKEN_ORIGIN',
+    throw new UploadTokenError(
+      'wrong_origin',
       `This upload token works only from \`${token.origin}\`; the request came from ${requestOrigin === undefined ? 'no origin' : `\`${requestOrigin.slice(0, 200)}\``}`,
       { origin: token.origin },
     );
@@ -143,32 +160,29 @@ export async function checkUploadToken(
 /**
  * Take one use of an upload token for an admitted upload (atomically, see the store).
  *
- * @throws {ApiError} as {@link checkUploadToken} when it expired or was used up meanwhile.
+ * @throws {UploadTokenError} as {@link checkUploadToken} when it expired or was used up meanwhile.
  */
 export async function useUploadToken(store: UploadTokenStore, hash: string, now = Date.now()): Promise<void> {
   if ((await store.useUploadToken(hash, now)) !== undefined) return;
   const token = await store.findUploadToken(hash);
   if (token !== undefined) refuseSpent(token, now);
-  throw new ApiError(
-    401,
-    'UNAUTHORIZED',
+  throw new UploadTokenError(
+    'unknown',
     'The upload token is not valid (unknown, or expired long ago); mint a new one',
   );
 }
 
 function refuseSpent(token: { uses: number; used: number; expiresAt: number }, now: number): void {
   if (token.expiresAt <= now) {
-    throw new ApiError(
-      401,
-      'UPLOAD_TOKEN_EXPIRED',
+    throw new UploadTokenError(
+      'expired',
       `The upload token expired at ${new Date(token.expiresAt).toISOString()}; mint a new one`,
       { expired_at: new Date(token.expiresAt).toISOString() },
     );
   }
   if (token.used >= token.uses) {
-    throw new ApiError(
-      401,
-      'UPLOAD_TOKEN_USED_UP',
+    throw new UploadTokenError(
+      'used_up',
       `The upload token was good for ${token.uses} upload${token.uses === 1 ? '' : 's'} and all were made; mint a new one`,
       { uses: token.uses },
     );
