@@ -8,6 +8,7 @@ export { createFileEvent, FILE_EVENT_KIND } from './records/file-event.js';
 export { type FileUrls, fileUrls } from './records/public-urls.js';
 export { checkStoredEvent, EventVerifier, type RecordVerdict } from './records/verify-record.js';
 export { FileSigner, type FileSignerOptions } from './signing/file-signer.js';
+export { SigningError, type SigningErrorKind } from './signing/signing-error.js';
 export type { FileStorage } from './storage/file-storage.js';
 export { FilesystemStorage } from './storage/filesystem-storage.js';
 export {

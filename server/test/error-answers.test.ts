@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
-import { answerFor, UPLOAD_TOKEN_ANSWERS } from '../src/http/error-answers.js';
+import { answerFor, SIGNING_ANSWERS, UPLOAD_TOKEN_ANSWERS } from '../src/http/error-answers.js';
+import { SigningError, type SigningErrorKind } from '../src/signing/signing-error.js';
 import { UploadTokenError, type UploadTokenErrorKind } from '../src/signing/upload-tokens.js';
 
 // The one mapper from domain errors to answers (http/error-answers.ts): every kind answers, with its details.
@@ -24,6 +25,27 @@ describe('answerFor', () => {
         error: UPLOAD_TOKEN_ANSWERS[kind].code,
         message: `refused: ${kind}`,
         uses: 2,
+      });
+    }
+  });
+
+  it('answers every kind of signing refusal with its status, code, message and details', () => {
+    const kinds = Object.keys(SIGNING_ANSWERS) as SigningErrorKind[];
+    expect(kinds.sort()).toEqual([
+      'already_signed',
+      'author_required',
+      'bunker_mismatch',
+      'bunker_unavailable',
+      'event_refused',
+    ]);
+    for (const kind of kinds) {
+      const answer = answerFor(new SigningError(kind, `not signed: ${kind}`, { hash: 'ab' }));
+      expect(answer?.status, kind).toBe(SIGNING_ANSWERS[kind].status);
+      expect(answer?.toJSON()).toEqual({
+        success: false,
+        error: SIGNING_ANSWERS[kind].code,
+        message: `not signed: ${kind}`,
+        hash: 'ab',
       });
     }
   });

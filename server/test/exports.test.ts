@@ -17,6 +17,7 @@ describe('@siegel/server', () => {
         'PLACEHOLDER_AUTHORS',
         'SERVER_DEFAULTS',
         'SUPPORTED_FORMATS',
+        'SigningError',
         'SqliteRecordStore',
         'analyzeFile',
         'checkStoredEvent',

@@ -4,7 +4,6 @@
 import { checkSignedEvent, type Signer } from '@siegel/core';
 import { loadSigningEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
-import { ApiError } from '../api-error.js';
 import { analyzeFile, type FileAnalysis } from '../metadata/analyze-file.js';
 import { describeRecord } from '../records/describe-record.js';
 import { createFileEvent } from '../records/file-event.js';
@@ -20,6 +19,7 @@ import {
 import { ClaimLostError, StoreUnavailableError } from '../storage/store-errors.js';
 import { pageText, renderEventPage } from '../web/event-page.js';
 import { signWithBunker } from './bunker-errors.js';
+import { SigningError } from './signing-error.js';
 
 /** What {@link FileSigner} needs. */
 export interface FileSignerOptions {
@@ -93,8 +93,8 @@ export class FileSigner {
    * loop) read from these very bytes; without it they are analyzed here, on the calling thread. `uploader`
    * (hex pubkey, Blossom uploads with Nostr auth) is named in the event's `p` tag.
    *
-   * @throws {ApiError} `INVALID_FORMAT`, `AUTHOR_REQUIRED`, `ALREADY_SIGNED` (409, with `existing_event`),
-   *   `BUNKER_UNAVAILABLE` (503, with the bunker's German message).
+   * @throws {SigningError} `author_required`, `already_signed` (with `existing_event`), `event_refused`,
+   *   `bunker_unavailable` (with the bunker's German message), `bunker_mismatch`.
    */
   async sign(
     bytes: Uint8Array,
@@ -205,9 +205,8 @@ export class FileSigner {
         ? 'it returned no event'
         : checkSignedEvent(template, event, { pubkey, engine, verifySignature: true });
     if (problem !== undefined || event === undefined) {
-      throw new ApiError(
-        502,
-        'BUNKER_UNAVAILABLE',
+      throw new SigningError(
+        'bunker_mismatch',
         `The bunker returned an event that does not match what was asked: ${problem}`,
       );
     }
@@ -252,16 +251,11 @@ export class FileSigner {
     const stored = await this.options.records.findByHash(hash);
     if (stored === undefined) return;
     const existing = bindRecord(stored); // what the signed event states, not the columns alone
-    throw new ApiError(
-      409,
-      'ALREADY_SIGNED',
-      `This file was already signed (event \`${existing.eventId}\`)`,
-      {
-        hash,
-        existing_event: existing.event,
-        urls: fileUrls(existing, this.options.baseUrl, this.options.cdnUrl),
-      },
-    );
+    throw new SigningError('already_signed', `This file was already signed (event \`${existing.eventId}\`)`, {
+      hash,
+      existing_event: existing.event,
+      urls: fileUrls(existing, this.options.baseUrl, this.options.cdnUrl),
+    });
   }
 
   /**
@@ -336,9 +330,8 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
   if (analysis.authorKeys !== undefined) {
     const { source, keys } = analysis.authorKeys;
     const field = source.slice(source.lastIndexOf(':') + 1);
-    throw new ApiError(
-      422,
-      'AUTHOR_REQUIRED',
+    throw new SigningError(
+      'author_required',
       `\`${fileName}\` names its author by the ${keys.length === 1 ? 'key' : 'keys'} ${keys.map((key) => `\`${key}\``).join(', ')} (\`${field}\`), not by name: ` +
         "Jekyll's `_data/authors.yml` and Docusaurus' `authors.yml` look such keys up, but only this file is signed. " +
         'Write the name in the file, e.g. `author: Ana Lima` (Docusaurus: `authors: [{ name: Ana Lima }]`)',
@@ -350,9 +343,8 @@ export function requireAuthor(analysis: FileAnalysis, fileName: string): void {
       : analysis.type.kind === 'document'
         ? 'the PDF `/Author` (or its XMP `dc:creator`)'
         : 'the frontmatter `author:` (YAML, TOML or JSON), a Pandoc title block (`% Title` then `% Author`) or an `Author:` line heading the file';
-  throw new ApiError(
-    422,
-    'AUTHOR_REQUIRED',
+  throw new SigningError(
+    'author_required',
     `\`${fileName}\` names no author (or only a placeholder such as \`unknown\`); set ${where}`,
   );
 }

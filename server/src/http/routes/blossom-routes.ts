@@ -7,6 +7,7 @@ import type { RelayPublishing } from '../../publishing/relay-publishing.js';
 import { fileUrls } from '../../records/public-urls.js';
 import { bindRecord } from '../../records/verify-record.js';
 import type { FileSigner } from '../../signing/file-signer.js';
+import { SigningError } from '../../signing/signing-error.js';
 import type { RecordStore, SignedFileRecord } from '../../storage/record-store.js';
 import { hashBytes } from '../../storage/stored-file-hashes.js';
 import { admitUploads, type UploadAdmission } from '../middleware/admission.js';
@@ -156,7 +157,7 @@ export function createBlossomRoutes(options: BlossomRoutesOptions): Hono<Blossom
         );
       } catch (error) {
         const stored =
-          error instanceof ApiError && error.code === 'ALREADY_SIGNED'
+          error instanceof SigningError && error.kind === 'already_signed'
             ? await records.findByHash(hash)
             : undefined;
         if (stored === undefined) throw error;

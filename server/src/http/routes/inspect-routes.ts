@@ -1,10 +1,11 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { FileAnalyzer } from '../../analysis/file-analyzer.js';
-import { ApiError } from '../../api-error.js';
+import type { ApiError } from '../../api-error.js';
 import { fileUrls } from '../../records/public-urls.js';
 import { bindRecord } from '../../records/verify-record.js';
 import { requireAuthor } from '../../signing/file-signer.js';
 import type { RecordStore } from '../../storage/record-store.js';
+import { answerFor } from '../error-answers.js';
 import { getUpload, type Upload } from '../middleware/read-upload.js';
 
 /** Options of {@link createInspectRoutes}. */
@@ -35,8 +36,8 @@ export function createInspectRoutes(options: InspectRoutesOptions): Hono<{ Varia
     try {
       requireAuthor(analysis, name);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      problem = error;
+      problem = answerFor(error);
+      if (problem === undefined) throw error;
     }
     const stored = await options.records.findByHash(analysis.hash);
     // What a record reports comes from its signed event (bindRecord), never from its columns alone.
