@@ -8,7 +8,8 @@ import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/api-error.js';
+import type { ApiError } from '../../server/src/api-error.js';
+import { answerFor } from '../../server/src/http/error-answers.js';
 import { FileSigner } from '../../server/src/signing/file-signer.js';
 import type { FileStorage } from '../../server/src/storage/file-storage.js';
 import {
@@ -184,7 +185,9 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
       );
       const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
       const refused = outcomes.flatMap((outcome) =>
-        outcome.status === 'rejected' && outcome.reason instanceof ApiError ? [outcome.reason.code] : [],
+        outcome.status === 'rejected' && answerFor(outcome.reason) !== undefined
+          ? [(answerFor(outcome.reason) as ApiError).code]
+          : [],
       );
       expect(won).toHaveLength(1);
       expect(refused).toEqual(Array(19).fill('ALREADY_SIGNED'));
