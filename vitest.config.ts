@@ -17,6 +17,7 @@ import { defineConfig } from 'vitest/config';
 
 /** Test files of `unit` that are not under a package's `test/` (they read the repository, no process). */
 const UNIT_REPO = [
+  'test/repo/architecture.test.ts',
   'test/repo/docs.test.ts',
   'test/repo/one-home.test.ts',
   'test/repo/one-relay-client.test.ts',

@@ -1,14 +1,22 @@
 export { decodePdfText, isRealAuthor, PLACEHOLDER_AUTHORS, SUPPORTED_FORMATS } from '@siegel/formats';
 export { ApiError, type ApiErrorCode } from './api-error.js';
-export { type AppDeps, createApp, type SiegelApp } from './app.js';
-export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config.js';
-export { createFileEvent, FILE_EVENT_KIND } from './file-event.js';
-export { FileSigner, type FileSignerOptions } from './file-signer.js';
+export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config/config.js';
+export { type AppDeps, createApp, type SiegelApp } from './http/app.js';
 export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
 export { readPdfMetadata, readTextMetadata, readXmp } from './metadata/readers.js';
-export { type FileUrls, fileUrls } from './public-urls.js';
+export { createFileEvent, FILE_EVENT_KIND } from './records/file-event.js';
+export { type FileUrls, fileUrls } from './records/public-urls.js';
+export { checkStoredEvent, EventVerifier, type RecordVerdict } from './records/verify-record.js';
+export { FileSigner, type FileSignerOptions } from './signing/file-signer.js';
+export { SigningError, type SigningErrorKind } from './signing/signing-error.js';
 export type { FileStorage } from './storage/file-storage.js';
 export { FilesystemStorage } from './storage/filesystem-storage.js';
-export { DuplicateRecordError, type RecordStore, type SignedFileRecord } from './storage/record-store.js';
+export {
+  DuplicateRecordError,
+  type HashClaims,
+  type RecordDatabase,
+  type RecordStore,
+  type SignedFileRecord,
+} from './storage/record-store.js';
 export { MIGRATIONS, SqliteRecordStore } from './storage/sqlite-record-store.js';
-export { checkStoredEvent, type RecordVerdict } from './verify-record.js';
+export type { UploadTokenStore } from './storage/upload-token-store.js';

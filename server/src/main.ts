@@ -6,14 +6,13 @@ import { setFlagsFromString } from 'node:v8';
 import { serve } from '@hono/node-server';
 import { createSigner, loadEnv, type Signer } from '@siegel/core';
 import { npubEncode } from 'nostr-tools/nip19';
-import { createApp } from './app.js';
-import { readServerConfig, type ServerConfig } from './config.js';
-import { prepareDataDir } from './data-dir.js';
-import { OrphanSweeper } from './orphan-sweeper.js';
+import { readServerConfig, type ServerConfig } from './config/config.js';
+import { prepareDataDir } from './config/data-dir.js';
+import { createApp } from './http/app.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
+import { OrphanSweeper } from './signing/orphan-sweeper.js';
 import { openStores, type Stores } from './storage/open-stores.js';
-import { prepareEventChecks } from './verify-record.js';
 
 // WebAssembly (core's Schnorr engine, undici's HTTP parser behind the bunker client) is compiled to
 // optimized code once, when loaded at start, instead of first to baseline code and again, optimized, in the
@@ -38,7 +37,7 @@ directory); all in the README of @siegel/server.
 
 const args = process.argv.slice(2);
 if (args[0] === 'migrate') {
-  const { runMigrate } = await import('./migrate-cli.js');
+  const { runMigrate } = await import('./cli/migrate-cli.js');
   process.exit(await runMigrate(args.slice(1), loadEnv(process.cwd())));
 }
 if (args.includes('--help') || args.includes('-h')) {
@@ -108,10 +107,12 @@ const publishing = new RelayPublishing({
   // Look for due deliveries as often as the shortest wait, at most every 15 s.
   retryEveryMs: Math.min(15_000, config.relayRetryMs),
 });
-const { app, fileSigner, analyzer } = createApp({
+const { app, fileSigner, analyzer, verifier } = createApp({
   signer,
   storage,
   records,
+  claims: records,
+  uploadTokens: records,
   baseUrl: config.baseUrl,
   cdnUrl: config.cdnUrl,
   signTokens,
@@ -134,7 +135,7 @@ const { app, fileSigner, analyzer } = createApp({
 await analyzer.start();
 // Load and build before listening what the first signing would otherwise load and build while it holds an
 // upload in memory.
-await prepareEventChecks({
+await verifier.prepare({
   onFallback: (reason) => {
     const why = reason instanceof Error ? reason.message : String(reason);
     console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
-import { UploadAdmission } from '../src/middleware/admission.js';
+import { UploadAdmission } from '../src/http/middleware/admission.js';
 import { makeTestApp, readFixture, TOKEN } from './test-app.js';
 
 /** What a settled promise came to: `admitted` (with its release) or the error's code. */

@@ -5,20 +5,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameOf, selectAuthors } from '../../packages/formats/src/author.js';
 import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
-import { ApiError } from '../src/api-error.js';
-import { requireAuthor } from '../src/file-signer.js';
+import type { ApiError } from '../src/api-error.js';
+import { answerFor } from '../src/http/error-answers.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
+import { requireAuthor } from '../src/signing/file-signer.js';
 import { makeTestApp, signRequest, uploadForm } from './test-app.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const markdown = (frontmatter: string) => utf8(`---\n${frontmatter}\n---\n# Post\n`);
 
-/** The `AUTHOR_REQUIRED` refusal of `name` with `bytes` (the test fails when it is signable). */
+/** The `AUTHOR_REQUIRED` answer to `name` with `bytes`, as the API gives it (the test fails when it is signable). */
 function refusal(bytes: Uint8Array, name: string): ApiError {
   try {
     requireAuthor(analyzeFile(bytes, name), name);
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    const answer = answerFor(error);
+    if (answer !== undefined) return answer;
     throw error;
   }
   throw new Error(`${name} was signable`);

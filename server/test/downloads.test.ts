@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api-error.js';
-import { readServerConfig } from '../src/config.js';
+import { readServerConfig } from '../src/config/config.js';
 import {
   DOWNLOAD_CHUNK_BYTES,
   DOWNLOAD_TURN_BYTES,
   DOWNLOAD_WINDOW_BYTES,
   DownloadBudget,
-} from '../src/download-budget.js';
+} from '../src/http/download-budget.js';
+import { streamStoredFile } from '../src/http/stored-file-stream.js';
 import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
-import { streamStoredFile } from '../src/stored-file-stream.js';
 import { makeTestApp, readFixture, signRequest, TOKEN, uploadForm } from './test-app.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { readServerConfig, SERVER_DEFAULTS } from '../src/config.js';
+import { readServerConfig, SERVER_DEFAULTS } from '../src/config/config.js';
 import * as server from '../src/index.js';
 
 describe('@siegel/server', () => {
@@ -9,6 +9,7 @@ describe('@siegel/server', () => {
       [
         'ApiError',
         'DuplicateRecordError',
+        'EventVerifier',
         'FILE_EVENT_KIND',
         'FileSigner',
         'FilesystemStorage',
@@ -16,6 +17,7 @@ describe('@siegel/server', () => {
         'PLACEHOLDER_AUTHORS',
         'SERVER_DEFAULTS',
         'SUPPORTED_FORMATS',
+        'SigningError',
         'SqliteRecordStore',
         'analyzeFile',
         'checkStoredEvent',

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { isRealAuthor, selectAuthors } from '../../packages/formats/src/author.js';
 import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
 import { decodeXmlText } from '../../packages/formats/src/xmp/read.js';
+import { parseMultipart, readBoundary } from '../src/http/middleware/multipart.js';
 import { readTextMetadata, readXmp } from '../src/metadata/readers.js';
-import { parseMultipart, readBoundary } from '../src/middleware/multipart.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 

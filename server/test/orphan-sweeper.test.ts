@@ -2,8 +2,8 @@
 // hashes a sweep had to leave (their claim held) once the earliest of those claims ends — on fake timers,
 // against a scripted sweep.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { OrphanSweep } from '../src/file-signer.js';
-import { AFTER_CLAIM_ENDS_MS, HELD_RETRY_MS, OrphanSweeper } from '../src/orphan-sweeper.js';
+import type { OrphanSweep } from '../src/signing/file-signer.js';
+import { AFTER_CLAIM_ENDS_MS, HELD_RETRY_MS, OrphanSweeper } from '../src/signing/orphan-sweeper.js';
 
 /** A sweep that answers what `script` says for the hashes asked (`undefined`: all), and logs each call. */
 function scriptedSweep(script: (hashes: readonly string[] | undefined) => OrphanSweep | Error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecurityHeaders, PAGE_CSP } from '../src/middleware/security-headers.js';
+import { createSecurityHeaders, PAGE_CSP } from '../src/http/middleware/security-headers.js';
 import { makeTestApp, readFixture, signRequest, uploadForm } from './test-app.js';
 
 describe('security headers: one table for the middleware, the verify API and errors', () => {

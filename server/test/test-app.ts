@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { LocalKeySigner, type Signer } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
-import { type AppDeps, createApp } from '../src/app.js';
+import { type AppDeps, createApp } from '../src/http/app.js';
 import { FilesystemStorage } from '../src/storage/filesystem-storage.js';
+import type { RecordDatabase } from '../src/storage/record-store.js';
 import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/files/', import.meta.url));
@@ -25,10 +26,14 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}) {
   const storage = new FilesystemStorage(join(dir, 'files'));
   const signer: Signer = new LocalKeySigner(bytesToHex(generateSecretKey()));
   const errors: unknown[] = [];
+  // One database object is the records, the hash claims and the upload tokens, as in the server.
+  const db = (overrides.records as RecordDatabase | undefined) ?? records;
   const built = createApp({
     signer,
     storage,
     records,
+    claims: db,
+    uploadTokens: db,
     baseUrl: BASE_URL,
     signTokens: [TOKEN],
     logError: (error) => errors.push(error),

@@ -6,10 +6,10 @@ import { contentTypeOf } from '../../packages/formats/src/file-formats.js';
 import { detectFileType } from '../../packages/formats/src/file-type.js';
 import { checkTextEncoding } from '../../packages/formats/src/text/encoding.js';
 import { ApiError } from '../src/api-error.js';
-import { pageText } from '../src/event-page.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { readTextFileMetadata, readTextMetadata } from '../src/metadata/readers.js';
+import { pageText } from '../src/web/event-page.js';
 import { asApiError } from './format-refusal.js';
 import * as hostile from './hostile-files.js';
 

@@ -6,8 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  hashUploadToken,
+  mintUploadToken,
+  readCorsOrigins,
+  serializedOrigin,
+} from '../src/signing/upload-tokens.js';
 import { SqliteRecordStore } from '../src/storage/sqlite-record-store.js';
-import { hashUploadToken, mintUploadToken, readCorsOrigins, serializedOrigin } from '../src/upload-tokens.js';
 import { makeTestApp, readFixture, TOKEN, uploadForm } from './test-app.js';
 
 const ORIGIN = 'https://app.example';

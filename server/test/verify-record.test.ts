@@ -1,20 +1,21 @@
 import { computeEventId, jsEngine } from '@siegel/core/crypto';
 import type { NostrEvent } from 'nostr-tools/core';
 import { describe, expect, it } from 'vitest';
-import { createFileEvent } from '../src/file-event.js';
-import { recordFor } from '../src/file-signer.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
-import { documentKey } from '../src/public-urls.js';
-import type { SignedFileRecord } from '../src/storage/record-store.js';
+import { createFileEvent } from '../src/records/file-event.js';
+import { documentKey } from '../src/records/public-urls.js';
 import {
   bindRecord,
   checkStoredEvent,
+  EventVerifier,
   prepareEventChecks,
   RECORD_CLOCK_SLACK_SECONDS,
   RECORD_WRITE_WINDOW_SECONDS,
   verifyRecord,
-} from '../src/verify-record.js';
-import { BASE_URL, readFixture } from './test-app.js';
+} from '../src/records/verify-record.js';
+import { recordFor } from '../src/signing/file-signer.js';
+import type { SignedFileRecord } from '../src/storage/record-store.js';
+import { BASE_URL, makeTestApp, readFixture } from './test-app.js';
 
 const HASH = 'ab'.repeat(32);
 
@@ -54,6 +55,34 @@ describe('checkStoredEvent', () => {
     const mistyped = { ...event, created_at: String(event.created_at) } as unknown as NostrEvent;
     mistyped.id = computeEventId(mistyped);
     expect(checkStoredEvent(mistyped, HASH).checks.event_id).toBe(false);
+  });
+});
+
+describe('EventVerifier', () => {
+  it('is built per app: two apps in one process share no verifier (memo and engine)', async () => {
+    const [a, b] = [await makeTestApp(), await makeTestApp()];
+    try {
+      expect(a.verifier).toBeInstanceOf(EventVerifier);
+      expect(b.verifier).toBeInstanceOf(EventVerifier);
+      expect(a.verifier).not.toBe(b.verifier);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('gives the same verdicts prepared and not, each on its own', async () => {
+    const [prepared, fresh] = [new EventVerifier(), new EventVerifier()];
+    await prepared.prepare();
+    const event = signedEvent();
+    const forged = { ...event, sig: signedEvent().sig };
+    for (const verifier of [prepared, fresh]) {
+      expect(verifier.checkStoredEvent(event, HASH).verified).toBe(true);
+      expect(verifier.checkStoredEvent(forged, HASH).checks.signature).toBe(false);
+      // Remembered once verified, and still refused when forged after.
+      expect(verifier.checkStoredEvent(event, HASH).verified).toBe(true);
+      expect(verifier.checkStoredEvent(forged, HASH).verified).toBe(false);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { ERROR_CLASSES, type FileUrls, type ServerErrorCode } from '@siegel/client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ApiErrorCode } from '../../server/src/api-error.js';
-import type { FileUrls as ServerFileUrls } from '../../server/src/public-urls.js';
+import type { FileUrls as ServerFileUrls } from '../../server/src/records/public-urls.js';
 
 describe('the client and the server declare one API', () => {
   it('the same error codes (the client adds BAD_REQUEST, which Hono answers for malformed requests)', async () => {

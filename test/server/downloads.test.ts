@@ -8,7 +8,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DOWNLOAD_CHUNK_BYTES, DOWNLOAD_WINDOW_BYTES } from '../../server/src/download-budget.js';
+import { DOWNLOAD_CHUNK_BYTES, DOWNLOAD_WINDOW_BYTES } from '../../server/src/http/download-budget.js';
 import { type RunningBunker, useBunker } from '../support/bunker-process.js';
 import { eventually } from '../support/eventually.js';
 import { hashedDownload } from '../support/hashed-download.mjs';

@@ -4,8 +4,8 @@
 import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
-import { readServerConfig } from '../../server/dist/config.js';
-import { FileSigner } from '../../server/dist/file-signer.js';
+import { readServerConfig } from '../../server/dist/config/config.js';
+import { FileSigner } from '../../server/dist/signing/file-signer.js';
 import { openStores } from '../../server/dist/storage/open-stores.js';
 
 const config = readServerConfig(process.env);
@@ -21,6 +21,7 @@ const dying = new Proxy(records, {
 const signer = new FileSigner({
   signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
   records: dying,
+  claims: dying,
   storage,
   baseUrl: 'http://siegel.test',
   cdnUrl: 'http://siegel.test',

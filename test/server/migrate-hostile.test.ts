@@ -12,7 +12,7 @@ import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FileSigner } from '../../server/src/file-signer.js';
+import { FileSigner } from '../../server/src/signing/file-signer.js';
 import { FilesystemStorage } from '../../server/src/storage/filesystem-storage.js';
 import type { SignedFileRecord } from '../../server/src/storage/record-store.js';
 import { SqliteRecordStore } from '../../server/src/storage/sqlite-record-store.js';
@@ -50,6 +50,7 @@ async function signInto(dataDir: string, names: readonly string[]): Promise<Map<
   const signer = new FileSigner({
     signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
     records,
+    claims: records,
     storage: new FilesystemStorage(join(dataDir, 'files')),
     baseUrl: 'http://siegel.test',
     cdnUrl: 'http://siegel.test',

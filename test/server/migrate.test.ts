@@ -13,7 +13,7 @@ import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pngChunk } from '../../server/fixtures/png-chunk.mjs';
-import { FileSigner, type FileSignerOptions } from '../../server/src/file-signer.js';
+import { FileSigner, type FileSignerOptions } from '../../server/src/signing/file-signer.js';
 import { FilesystemStorage } from '../../server/src/storage/filesystem-storage.js';
 import { PostgresRecordStore } from '../../server/src/storage/postgres-record-store.js';
 import type { SignedFileRecord } from '../../server/src/storage/record-store.js';
@@ -154,6 +154,7 @@ async function populate([relayA, relayB]: string[]): Promise<Population> {
       new FileSigner({
         signer,
         records,
+        claims: records,
         storage,
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',
@@ -366,9 +367,13 @@ describe('siegel-server migrate: SQLite + filesystem to PostgreSQL + S3', () => 
     dirs.push(dataDir);
     const conflictUrl = await cluster.createDatabase('conflict');
     const [shared, onlySource] = [FORMATS[5], FORMATS[6]].map((format) => format?.make('conflict') as Buffer);
-    const signerOn = (stores: Pick<FileSignerOptions, 'records' | 'storage'>) =>
+    const signerOn = (stores: {
+      records: FileSignerOptions['records'] & FileSignerOptions['claims'];
+      storage: FileSignerOptions['storage'];
+    }) =>
       new FileSigner({
         ...stores,
+        claims: stores.records,
         signer: new LocalKeySigner(bytesToHex(generateSecretKey())),
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',

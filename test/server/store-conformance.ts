@@ -8,12 +8,13 @@ import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/api-error.js';
-import { FileSigner } from '../../server/src/file-signer.js';
+import type { ApiError } from '../../server/src/api-error.js';
+import { answerFor } from '../../server/src/http/error-answers.js';
+import { FileSigner } from '../../server/src/signing/file-signer.js';
 import type { FileStorage } from '../../server/src/storage/file-storage.js';
 import {
   DuplicateRecordError,
-  type RecordStore,
+  type RecordDatabase,
   type SignedFileRecord,
 } from '../../server/src/storage/record-store.js';
 import { ClaimLostError } from '../../server/src/storage/store-errors.js';
@@ -22,7 +23,7 @@ import { eventually } from '../support/eventually.js';
 /** A backend the suite runs on: every `open()` is one more store instance on the same data. */
 export interface StorePair {
   /** Opens a record store and a file storage on the shared backend (a new connection or handle each time). */
-  open(): Promise<{ records: RecordStore; storage: FileStorage }>;
+  open(): Promise<{ records: RecordDatabase; storage: FileStorage }>;
   /** The server settings (environment) that open the same stores, for a child process. */
   env(): Record<string, string>;
   /** Empties the backend between tests (records, claims, outbox, tokens, files). */
@@ -61,16 +62,17 @@ async function keysOf(storage: FileStorage, prefix: string): Promise<string[]> {
 export function describeStorePair(name: string, createPair: () => Promise<StorePair>): void {
   describe(`store conformance: ${name}`, () => {
     let pair: StorePair;
-    const opened: RecordStore[] = [];
+    const opened: RecordDatabase[] = [];
     const open = async () => {
       const stores = await pair.open();
       opened.push(stores.records);
       return stores;
     };
-    const signerFor = (stores: { records: RecordStore; storage: FileStorage }, deliverTo: string[] = []) =>
+    const signerFor = (stores: { records: RecordDatabase; storage: FileStorage }, deliverTo: string[] = []) =>
       new FileSigner({
         signer,
         ...stores,
+        claims: stores.records,
         baseUrl: 'http://siegel.test',
         cdnUrl: 'http://siegel.test',
         deliverTo,
@@ -183,7 +185,9 @@ export function describeStorePair(name: string, createPair: () => Promise<StoreP
       );
       const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
       const refused = outcomes.flatMap((outcome) =>
-        outcome.status === 'rejected' && outcome.reason instanceof ApiError ? [outcome.reason.code] : [],
+        outcome.status === 'rejected' && answerFor(outcome.reason) !== undefined
+          ? [(answerFor(outcome.reason) as ApiError).code]
+          : [],
       );
       expect(won).toHaveLength(1);
       expect(refused).toEqual(Array(19).fill('ALREADY_SIGNED'));

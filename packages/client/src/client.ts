@@ -10,7 +10,9 @@ import { errorFromAnswer, InvalidHashError, SiegelApiError } from './errors.js';
 import { type Answer, getJson, type HttpOptions } from './http.js';
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 import { sendUpload } from './upload.js';
-import { type FileInput, toBlob, type UploadProgress } from './upload-body.js';
+import { type CallOptions, type FileInput, toBlob, type UploadOptions } from './upload-body.js';
+
+export type { CallOptions, UploadOptions };
 
 /** Options of {@link createClient}. */
 export interface ClientOptions extends RetryOptions {
@@ -23,26 +25,6 @@ export interface ClientOptions extends RetryOptions {
   token?: string;
   /** The fetch to use (default the runtime's `fetch`): a Workers service binding's, a test's, a proxy's. */
   fetch?: typeof fetch;
-}
-
-/** Options of every method. */
-export interface CallOptions {
-  /** Stops the call, including a wait before a retry; it rejects with the signal's reason (`AbortError`). */
-  signal?: AbortSignal;
-}
-
-/** Options of `sign` and `inspect`. */
-export interface UploadOptions extends CallOptions {
-  /**
-   * The name the file is uploaded under (default: a `File`'s own name, else `upload.{ext}` by its bytes,
-   * `upload.txt` for text). Markdown needs a name ending in `.md`; the name stands in for a missing title.
-   */
-  fileName?: string;
-  /**
-   * Called with the bytes of the request sent so far. Counted as the runtime takes them where it can send a
-   * stream (Node, Deno, Chromium over HTTP/2); elsewhere called once with 0 and once with all (see README).
-   */
-  onProgress?: (progress: UploadProgress) => void;
 }
 
 /** A client of one Siegel server. */

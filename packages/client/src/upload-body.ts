@@ -145,3 +145,23 @@ function streamsWithoutDuplex(): boolean {
     typeof global.Deno?.version?.deno === 'string' || global.navigator?.userAgent === 'Cloudflare-Workers'
   );
 }
+
+/** Options of every method. */
+export interface CallOptions {
+  /** Stops the call, including a wait before a retry; it rejects with the signal's reason (`AbortError`). */
+  signal?: AbortSignal;
+}
+
+/** Options of `sign` and `inspect`. */
+export interface UploadOptions extends CallOptions {
+  /**
+   * The name the file is uploaded under (default: a `File`'s own name, else `upload.{ext}` by its bytes,
+   * `upload.txt` for text). Markdown needs a name ending in `.md`; the name stands in for a missing title.
+   */
+  fileName?: string;
+  /**
+   * Called with the bytes of the request sent so far. Counted as the runtime takes them where it can send a
+   * stream (Node, Deno, Chromium over HTTP/2); elsewhere called once with 0 and once with all (see README).
+   */
+  onProgress?: (progress: UploadProgress) => void;
+}

@@ -1,5 +1,5 @@
-import type { UploadOptions } from './client.js';
 import { type Answer, type HttpOptions, requestWithRetries } from './http.js';
+import type { UploadOptions } from './upload-body.js';
 import { countingStream, multipartBody, supportsRequestStreams, uploadName } from './upload-body.js';
 
 /**

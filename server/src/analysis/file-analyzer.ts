@@ -1,6 +1,8 @@
+// analysis/ owns running the metadata analysis on worker threads, bounded in time and memory
+// (`worker-pool.ts`, `analysis-worker.ts`), behind one `FileAnalyzer`.
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, type ApiErrorCode } from '../api-error.js';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/config.js';
 import { analyzeFile, type FileAnalysis } from '../metadata/analyze-file.js';
 import { pastLimit } from '../metadata/limits.js';
 import { WorkerCrashError, WorkerPool, WorkerTimeoutError } from './worker-pool.js';

@@ -1,3 +1,5 @@
+// metadata/ owns the server's edge of @siegel/formats: its limits (`limits.ts`), the readers with node:zlib
+// and node:crypto injected (`readers.ts`), and reading an upload's type, hash, author and title.
 // The server's edge of @siegel/formats: it reads an upload with the formats package (node:zlib and
 // node:crypto injected) and turns a `FormatError` into the API's `INVALID_FORMAT` answer — 415 for a type it
 // does not sign, 422 for everything else, with `limit` when a bound was passed.

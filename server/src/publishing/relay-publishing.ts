@@ -1,3 +1,5 @@
+// publishing/ owns sending signed file events to relays: the deliveries kept until every relay confirmed,
+// their retries (`relay-publishing.ts`), and one send to a set of relays (`send-to-relays.ts`).
 import { toTerminalSafe } from '@siegel/core';
 import type { NostrEvent } from 'nostr-tools/core';
 import {

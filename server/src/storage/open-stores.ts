@@ -1,12 +1,12 @@
-import { databasePath, filesPath, type ServerConfig } from '../config.js';
+import { databasePath, filesPath, type ServerConfig } from '../config/config.js';
 import type { FileStorage } from './file-storage.js';
 import { FilesystemStorage } from './filesystem-storage.js';
-import type { RecordStore } from './record-store.js';
+import type { RecordDatabase } from './record-store.js';
 import { SqliteRecordStore } from './sqlite-record-store.js';
 
 /** The record store and the file storage a server runs on. */
 export interface Stores {
-  records: RecordStore;
+  records: RecordDatabase;
   storage: FileStorage;
   /** What they are, for the start line: `SQLite ./data/siegel.sqlite`, `PostgreSQL db.example:5432/siegel`, … */
   description: { records: string; storage: string };
@@ -19,7 +19,7 @@ export interface Stores {
  * bucket, never a password) when a store cannot be reached: the server does not start half-connected.
  */
 export async function openStores(config: ServerConfig): Promise<Stores> {
-  let records: RecordStore;
+  let records: RecordDatabase;
   let recordsDescription: string;
   if (config.databaseUrl !== undefined) {
     const { PostgresRecordStore } = await import('./postgres-record-store.js');

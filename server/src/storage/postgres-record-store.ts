@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import postgres, { type Options, type Sql } from 'postgres';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/config.js';
 import { PostgresChangeFeed } from './postgres-change-feed.js';
 import { PostgresDeliveryStore, type StoreGuard } from './postgres-deliveries.js';
 import { isConnectionError, toStoreError } from './postgres-errors.js';
 import { migratePostgres } from './postgres-migrations.js';
 import {
   DuplicateRecordError,
+  type RecordDatabase,
   type RecordOutbox,
-  type RecordStore,
   type SignedFileRecord,
 } from './record-store.js';
 import { ClaimLostError, StoreUnavailableError } from './store-errors.js';
@@ -52,7 +52,7 @@ export const POSTGRES_DEFAULTS = {
  * const records = await PostgresRecordStore.open(process.env.DATABASE_URL);
  * ```
  */
-export class PostgresRecordStore implements RecordStore {
+export class PostgresRecordStore implements RecordDatabase {
   readonly deliveries: PostgresDeliveryStore;
   /** Other instances' writes reach the stamp by `NOTIFY`, a moment after their commit. */
   readonly changeStampLags = true;

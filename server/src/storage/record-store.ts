@@ -1,3 +1,6 @@
+// storage/ owns what the service keeps: the file storage (filesystem, S3), the record store with its hash
+// claims, upload tokens and relay deliveries (SQLite, PostgreSQL with its change feed and migrations), the
+// stored files' hash checks, and opening the stores a configuration names (`open-stores.ts`).
 import type { FileKind } from '@siegel/formats';
 import type { NostrEvent } from 'nostr-tools/core';
 import type { DeliveryStore } from './delivery-store.js';
@@ -74,12 +77,12 @@ export interface HashClaims {
 }
 
 /**
- * The records of signed files, the hash claims ({@link HashClaims}), the upload tokens
- * ({@link UploadTokenStore}) and the relay outbox ({@link DeliveryStore}), in one database so that a record
- * and its outbox rows commit together. The default is SQLite through `node:sqlite`
- * (`SqliteRecordStore`); `PostgresRecordStore` serves several instances on one PostgreSQL.
+ * The records of signed files and the relay outbox ({@link DeliveryStore}), in one database so that a record
+ * and its outbox rows commit together. The hash claims ({@link HashClaims}) and the upload tokens
+ * ({@link UploadTokenStore}) are interfaces of their own; one database object may implement all three
+ * ({@link RecordDatabase}).
  */
-export interface RecordStore extends UploadTokenStore, HashClaims {
+export interface RecordStore {
   /** The relay outbox in the same database. */
   readonly deliveries: DeliveryStore;
   findByHash(hash: string): Promise<SignedFileRecord | undefined>;
@@ -111,3 +114,10 @@ export interface RecordStore extends UploadTokenStore, HashClaims {
   readonly changeStampLags?: boolean;
   close(): Promise<void>;
 }
+
+/**
+ * One database that keeps the records, the hash claims and the upload tokens: the default is SQLite through
+ * `node:sqlite` (`SqliteRecordStore`); `PostgresRecordStore` serves several instances on one PostgreSQL.
+ * `createApp` takes the three as separate dependencies; pass the one object three times.
+ */
+export interface RecordDatabase extends RecordStore, HashClaims, UploadTokenStore {}

@@ -4,8 +4,8 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import {
   DuplicateRecordError,
+  type RecordDatabase,
   type RecordOutbox,
-  type RecordStore,
   type SignedFileRecord,
 } from './record-store.js';
 import { DELIVERIES_MIGRATIONS, SqliteDeliveryStore } from './sqlite-deliveries.js';
@@ -55,7 +55,7 @@ export const MIGRATIONS: readonly string[] = [
  * const records = new SqliteRecordStore('./data/siegel.sqlite');
  * ```
  */
-export class SqliteRecordStore implements RecordStore {
+export class SqliteRecordStore implements RecordDatabase {
   readonly db: DatabaseSync;
   readonly deliveries: SqliteDeliveryStore;
   private readonly byHash;

@@ -1,3 +1,5 @@
+// web/ owns the service's own pages as HTML: the frame (`layout.tsx`), the event page of a signed file
+// (`event-page.tsx`), its badge, `/verify` and `/tools/sign` with their browser scripts (`browser/`).
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 

@@ -1,8 +1,8 @@
-import { isoTime, npubOf } from '../describe-record.js';
-import { describeSigning } from '../event-page.js';
-import type { FileUrls } from '../public-urls.js';
+import { isoTime, npubOf } from '../records/describe-record.js';
+import type { FileUrls } from '../records/public-urls.js';
+import { judgeUnknownHash, type RecordVerdict } from '../records/verify-record.js';
 import type { SignedFileRecord } from '../storage/record-store.js';
-import { judgeUnknownHash, type RecordVerdict } from '../verify-record.js';
+import { describeSigning } from './event-page.js';
 
 /**
  * The verdict on a signed file, as the verify pages show it (all text escaped by JSX). `record` is the record

@@ -1,0 +1,53 @@
+// The one mapper from the domain's errors to the API's answers: each domain error kind has its status and
+// code here, and nowhere else. A `Record` over each kind keeps the mapping total (a new kind does not compile
+// until it has an answer). `createApp`'s error handler answers through it; `X-Reason` (Blossom) is the
+// answer's message.
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ApiError, type ApiErrorCode } from '../api-error.js';
+import { SigningError, type SigningErrorKind } from '../signing/signing-error.js';
+import { UploadTokenError, type UploadTokenErrorKind } from '../signing/upload-tokens.js';
+
+/** The answer to each kind of refused upload token or token request. */
+export const UPLOAD_TOKEN_ANSWERS: Record<
+  UploadTokenErrorKind,
+  { status: ContentfulStatusCode; code: ApiErrorCode }
+> = {
+  invalid_request: { status: 400, code: 'INVALID_TOKEN_REQUEST' },
+  origin_not_allowed: { status: 422, code: 'ORIGIN_NOT_ALLOWED' },
+  unknown: { status: 401, code: 'UNAUTHORIZED' },
+  wrong_origin: { status: 403, code: 'UPLOAD_TOKEN_ORIGIN' },
+  expired: { status: 401, code: 'UPLOAD_TOKEN_EXPIRED' },
+  used_up: { status: 401, code: 'UPLOAD_TOKEN_USED_UP' },
+};
+
+/** The answer to each kind of signing refusal. */
+export const SIGNING_ANSWERS: Record<SigningErrorKind, { status: ContentfulStatusCode; code: ApiErrorCode }> =
+  {
+    author_required: { status: 422, code: 'AUTHOR_REQUIRED' },
+    already_signed: { status: 409, code: 'ALREADY_SIGNED' },
+    event_refused: { status: 422, code: 'EVENT_REFUSED' },
+    bunker_unavailable: { status: 503, code: 'BUNKER_UNAVAILABLE' },
+    bunker_mismatch: { status: 502, code: 'BUNKER_UNAVAILABLE' },
+  };
+
+/**
+ * The API's answer to `error`: itself when it is already an `ApiError`, the mapped answer for a domain error,
+ * `undefined` for anything else (the caller's 500 or other handling).
+ *
+ * @example
+ * ```ts
+ * answerFor(new UploadTokenError('expired', 'The upload token expired …'))?.status; // 401
+ * ```
+ */
+export function answerFor(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof UploadTokenError) {
+    const { status, code } = UPLOAD_TOKEN_ANSWERS[error.kind];
+    return new ApiError(status, code, error.message, error.details);
+  }
+  if (error instanceof SigningError) {
+    const { status, code } = SIGNING_ANSWERS[error.kind];
+    return new ApiError(status, code, error.message, error.details);
+  }
+  return undefined;
+}
