@@ -31,6 +31,7 @@ const REAL_IN_PACKAGES = [
   'packages/core/test/bunker-url-check.test.ts',
   'packages/core/test/bunker-url-source.test.ts',
   'packages/core/test/check-events.test.ts',
+  'packages/core/test/cli-evidence.test.ts',
   'packages/core/test/cli.test.ts',
   'packages/core/test/exports.test.ts',
   'packages/core/test/nip05.test.ts',

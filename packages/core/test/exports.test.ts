@@ -6,6 +6,8 @@ import * as core from '../src/index.js';
 import * as integration from '../src/integration/integration.js';
 import * as crypto from '../src/nostr/crypto.js';
 import * as relay from '../src/nostr/relay.js';
+import * as browser from '../src/verify/browser.js';
+import * as evidence from '../src/verify/evidence.js';
 import * as rules from '../src/verify/rules.js';
 
 describe('@siegel/core exports', () => {
@@ -107,6 +109,27 @@ describe('@siegel/core exports', () => {
       'createNodeRelay',
       'describeTooLarge',
     ]);
+    expect(Object.keys(browser).sort()).toEqual([
+      'DEFAULT_RELAYS',
+      'MAX_RELAY_HINTS',
+      'RELAY_CONNECT_MS',
+      'RELAY_TIMEOUT_MS',
+      'allowRelayHintsFrom',
+      'browserManifestIo',
+      'createBrowserManifestGatherer',
+      'describeRelayMiss',
+      'fetchEventFromRelays',
+      'hashText',
+      'isLoopbackHost',
+      'nip05Url',
+      'parseRelays',
+      'pickRelayHints',
+      'queryRelay',
+      'readServedPage',
+      'readSignatureBlock',
+      'readSignerNip05',
+      'resolveNip05',
+    ]);
     expect(Object.keys(rules).sort()).toEqual([
       'PROBLEM_CODES',
       'createProblem',
@@ -118,11 +141,26 @@ describe('@siegel/core exports', () => {
       'normalizeAddress',
       'refusalProblemCode',
     ]);
+    expect(Object.keys(evidence).sort()).toEqual([
+      'EVIDENCE_FORMAT',
+      'EVIDENCE_LIMITS',
+      'buildEvidence',
+      'checkEvidence',
+      'createEvidenceRecorder',
+      'isObservedOnly',
+      'readEvidence',
+    ]);
   });
 
-  it('keeps the rule book free of Node built-ins, so browsers and extensions can import `@siegel/core/rules`', async () => {
+  it('keeps the rule book and evidence free of Node built-ins, so browsers and extensions can import `@siegel/core/rules` and `@siegel/core/evidence`', async () => {
     const { build } = await import('esbuild');
-    for (const entry of ['src/verify/rules.ts', 'src/net/address-policy.ts', 'src/nostr/event-shape.ts']) {
+    for (const entry of [
+      'src/verify/rules.ts',
+      'src/verify/browser.ts',
+      'src/verify/evidence.ts',
+      'src/net/address-policy.ts',
+      'src/nostr/event-shape.ts',
+    ]) {
       const result = await build({
         absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
         entryPoints: [entry],
@@ -158,7 +196,9 @@ describe('@siegel/core exports', () => {
       './fs': { types: './dist/fs/atomic-write.d.ts', import: './dist/fs/atomic-write.js' },
       './auth': { types: './dist/auth/tokens.d.ts', import: './dist/auth/tokens.js' },
       './rules': { types: './dist/verify/rules.d.ts', import: './dist/verify/rules.js' },
+      './browser': { types: './dist/verify/browser.d.ts', import: './dist/verify/browser.js' },
       './relay': { types: './dist/nostr/relay.d.ts', import: './dist/nostr/relay.js' },
+      './evidence': { types: './dist/verify/evidence.d.ts', import: './dist/verify/evidence.js' },
       './require-node': './bin/require-node.js',
       './package.json': './package.json',
     });

@@ -29,6 +29,7 @@ import {
   mainHelp,
   type OptionSpec,
 } from './commands.js';
+import { EVIDENCE_OPTIONS, verifyEvidenceFile } from './verify-evidence.js';
 
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -136,6 +137,7 @@ type Values = {
   'site-id'?: string;
   'root-site'?: boolean;
   'allow-redirects-to'?: string[];
+  evidence?: string;
 };
 
 /** The message for an option the command does not take: whose it is, or what was likely meant. */
@@ -239,6 +241,23 @@ async function main(argv: string[]): Promise<number> {
       ...(publishTimeoutMs !== undefined ? { timeoutMs: publishTimeoutMs } : {}),
     });
     return report.unreached > 0 || (report.blossom?.failed ?? 0) > 0 ? EXIT.failure : EXIT.ok;
+  }
+  if (values.evidence !== undefined) {
+    const other = Object.keys(values).find(
+      (name) => values[name] !== undefined && !(EVIDENCE_OPTIONS as readonly string[]).includes(name),
+    );
+    if (target !== undefined)
+      throw new UsageError('`--evidence` takes no directory or URL: it checks the file alone');
+    if (other !== undefined)
+      throw new UsageError(
+        `\`--${other}\` is not for \`--evidence\`: evidence is re-checked offline, as recorded`,
+      );
+    const ok = await verifyEvidenceFile(
+      values.evidence,
+      { json: values.json ?? false, verbose: values.verbose ?? false },
+      logger.info,
+    );
+    return ok ? EXIT.ok : EXIT.failure;
   }
   const isUrl = isUrlTarget(target ?? '');
   for (const [name, spec] of Object.entries(COMMANDS.verify.options)) {

@@ -79,7 +79,7 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
     example: 'siegel sign dist --site https://example.com --relay wss://relay.example.com',
   },
   verify: {
-    usage: 'siegel verify [dirOrUrl]',
+    usage: 'siegel verify [dirOrUrl] | --evidence FILE',
     summary: "check every page's signature in dir or at an http(s) URL (default: dist)",
     options: {
       pubkey: { type: 'string', value: 'P', help: 'expected signer, hex or npub' },
@@ -110,6 +110,11 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
       json: {
         type: 'boolean',
         help: 'print the report as JSON: per page its verdict (valid, invalid, not_found) and its problems with their codes (docs/verification.md)',
+      },
+      evidence: {
+        type: 'string',
+        value: 'FILE',
+        help: "re-check an evidence file the browser extension saved, offline: every rule-book code re-derived from the recorded bytes, event(s) and manifest and compared with the extension's; its live findings and relay and NIP-05 answers shown as observed then. Fails when what it records was edited (evidence.*). Takes only --json and --verbose",
       },
       'allow-redirects-to': {
         type: 'string',

@@ -171,6 +171,33 @@ export const PROBLEM_CODES = {
     meaning:
       'The reader came to this verify page from another page than the one it checked: its verdict says nothing about the page they came from.',
   },
+  // The browser extension (@siegel/extension): what the reader's browser shows, and whom the reader trusts.
+  'live.not_shown': {
+    severity: 'error',
+    meaning:
+      'The browser extension: the signed element is not rendered in the reader’s tab (hidden by a stylesheet or script, or without a box).',
+  },
+  'live.hidden_part': {
+    severity: 'error',
+    meaning:
+      'The browser extension: part of the signed element is hidden in the reader’s tab by something other than its author (a stylesheet or script the page does not load from its own site, an injected style, another extension).',
+  },
+  'live.changed': {
+    severity: 'error',
+    meaning:
+      'The browser extension: the signed element in the reader’s tab differs from the served one in what a reader sees or follows (text, links, form targets, media sources): changed by a script or another extension after load.',
+  },
+  'signer.new': {
+    severity: 'warning',
+    meaning:
+      'The browser extension: the reader has not accepted this key for this site yet (trust on first use): a new author, or a rotated or stolen key.',
+  },
+  'signer.unresolved': {
+    severity: 'error',
+    outage: true,
+    meaning:
+      'The signer the reader pinned by NIP-05 name could not be resolved to a key (its domain did not answer with one): the expected signer is not known, so nothing was compared.',
+  },
   // A signed file (judgeFileEvent, file-rules.ts): its NIP-94 event, the record kept beside it, its bytes.
   'file.not_found': {
     severity: 'error',
@@ -210,6 +237,22 @@ export const PROBLEM_CODES = {
     severity: 'error',
     outage: true,
     meaning: 'The file’s bytes could not be read (missing, or a read error): they were not checked.',
+  },
+  // An evidence file (`siegel verify --evidence`, evidence-check.ts): what it records was edited.
+  'evidence.event': {
+    severity: 'error',
+    meaning:
+      'An event a relay answered, as the evidence file records it, does not verify: relays’ answers are recorded only when they verify, so it was edited.',
+  },
+  'evidence.manifest': {
+    severity: 'error',
+    meaning:
+      'A site manifest the evidence file records (a relay’s answer, the site’s copy, a blob layout’s path list) does not verify or does not hash to what it names: it was edited.',
+  },
+  'evidence.disagrees': {
+    severity: 'error',
+    meaning:
+      'The rule-book codes (or the verdict) re-derived offline from the recorded bytes, headers, event(s) and manifest are not the ones the extension recorded: something recorded was edited.',
   },
 } as const satisfies Record<string, { severity: Severity; meaning: string; outage?: true }>;
 

@@ -6,6 +6,7 @@
  * `#siegel-status`) with `data-nip05` for tools and tests.
  */
 import { type NostrEvent, verifyEvent } from 'nostr-tools/pure';
+import { isLocalHost } from '../../net/address-policy.js';
 import { queryRelay } from '../../nostr/relay-query-portable.js';
 import { MAX_RELAY_HINTS } from '../../nostr/relays.js';
 import { nip05Url } from './browser-relays.js';
@@ -30,31 +31,73 @@ async function readProfileNip05(pubkey: string, relays: readonly string[]): Prom
   }
 }
 
-async function confirmNip05(nip05: string, pubkey: string): Promise<boolean> {
+/**
+ * The key a NIP-05 name (`name@domain`, or a bare `domain` for `_@domain`) stands for, by its domain's
+ * `/.well-known/nostr.json?name=…` (https; http only on a loopback host), no redirects followed (NIP-05),
+ * no cookies, 8 s at most; `undefined` when the domain names no key for it.
+ *
+ * @example
+ * ```ts
+ * const pubkey = await resolveNip05('bob@example.com');
+ * ```
+ */
+export async function resolveNip05(
+  nip05: string,
+  options: { pageHost?: string } = {},
+): Promise<string | undefined> {
   const at = nip05.lastIndexOf('@');
   const name = (at < 0 ? '_' : nip05.slice(0, at)).toLowerCase();
   const url = nip05Url(at < 0 ? nip05 : nip05.slice(at + 1), name);
-  if (!url || !/^[a-z0-9._-]+$/.test(name)) return false;
+  if (!url || !/^[a-z0-9._-]+$/.test(name)) return undefined;
+  // A name from a page's signer (not the reader's own pin): core's address rule, as for relay hints — no
+  // local or private host unless the page itself is on one (judged as text: a browser has no DNS API).
+  const { pageHost } = options;
+  if (pageHost !== undefined && isLocalHost(url.hostname) && !isLocalHost(pageHost)) return undefined;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 8000);
   try {
     // NIP-05: redirects are not followed.
     const response = await fetch(url, { redirect: 'error', credentials: 'omit', signal: controller.signal });
-    if (!response.ok) return false;
-    const names = ((await response.json()) as { names?: Record<string, unknown> })?.names;
-    return names?.[name] === pubkey;
+    if (!response.ok) return undefined;
+    const key = ((await response.json()) as { names?: Record<string, unknown> })?.names?.[name];
+    return typeof key === 'string' && /^[0-9a-f]{64}$/.test(key) ? key : undefined;
   } catch {
-    return false;
+    return undefined;
   } finally {
     clearTimeout(timer);
   }
 }
 
+async function confirmNip05(nip05: string, pubkey: string, pageHost: string): Promise<boolean> {
+  return (await resolveNip05(nip05, { pageHost })) === pubkey;
+}
+
+/**
+ * The signer's NIP-05 name when their newest profile on `relays` (at most `MAX_RELAY_HINTS`) names one whose
+ * domain confirms exactly this key; `undefined` otherwise (`claimed`: the name the profile gave, if any).
+ *
+ * @example
+ * ```ts
+ * const { confirmed } = await readSignerNip05(pubkey, ['wss://relay.example'], location.hostname);
+ * ```
+ */
+export async function readSignerNip05(
+  pubkey: string,
+  relays: readonly string[],
+  pageHost: string,
+): Promise<{ claimed?: string; confirmed?: string }> {
+  if (relays.length === 0) return {};
+  const nip05 = await readProfileNip05(pubkey, relays);
+  if (!nip05) return {};
+  return (await confirmNip05(nip05, pubkey, pageHost))
+    ? { claimed: nip05, confirmed: nip05 }
+    : { claimed: nip05 };
+}
+
 /** Show the signer's NIP-05 name under the verdict when their profile names one that checks out. */
 export async function showIdentity(pubkey: string, relays: readonly string[]): Promise<void> {
-  if (relays.length === 0) return;
-  const nip05 = await readProfileNip05(pubkey, relays);
-  if (!nip05 || !(await confirmNip05(nip05, pubkey))) return;
+  const nip05 = (await readSignerNip05(pubkey, relays, location.hostname)).confirmed;
+  if (!nip05) return;
   const status = document.getElementById('siegel-status');
   const line = document.createElement('p');
   line.id = 'siegel-identity';

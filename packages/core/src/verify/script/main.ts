@@ -13,21 +13,12 @@
  * the reader came from there (`document.referrer`, judged by the rule book: checked-page.ts). Once valid, the signer's NIP-05 name is
  * shown when their profile on the relays names one that its domain confirms (identity.ts).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { checkCoverage, type Refusal } from '../../page/coverage.js';
-import { checkEncoding } from '../../page/encoding.js';
-import { readPageFacts } from '../../page/page-facts.js';
-import { findChild, parseDocument, serializeContent } from '../../page/parse.js';
-import { compileCachedSelector, selectAll } from '../../page/selector.js';
-import { readSignatureBlockFromHead } from '../../page/signature-block-read.js';
 import {
   createProblem,
   decideVerdict,
   describeCoverage,
   type EventEvidence,
   judgePage,
-  type PageReading,
   type Problem,
   type Verdict,
 } from '../rules.js';
@@ -36,6 +27,7 @@ import { type CheckedPage, showCheckedPage } from './checked-page.js';
 import { showWithCode } from './code-spans.js';
 import { showIdentity } from './identity.js';
 import { LookupFailure, lookUpEvent } from './lookup.js';
+import { readServedPage } from './served-page.js';
 import { showSignedContent } from './show-content.js';
 import { gatherSiteManifest } from './site-manifest-check.js';
 
@@ -53,14 +45,6 @@ interface Outcome {
   signer?: string;
   /** When the page was read: the address checked and whether the reader came from it. */
   checked?: CheckedPage;
-}
-
-async function hashText(text: string): Promise<string> {
-  const bytes = new TextEncoder().encode(text);
-  // crypto.subtle exists only in secure contexts (https, localhost); plain http falls back to noble.
-  if (globalThis.crypto?.subtle)
-    return bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
-  return bytesToHex(sha256(bytes));
 }
 
 function shortDate(seconds: number): string {
@@ -126,9 +110,8 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
   if (!alone.event || alone.spec === undefined) return fromProblems(alone.problems);
   const { spec } = alone;
   status.dataset.spec = spec;
-  let html: string;
   let address: string;
-  let encoding: Refusal | undefined;
+  let contentType: string | null;
   let bytes: Uint8Array;
   try {
     const response = await fetch(pagePath, { cache: 'no-store', credentials: 'same-origin' });
@@ -136,27 +119,18 @@ async function check(status: HTMLElement, target: Target): Promise<Outcome> {
       const problem = createProblem('page.unavailable', `could not load the page: HTTP ${response.status}`);
       return fromProblems([...alone.problems, problem]);
     }
-    // The bytes, read as a browser reads them (BOM, the `Content-Type` charset, `<meta charset>`): a page
-    // it would not decode as UTF-8 is not verifiable. `TextDecoder` reads UTF-8 as `response.text()` does.
+    // The bytes, read as a browser reads them (served-page.ts): a page it would not decode as UTF-8 is not
+    // verifiable.
     bytes = new Uint8Array(await response.arrayBuffer());
-    encoding = checkEncoding(bytes, { contentType: response.headers.get('content-type') });
-    html = new TextDecoder().decode(bytes);
+    contentType = response.headers.get('content-type');
     address = response.url;
   } catch (error) {
     const problem = createProblem('page.unavailable', `could not load the page: ${String(error)}`);
     return fromProblems([...alone.problems, problem]);
   }
-  const { document: parsed, ignoredStartTags } = parseDocument(html, { spec });
-  const block = readSignatureBlockFromHead(findChild(findChild(parsed, 'html'), 'head'));
+  const { block, reading, content } = await readServedPage(bytes, { contentType, selector, spec });
   for (const relay of pickRelays(block?.relays ?? []))
     if (!target.relays.includes(relay)) target.relays.push(relay);
-  const matches = selectAll(parsed, compileCachedSelector(selector), 2);
-  const content = matches[0] ? serializeContent(matches[0], spec) : undefined;
-  const reading: PageReading = {
-    hash: content === undefined ? undefined : await hashText(content),
-    refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
-    ...readPageFacts(html, parsed, spec),
-  };
   status.textContent = 'Checking the site’s manifest…';
   const manifest = await gatherSiteManifest(alone.event, target.relays, bytes);
   const judgement = judgePage({

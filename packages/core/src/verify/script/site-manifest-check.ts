@@ -8,33 +8,15 @@
  * `server` tags); the script hashes what the page loads and, on a module-based page,
  * every JS chunk the manifest lists (a client-side router renders pages from them).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
-import { getBlob, parseBlossomServers } from '../../net/blossom.js';
-import { queryRelay } from '../../nostr/relay-query-portable.js';
-import { allowRelayHintsFrom } from '../../nostr/relays.js';
-import { createManifestEvidence } from '../manifest-evidence.js';
 import type { ManifestEvidence } from '../rules.js';
 import { DEFAULT_RELAYS } from './browser-relays.js';
-
-/** Time for one relay, in ms, at most: a reader waits for the slowest relay still asked. */
-const RELAY_TIMEOUT_MS = 6_000;
-/** Time for a relay's connection to open, in ms: one that cannot be reached costs this, not the above. */
-const RELAY_CONNECT_MS = 2_000;
-/**
- * Once one of {@link DEFAULT_RELAYS} (or the key's NIP-65 relays) answered, the others get this many ms
- * more (NIP-5A's gateways: race, then linger 200 ms).
- */
-const RELAY_LINGER_MS = 200;
+import { createBrowserManifestGatherer } from './manifest-gatherer.js';
 
 /** The directory of the verify script (`…/verify/`), where the site's manifest files are. */
 const verifyDirectory = (() => {
   const src = (document.currentScript as HTMLScriptElement | null)?.src;
   return src ? new URL('.', src) : new URL('.', location.href);
 })();
-
-const valid = (event: NostrEvent) => getEventHash(event) === event.id && verifyEvent(event);
 
 /**
  * What the reader's browser finds about the page's site manifest, for `judgePage`.
@@ -50,36 +32,10 @@ export function gatherSiteManifest(
   hints: string[],
   page: Uint8Array,
 ): Promise<ManifestEvidence | undefined> {
-  const siteRoot = new URL('..', verifyDirectory);
-  const gather = createManifestEvidence({
+  const gather = createBrowserManifestGatherer({
     relays: DEFAULT_RELAYS,
-    hintAllowed: allowRelayHintsFrom(location.hostname),
-    ask: (relay, filter, signal) =>
-      queryRelay(relay, filter, {
-        accept: valid,
-        maxEvents: 10,
-        timeoutMs: RELAY_TIMEOUT_MS,
-        connectTimeoutMs: RELAY_CONNECT_MS,
-        ...(signal ? { signal } : {}),
-      }),
-    lingerMs: RELAY_LINGER_MS,
-    valid,
-    async readSiteFile(path) {
-      const url = new URL(path.slice(1).split('/').map(encodeURIComponent).join('/'), siteRoot);
-      const response = await fetch(url, { cache: 'no-store', credentials: 'same-origin' });
-      if (!response.ok) throw new Error(`\`${url.pathname}\` answered HTTP ${response.status}`);
-      return new Uint8Array(await response.arrayBuffer());
-    },
-    // A layout-blob manifest's path list the site does not hold: from its `server` tags (BUD-01
-    // `GET /<sha256>`, which Blossom servers answer to any origin), each taken only by Blossom's URL rule
-    // (https, or http on loopback), bounded by the length the manifest names; the gatherer checks the hash.
-    async readBlob(server, hash, bytes) {
-      const [url] = parseBlossomServers([server], 'the manifest’s `server` tag');
-      if (url === undefined) throw new Error('not fetched');
-      return getBlob(url, hash, bytes, { timeoutMs: RELAY_TIMEOUT_MS });
-    },
-    sha256: (bytes) => bytesToHex(sha256(bytes)),
-    chunks: true,
+    pageHost: location.hostname,
+    siteRoot: new URL('..', verifyDirectory),
   });
   return gather(event, hints, location.href, page);
 }
