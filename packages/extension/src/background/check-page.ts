@@ -1,0 +1,214 @@
+/**
+ * One check of one tab, in the background worker (the network's side): the event the block names
+ * (event-source.ts), the page fetched again as served (same URL, no cookies) and read with the signer's
+ * parser (`readServedPage`), the site manifest (`createBrowserManifestGatherer`), the reader's pin and
+ * trust (trust.ts) — and the rule book's `judgePage` decides. The live checks come from the tab's content
+ * script (`askLive`); the state is {@link decideState}'s. Every fact is kept for the popup and the evidence.
+ */
+import {
+  browserManifestIo,
+  MAX_RELAY_HINTS,
+  readServedPage,
+  readSignatureBlock,
+  readSignerNip05,
+} from '@siegel/core/browser';
+import { createEvidenceRecorder, type EvidenceRecorder } from '@siegel/core/evidence';
+import {
+  createProblem,
+  describeCoverage,
+  type EventEvidence,
+  judgePage,
+  type Problem,
+} from '@siegel/core/rules';
+import { npubEncode } from 'nostr-tools/nip19';
+import type { CheckRecord, LiveFindings, LiveRequest, SignerFacts } from '../common/messages.js';
+import { readSettings } from '../common/settings.js';
+import { decideState } from '../common/states.js';
+import { findEvent } from './event-source.js';
+import { type BoundedResponse, fetchBounded, MAX_PAGE_BYTES } from './read-bounded.js';
+import { judgeTrust, readExpected } from './trust.js';
+
+/** The selector every Siegel page signs. */
+const SELECTOR = 'main';
+
+/** What a check recorded besides its result, for the evidence file (`@siegel/core/evidence`). */
+export interface CheckFacts {
+  served?: { url: string; status: number; headers: Array<[string, string]>; bytes: Uint8Array };
+  /** The event as judged. */
+  event?: EventEvidence;
+  expected?: { pubkey?: string; nip05?: string };
+  /** Every relay answer and site manifest file the check read. */
+  recorder: EvidenceRecorder;
+}
+
+/** A check's record, its facts, and the signer's NIP-05 name still being looked up. */
+export interface CheckResult {
+  record: CheckRecord;
+  facts: CheckFacts;
+  identity?: Promise<SignerFacts['nip05'] | undefined>;
+}
+
+/** Ask the tab's content script what the reader's tab shows. */
+export type AskLive = (request: LiveRequest) => Promise<LiveFindings | undefined>;
+
+const readTag = (event: { tags: string[][] }, name: string) => event.tags.find((tag) => tag[0] === name)?.[1];
+
+/** Same-origin stylesheets and the `<style>` texts the served page has: whose hiding is the author's. */
+function authorStyles(
+  html: string,
+  address: string,
+): Pick<LiveRequest, 'authorSheets' | 'authorStyles' | 'scripted'> {
+  const origin = new URL(address).origin;
+  const sheets: string[] = [];
+  for (const match of html.matchAll(/<link\b[^>]*>/gi)) {
+    const tag = match[0];
+    if (!/\brel\s*=\s*["']?[^"'>]*\bstylesheet\b/i.test(tag)) continue;
+    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(tag);
+    const value = href?.[1] ?? href?.[2] ?? href?.[3];
+    if (value === undefined) continue;
+    try {
+      const url = new URL(value.replaceAll('&amp;', '&'), address);
+      if (url.origin === origin) sheets.push(url.href);
+    } catch {}
+  }
+  const styles = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)].map((match) => match[1] ?? '');
+  let scripted = false;
+  for (const match of html.matchAll(/<script\b[^>]*>/gi)) {
+    const src = /\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(match[0]);
+    const value = src?.[1] ?? src?.[2] ?? src?.[3];
+    try {
+      if (value === undefined || new URL(value.replaceAll('&amp;', '&'), address).origin === origin)
+        scripted = true;
+    } catch {}
+  }
+  return { authorSheets: sheets, authorStyles: styles, scripted };
+}
+
+/**
+ * Check the page at `url` whose live `<head>` is `head`.
+ *
+ * @example
+ * ```ts
+ * const { record } = await checkPage(tab.url, headHtml, (request) => chrome.tabs.sendMessage(tabId, request));
+ * ```
+ */
+export async function checkPage(url: string, head: string, askLive: AskLive): Promise<CheckResult> {
+  const page = new URL(url);
+  page.hash = '';
+  const settings = await readSettings();
+  const facts: CheckFacts = { recorder: createEvidenceRecorder() };
+  const record: CheckRecord = {
+    url: page.href,
+    state: 'checking',
+    problems: [],
+    checkedAt: Date.now(),
+    relays: [],
+  };
+  let identity: CheckResult['identity'];
+  const finish = (problems: Problem[]): CheckResult => {
+    record.problems = problems;
+    record.state = decideState(problems);
+    return { record, facts, ...(identity ? { identity } : {}) };
+  };
+  const block = readSignatureBlock(`<!doctype html><html>${head}</html>`);
+  if (block?.eventId === undefined)
+    return finish([createProblem('block.no_event', 'the signature block names no event')]);
+  const found = await findEvent(block.eventId, block, page, settings.relays, facts.recorder);
+  record.relays.push(...found.relays);
+  facts.event = found.evidence;
+  const alone = judgePage({ selector: SELECTOR, event: found.evidence });
+  if (!alone.event || alone.spec === undefined) return finish(alone.problems);
+  const { event, spec } = alone;
+  record.event = {
+    id: event.id,
+    created_at: event.created_at,
+    source: 'from' in found.evidence ? (found.evidence.from ?? '') : '',
+    ...(readTag(event, 'url') !== undefined ? { url: readTag(event, 'url') } : {}),
+    ...(readTag(event, 'alt') !== undefined ? { title: readTag(event, 'alt') } : {}),
+  };
+  let response: BoundedResponse;
+  try {
+    response = await fetchBounded(page.href, MAX_PAGE_BYTES);
+  } catch (error) {
+    return finish([
+      createProblem('page.unavailable', `could not load the page: ${(error as Error).message}`),
+    ]);
+  }
+  facts.served = {
+    url: response.url,
+    status: response.status,
+    headers: response.headers,
+    bytes: response.bytes,
+  };
+  if (response.status < 200 || response.status >= 300)
+    return finish([createProblem('page.unavailable', `could not load the page: HTTP ${response.status}`)]);
+  const served = await readServedPage(response.bytes, {
+    contentType: response.contentType,
+    selector: SELECTOR,
+    spec,
+  });
+  const expected = await readExpected(settings, page.origin);
+  const gather = facts.recorder.gatherManifest(
+    browserManifestIo({
+      relays: settings.relays,
+      pageHost: page.hostname,
+      siteRoot: found.siteRoot,
+      credentials: 'omit',
+    }),
+  );
+  const nip05 = readSignerNip05(
+    event.pubkey,
+    [...new Set([...found.hints, ...settings.relays])].slice(0, MAX_RELAY_HINTS),
+    page.hostname,
+  ).catch(() => ({}) as { claimed?: string; confirmed?: string });
+  const [manifest, live] = await Promise.all([
+    gather(event, found.hints, response.url, response.bytes),
+    served.content === undefined
+      ? Promise.resolve(undefined)
+      : askLive({
+          type: 'siegel:live',
+          selector: SELECTOR,
+          served: served.content,
+          ...authorStyles(served.html, response.url),
+        }),
+  ]);
+  if (expected && 'pubkey' in expected) facts.expected = expected;
+  const judgement = judgePage({
+    selector: SELECTOR,
+    readPage: () => served.reading,
+    block: served.block,
+    event: found.evidence,
+    address: response.url,
+    ...(expected && 'pubkey' in expected ? { expected } : {}),
+    ...(manifest ? { manifest } : {}),
+  });
+  const problems = [...judgement.problems];
+  if (expected && 'unresolved' in expected) problems.push(expected.unresolved);
+  if (live) {
+    record.live = live;
+    problems.push(...live.problems);
+  }
+  record.coverage = describeCoverage(SELECTOR);
+  if (served.content !== undefined) record.content = served.content;
+  const trust =
+    judgement.verdict === 'valid'
+      ? await judgeTrust(settings, page.origin, event.pubkey, expected !== undefined)
+      : {
+          trust: (settings.known[page.origin] ?? []).some((key) => key.pubkey === event.pubkey)
+            ? ('accepted' as const)
+            : ('new' as const),
+        };
+  if ('problem' in trust && trust.problem) problems.push(trust.problem);
+  // The signer's NIP-05 name comes later: the state does not wait on a profile (background.ts adds it).
+  identity = nip05.then(({ claimed, confirmed }) =>
+    claimed === undefined ? undefined : { name: claimed, confirmed: confirmed === claimed },
+  );
+  record.signer = {
+    pubkey: event.pubkey,
+    npub: npubEncode(event.pubkey),
+    trust: trust.trust,
+    ...('since' in trust && trust.since !== undefined ? { since: trust.since } : {}),
+  };
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  return finish([...errors, ...problems.filter((problem) => problem.severity !== 'error')]);
+}
