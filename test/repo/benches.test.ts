@@ -121,6 +121,13 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       /verify meanwhile: worst \d+ ms \(goal < 500 ms: (met|NOT met)\), [\d.]+ s into the downloads; mean [\d.]+ ms over \d+ requests \{"200":\d+\}/,
     ],
   },
+  'extension/run.mjs': {
+    env: { BENCH_RUNS: '1', BENCH_LOADS: '2' },
+    prints: [
+      /valid [\d.]+ KB page, loopback relay: load → final state median \d+ ms, slowest \d+ ms over 1 runs \(goal ≤ 150 ms: (met|missed)\)/,
+      /page without a block, CPU per load \(median of 1 rounds of 2\): with the extension [\d.]+ ms, without [\d.]+ ms; extra -?[\d.]+ ms, ratio [\d.]+×/,
+    ],
+  },
   'verify-hostile/run.mjs': {
     env: { BENCH_RUNS: '1' },
     prints: [

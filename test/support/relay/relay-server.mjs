@@ -96,7 +96,9 @@ process.on('SIGUSR1', () => {
   silent = false;
   process.stdout.write('SIEGEL_RELAY_ANSWERING\n');
 });
-const relay = new NostrRelay(new MemoryRepository(), { logLevel: 4 });
+// No filter-result cache (the library's default keeps each REQ's answer for 1 s): a relay such as strfry
+// answers every REQ from its store, so an event stored a moment after the same REQ is found at once.
+const relay = new NostrRelay(new MemoryRepository(), { logLevel: 4, filterResultCacheTtl: 0 });
 if (values.limits !== undefined) {
   const limits = JSON.parse(values.limits);
   relay.register({
