@@ -169,6 +169,28 @@ describe('trust on first use and pins', () => {
     await page.close();
   });
 
+  it('accepts only one first key when two tabs of a new origin, signed by two keys, are checked at once', async () => {
+    // The case site again on another port: an origin the reader has never seen.
+    const twin = await serveDirectory(join(root, 'cases'));
+    try {
+      const [first, second] = await Promise.all([browser.context.newPage(), browser.context.newPage()]);
+      // Both pages name the case site's address: each reads as the case site's page at another address,
+      // and trust is decided per origin either way. Loaded at once, both checks find the origin new.
+      await Promise.all([first.goto(`${twin.url}valid.html`), second.goto(`${twin.url}newcomer/`)]);
+      const titles = await Promise.all([browser.stateOf(first), browser.stateOf(second)]);
+      const known = await browser.worker.evaluate(
+        async (origin) =>
+          ((await chrome.storage.local.get('known')).known as Record<string, unknown[]>)[origin],
+        new URL(twin.url).origin,
+      );
+      expect(known).toHaveLength(1);
+      expect(titles.filter((title) => title.includes('signer.new'))).toHaveLength(1);
+      await Promise.all([first.close(), second.close()]);
+    } finally {
+      await twin.close();
+    }
+  });
+
   it('reads INVALID (signer.unexpected) for a key other than the one pinned in the options page', async () => {
     const options = await browser.context.newPage();
     await options.goto(`chrome-extension://${browser.id}/options.html`);

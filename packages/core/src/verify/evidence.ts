@@ -43,7 +43,8 @@ export type ManifestGather = (
   event: unknown,
   hints: string[],
   page: string,
-  bytes: Uint8Array,
+  /** The page's bytes, or their promise: the relays are asked before the page has been fetched. */
+  bytes: Uint8Array | PromiseLike<Uint8Array>,
   siteGuess?: string,
 ) => Promise<ManifestEvidence | undefined>;
 

@@ -89,7 +89,7 @@ export function createManifestEvidence(
   event: unknown,
   hints: string[],
   page: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array | PromiseLike<Uint8Array>,
   siteGuess?: string,
 ) => Promise<ManifestEvidence | undefined> {
   const options = io;
@@ -289,10 +289,12 @@ export function createManifestEvidence(
     const named = pageNamed?.pagesByEvent.get(event.id);
     if (pageNamed && named) {
       const siteUrl = pageNamed.siteUrl;
-      evidence.pageSha256 = await io.sha256(bytes);
+      // The page's bytes are needed only here: a caller may start the gathering before they have come.
+      const served = await bytes;
+      evidence.pageSha256 = await io.sha256(served);
       // The page's loads now, written against where it was signed (its event's `url`, the manifest's site
       // URL) as the signer wrote them: a copy checked at a preview or a mirror reads the same.
-      const html = new TextDecoder().decode(bytes);
+      const html = new TextDecoder().decode(served);
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
       if (siteUrl !== undefined && address !== undefined) {
         const { document } = parseDocument(html, { spec: CURRENT_SPEC });

@@ -126,9 +126,30 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     ...(readTag(event, 'url') !== undefined ? { url: readTag(event, 'url') } : {}),
     ...(readTag(event, 'alt') !== undefined ? { title: readTag(event, 'alt') } : {}),
   };
+  // Everything that needs only the event starts now, while the page is fetched again: the site manifest
+  // (it needs the page's bytes only at its end), the pin's NIP-05 and the signer's name.
+  const fetched = fetchBounded(page.href, MAX_PAGE_BYTES);
+  const servedBytes = fetched.then((answer) => answer.bytes);
+  const gather = facts.recorder.gatherManifest(
+    browserManifestIo({
+      relays: settings.relays,
+      pageHost: page.hostname,
+      siteRoot: found.siteRoot,
+      credentials: 'omit',
+    }),
+  );
+  const manifestFound = gather(event, found.hints, page.href, servedBytes);
+  // A page that cannot be fetched ends the check before these are awaited.
+  for (const pending of [servedBytes, manifestFound]) pending.catch(() => undefined);
+  const expectedFound = readExpected(settings, page.origin);
+  const nip05 = readSignerNip05(
+    event.pubkey,
+    [...new Set([...found.hints, ...settings.relays])].slice(0, MAX_RELAY_HINTS),
+    page.hostname,
+  ).catch(() => ({}) as { claimed?: string; confirmed?: string });
   let response: BoundedResponse;
   try {
-    response = await fetchBounded(page.href, MAX_PAGE_BYTES);
+    response = await fetched;
   } catch (error) {
     return finish([
       createProblem('page.unavailable', `could not load the page: ${(error as Error).message}`),
@@ -147,22 +168,8 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     selector: SELECTOR,
     spec,
   });
-  const expected = await readExpected(settings, page.origin);
-  const gather = facts.recorder.gatherManifest(
-    browserManifestIo({
-      relays: settings.relays,
-      pageHost: page.hostname,
-      siteRoot: found.siteRoot,
-      credentials: 'omit',
-    }),
-  );
-  const nip05 = readSignerNip05(
-    event.pubkey,
-    [...new Set([...found.hints, ...settings.relays])].slice(0, MAX_RELAY_HINTS),
-    page.hostname,
-  ).catch(() => ({}) as { claimed?: string; confirmed?: string });
-  const [manifest, live] = await Promise.all([
-    gather(event, found.hints, response.url, response.bytes),
+  const [manifest, live, expected] = await Promise.all([
+    manifestFound,
     served.content === undefined
       ? Promise.resolve(undefined)
       : askLive({
@@ -171,6 +178,7 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
           served: served.content,
           ...authorStyles(served.html, response.url),
         }),
+    expectedFound,
   ]);
   if (expected && 'pubkey' in expected) facts.expected = expected;
   const judgement = judgePage({

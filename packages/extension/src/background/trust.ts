@@ -8,7 +8,7 @@
 import { resolveNip05 } from '@siegel/core/browser';
 import { createProblem, type Problem } from '@siegel/core/rules';
 import { decode } from 'nostr-tools/nip19';
-import { acceptKey, type Settings } from '../common/settings.js';
+import { acceptIfFirst, type Settings } from '../common/settings.js';
 
 /** The expected signer of a pin, for `judgePage`'s `expected`, or why it is not known. */
 export type Expected = { pubkey: string; nip05?: string } | { unresolved: Problem } | undefined;
@@ -45,13 +45,12 @@ export async function judgeTrust(
   pinned: boolean,
 ): Promise<{ trust: 'pinned' | 'accepted' | 'new'; since?: number; problem?: Problem }> {
   if (pinned) return { trust: 'pinned' };
-  const keys = settings.known[origin] ?? [];
+  const seen = (settings.known[origin] ?? []).find((key) => key.pubkey === pubkey);
+  if (seen) return { trust: 'accepted', since: seen.since };
+  // Not accepted when the check started: the first key of the origin is accepted now, in one write.
+  const keys = await acceptIfFirst(origin, pubkey);
   const known = keys.find((key) => key.pubkey === pubkey);
   if (known) return { trust: 'accepted', since: known.since };
-  if (keys.length === 0) {
-    await acceptKey(origin, pubkey);
-    return { trust: 'accepted', since: Date.now() };
-  }
   return {
     trust: 'new',
     problem: createProblem(

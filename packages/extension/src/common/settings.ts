@@ -33,19 +33,49 @@ export async function readSettings(): Promise<Settings> {
   };
 }
 
+/**
+ * The writes of this context, one after another: each reads, changes and writes a whole map, so two at once
+ * (two tabs of new origins checked together, each accepting its first key) would lose one of them.
+ */
+let writes: Promise<unknown> = Promise.resolve();
+function update(change: () => Promise<void>): Promise<void> {
+  const next = writes.then(change);
+  writes = next.catch(() => undefined);
+  return next;
+}
+
 /** Accept `pubkey` for `origin` (the popup's "Accept", or the first key seen there). */
-export async function acceptKey(origin: string, pubkey: string): Promise<void> {
-  const { known } = await readSettings();
-  const keys = known[origin] ?? [];
-  if (!keys.some((key) => key.pubkey === pubkey)) keys.push({ pubkey, since: Date.now() });
-  await chrome.storage.local.set({ known: { ...known, [origin]: keys } });
+export function acceptKey(origin: string, pubkey: string): Promise<void> {
+  return update(async () => {
+    const { known } = await readSettings();
+    const keys = known[origin] ?? [];
+    if (!keys.some((key) => key.pubkey === pubkey)) keys.push({ pubkey, since: Date.now() });
+    await chrome.storage.local.set({ known: { ...known, [origin]: keys } });
+  });
+}
+
+/**
+ * Trust on first use, decided and written in one step: accepts `pubkey` when `origin` has no key yet, and
+ * returns the keys known there afterwards (two checks of a new origin at once cannot both be its first).
+ */
+export function acceptIfFirst(origin: string, pubkey: string): Promise<KnownKey[]> {
+  let keys: KnownKey[] = [];
+  return update(async () => {
+    const { known } = await readSettings();
+    keys = known[origin] ?? [];
+    if (keys.length > 0) return;
+    keys = [{ pubkey, since: Date.now() }];
+    await chrome.storage.local.set({ known: { ...known, [origin]: keys } });
+  }).then(() => keys);
 }
 
 /** Pin `signer` for `origin` (`undefined`: remove the pin). */
-export async function pinSigner(origin: string, signer: string | undefined): Promise<void> {
-  const { pins } = await readSettings();
-  const next = { ...pins };
-  if (signer === undefined) delete next[origin];
-  else next[origin] = signer;
-  await chrome.storage.local.set({ pins: next });
+export function pinSigner(origin: string, signer: string | undefined): Promise<void> {
+  return update(async () => {
+    const { pins } = await readSettings();
+    const next = { ...pins };
+    if (signer === undefined) delete next[origin];
+    else next[origin] = signer;
+    await chrome.storage.local.set({ pins: next });
+  });
 }
