@@ -166,6 +166,7 @@ export function checkLive(request: LiveRequest): LiveFindings {
       problem('live.not_shown', `the signed \`${request.selector}\` is not shown in this tab`),
     );
   const template = document.createElement('template');
+  // Inert: a template's content runs no script and loads nothing (web-ext lint warns of any innerHTML).
   template.innerHTML = request.served;
   const servedMain = template.content;
   for (const part of visible ? hiddenParts(main) : []) {
