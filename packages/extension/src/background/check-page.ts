@@ -113,6 +113,11 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
   const block = readSignatureBlock(`<!doctype html><html>${head}</html>`);
   if (block?.eventId === undefined)
     return finish([createProblem('block.no_event', 'the signature block names no event')]);
+  // The page is fetched again while its event is looked up: the two do not depend on each other.
+  const fetched = fetchBounded(page.href, MAX_PAGE_BYTES);
+  const servedBytes = fetched.then((answer) => answer.bytes);
+  // A check that ends before the page is read (no event, a bad one) leaves these unawaited.
+  for (const pending of [fetched, servedBytes]) pending.catch(() => undefined);
   const found = await findEvent(block.eventId, block, page, settings.relays, facts.recorder);
   record.relays.push(...found.relays);
   facts.event = found.evidence;
@@ -126,10 +131,8 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     ...(readTag(event, 'url') !== undefined ? { url: readTag(event, 'url') } : {}),
     ...(readTag(event, 'alt') !== undefined ? { title: readTag(event, 'alt') } : {}),
   };
-  // Everything that needs only the event starts now, while the page is fetched again: the site manifest
-  // (it needs the page's bytes only at its end), the pin's NIP-05 and the signer's name.
-  const fetched = fetchBounded(page.href, MAX_PAGE_BYTES);
-  const servedBytes = fetched.then((answer) => answer.bytes);
+  // Everything that needs only the event starts now, while the page is still being fetched: the site
+  // manifest (it needs the page's bytes only at its end), the pin's NIP-05 and the signer's name.
   const gather = facts.recorder.gatherManifest(
     browserManifestIo({
       relays: settings.relays,
@@ -139,8 +142,8 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     }),
   );
   const manifestFound = gather(event, found.hints, page.href, servedBytes);
-  // A page that cannot be fetched ends the check before these are awaited.
-  for (const pending of [servedBytes, manifestFound]) pending.catch(() => undefined);
+  // A page that cannot be fetched ends the check before it is awaited.
+  manifestFound.catch(() => undefined);
   const expectedFound = readExpected(settings, page.origin);
   const nip05 = readSignerNip05(
     event.pubkey,
