@@ -5,8 +5,8 @@ export {
   PLACEHOLDER_AUTHORS,
   SUPPORTED_FORMATS,
 } from '@siegel/formats';
-export { ApiError, type ApiErrorCode } from './api-error.js';
 export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config/config.js';
+export { ApiError, type ApiErrorCode } from './http/api-error.js';
 export { type AppDeps, createApp, type SiegelApp } from './http/app.js';
 export { analyzeFile, EmptyFileError, type FileAnalysis } from './metadata/analyze-file.js';
 export { readPdfMetadata, readTextMetadata, readXmp } from './metadata/readers.js';

@@ -1,7 +1,7 @@
 // The server's code imports `FormatError` from the built package: the test throws that same class.
 import { FormatError, SUPPORTED_FORMATS } from '@siegel/formats';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import {
   answerFor,
   FORMAT_ANSWERS,

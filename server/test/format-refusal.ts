@@ -3,7 +3,7 @@
 // answer the server would give.
 import { FormatError as BuiltFormatError } from '@siegel/formats';
 import { FormatError } from '../../packages/formats/src/format-error.js';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { answerFor } from '../src/http/error-answers.js';
 
 /**

@@ -4,10 +4,10 @@
 // answer's message.
 import { FormatError, type FormatErrorKind } from '@siegel/formats';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError, type ApiErrorCode, invalidFormat } from '../api-error.js';
 import { EmptyFileError } from '../metadata/analyze-file.js';
 import { SigningError, type SigningErrorKind } from '../signing/signing-error.js';
 import { UploadTokenError, type UploadTokenErrorKind } from '../signing/upload-tokens.js';
+import { ApiError, type ApiErrorCode, invalidFormat } from './api-error.js';
 
 /** The answer to each kind of refused upload token or token request. */
 export const UPLOAD_TOKEN_ANSWERS: Record<
