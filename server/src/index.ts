@@ -1,8 +1,14 @@
-export { decodePdfText, isRealAuthor, PLACEHOLDER_AUTHORS, SUPPORTED_FORMATS } from '@siegel/formats';
-export { ApiError, type ApiErrorCode } from './api-error.js';
+export {
+  decodePdfText,
+  FormatError,
+  isRealAuthor,
+  PLACEHOLDER_AUTHORS,
+  SUPPORTED_FORMATS,
+} from '@siegel/formats';
 export { readServerConfig, SERVER_DEFAULTS, type ServerConfig } from './config/config.js';
+export { ApiError, type ApiErrorCode } from './http/api-error.js';
 export { type AppDeps, createApp, type SiegelApp } from './http/app.js';
-export { analyzeFile, type FileAnalysis } from './metadata/analyze-file.js';
+export { analyzeFile, EmptyFileError, type FileAnalysis } from './metadata/analyze-file.js';
 export { readPdfMetadata, readTextMetadata, readXmp } from './metadata/readers.js';
 export { createFileEvent, FILE_EVENT_KIND } from './records/file-event.js';
 export { type FileUrls, fileUrls } from './records/public-urls.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { UploadAdmission } from '../src/http/middleware/admission.js';
 import { makeTestApp, readFixture, TOKEN } from './test-app.js';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameOf, selectAuthors } from '../../packages/formats/src/author.js';
 import { decodePdfText } from '../../packages/formats/src/pdf/text.js';
-import type { ApiError } from '../src/api-error.js';
+import type { ApiError } from '../src/http/api-error.js';
 import { answerFor } from '../src/http/error-answers.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { requireAuthor } from '../src/signing/file-signer.js';

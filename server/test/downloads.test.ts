@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api-error.js';
 import { readServerConfig } from '../src/config/config.js';
+import { ApiError } from '../src/http/api-error.js';
 import {
   DOWNLOAD_CHUNK_BYTES,
   DOWNLOAD_TURN_BYTES,

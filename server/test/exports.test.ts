@@ -9,9 +9,11 @@ describe('@siegel/server', () => {
       [
         'ApiError',
         'DuplicateRecordError',
+        'EmptyFileError',
         'EventVerifier',
         'FILE_EVENT_KIND',
         'FileSigner',
+        'FormatError',
         'FilesystemStorage',
         'MIGRATIONS',
         'PLACEHOLDER_AUTHORS',

@@ -1,9 +1,31 @@
-// The readers moved to @siegel/formats throw `FormatError`; the server answers it as `ApiError` at its edge
-// (`formatRefusal`). Tests that call a reader directly check the answer the server would give.
+// The readers throw the domain's `FormatError` (and `analyzeFile` an `EmptyFileError` for no bytes); the
+// server answers them through its one mapper (`answerFor`). Tests that call a reader directly check the
+// answer the server would give.
+import { FormatError as BuiltFormatError } from '@siegel/formats';
 import { FormatError } from '../../packages/formats/src/format-error.js';
-import { formatRefusal } from '../src/metadata/analyze-file.js';
+import { ApiError } from '../src/http/api-error.js';
+import { answerFor } from '../src/http/error-answers.js';
 
-/** `error` as the server answers it: a `FormatError` mapped to its `ApiError`, anything else unchanged. */
+/**
+ * `error` as the server answers it: a domain error mapped to its `ApiError`, anything else unchanged. A test
+ * that calls the formats package's source throws its source `FormatError`; the server maps the built one.
+ */
 export function asApiError(error: unknown): unknown {
-  return error instanceof FormatError ? formatRefusal(error) : error;
+  const domain =
+    error instanceof FormatError
+      ? new BuiltFormatError(error.kind, error.format, error.message, error.limit)
+      : error;
+  return answerFor(domain) ?? error;
+}
+
+/** The answer the server would give to what `run` throws; the test fails when `run` throws nothing to answer. */
+export function answerTo(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    const answer = asApiError(error);
+    if (answer instanceof ApiError) return answer;
+    throw error;
+  }
+  throw new Error('Expected a refusal, but nothing was thrown');
 }

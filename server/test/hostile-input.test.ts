@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { readTextFileMetadata, readTextMetadata, readXmp } from '../src/metadata/readers.js';
-import { asApiError } from './format-refusal.js';
+import { answerTo, asApiError } from './format-refusal.js';
 import * as hostile from './hostile-files.js';
 import { photoshopJpeg, photoshopXmp } from './photoshop-jpeg.js';
 import { FIXTURES, makeTestApp, TOKEN } from './test-app.js';
@@ -247,7 +247,9 @@ describe('the heading and frontmatter scanners agree with the regular expression
       } catch {
         // Only frontmatter (not valid YAML) is refused.
         expect(match, JSON.stringify(text)).not.toBeNull();
-        expect(() => readTextFileMetadata(utf16, true), JSON.stringify(text)).toThrow(ApiError);
+        expect(answerTo(() => readTextFileMetadata(utf16, true)).code, JSON.stringify(text)).toBe(
+          'INVALID_FORMAT',
+        );
         continue;
       }
       expect(found.title, JSON.stringify(text)).toBe(expectedTitle);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readImageContainer } from '../../packages/formats/src/image/container.js';
 import { readImageMetadata } from '../../packages/formats/src/image/metadata.js';
 import { pngChunk } from '../fixtures/png-chunk.mjs';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { asApiError } from './format-refusal.js';

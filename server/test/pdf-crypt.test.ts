@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { nodePrimitives } from '../../packages/formats/src/node.js';
 import * as keys from '../../packages/formats/src/pdf/crypt-keys.js';
 import { rc4 } from '../../packages/formats/src/pdf/crypt-keys.js';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { readPdfMetadata } from '../src/metadata/readers.js';

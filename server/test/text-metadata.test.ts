@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { contentTypeOf } from '../../packages/formats/src/file-formats.js';
 import { detectFileType } from '../../packages/formats/src/file-type.js';
 import { checkTextEncoding } from '../../packages/formats/src/text/encoding.js';
-import { ApiError } from '../src/api-error.js';
+import { ApiError } from '../src/http/api-error.js';
 import { analyzeFile } from '../src/metadata/analyze-file.js';
 import { ANALYSIS_LIMITS } from '../src/metadata/limits.js';
 import { readTextFileMetadata, readTextMetadata } from '../src/metadata/readers.js';

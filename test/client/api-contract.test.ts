@@ -4,14 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { ERROR_CLASSES, type FileUrls, type ServerErrorCode } from '@siegel/client';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ApiErrorCode } from '../../server/src/api-error.js';
+import type { ApiErrorCode } from '../../server/src/http/api-error.js';
 import type { FileUrls as ServerFileUrls } from '../../server/src/records/public-urls.js';
 
 describe('the client and the server declare one API', () => {
   it('the same error codes (the client adds BAD_REQUEST, which Hono answers for malformed requests)', async () => {
     expectTypeOf<Exclude<ServerErrorCode, 'BAD_REQUEST'>>().toEqualTypeOf<ApiErrorCode>();
     // At run time too: the codes in the server's source, against the client's table of error classes.
-    const source = await readFile(new URL('../../server/src/api-error.ts', import.meta.url), 'utf8');
+    const source = await readFile(new URL('../../server/src/http/api-error.ts', import.meta.url), 'utf8');
     const union = /export type ApiErrorCode =([^;]+);/.exec(source)?.[1] ?? '';
     const serverCodes = [...union.matchAll(/'([A-Z_]+)'/g)].map((match) => match[1]);
     expect(serverCodes.length).toBeGreaterThan(10);

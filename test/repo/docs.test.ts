@@ -285,7 +285,7 @@ describe('docs/ (issue 12, acceptance 5)', async () => {
   });
 
   it('docs/server-api.md and docs/errors.md give every error code of the file server', async () => {
-    const codes = unionMembers(await read('server/src/api-error.ts'), 'ApiErrorCode');
+    const codes = unionMembers(await read('server/src/http/api-error.ts'), 'ApiErrorCode');
     expect(codes.length).toBeGreaterThanOrEqual(14);
     const expected = codes.map((code) => [`\`${code}\``]);
     expect(missingRows(await read('docs/server-api.md'), expected)).toEqual([]);

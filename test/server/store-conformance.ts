@@ -8,7 +8,7 @@ import { LocalKeySigner } from '@siegel/core';
 import { generateSecretKey } from 'nostr-tools/pure';
 import { bytesToHex } from 'nostr-tools/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiError } from '../../server/src/api-error.js';
+import type { ApiError } from '../../server/src/http/api-error.js';
 import { answerFor } from '../../server/src/http/error-answers.js';
 import { FileSigner } from '../../server/src/signing/file-signer.js';
 import type { FileStorage } from '../../server/src/storage/file-storage.js';

@@ -65,7 +65,8 @@ export function readRoomOrders(doc: string): Map<string, string[]> {
   return orders;
 }
 
-async function listSources(src: string): Promise<string[]> {
+/** The source files under `src`, relative to it (`/`-separated), sorted. */
+export async function listSources(src: string): Promise<string[]> {
   const entries = await readdir(src, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile() && SOURCE.test(entry.name))

@@ -1,6 +1,6 @@
 /**
  * The error codes a Siegel server answers with (`{ success: false, error: CODE, message, …extra }`), as
- * `server/src/api-error.ts` declares them and docs/server-api.md lists them. `ALREADY_SIGNED` is among them,
+ * `server/src/http/api-error.ts` declares them and docs/server-api.md lists them. `ALREADY_SIGNED` is among them,
  * but `sign` turns it into a result (`alreadySigned: true`), never an error.
  */
 export type ServerErrorCode =

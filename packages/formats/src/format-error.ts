@@ -1,6 +1,6 @@
 // The one error every reader and writer of this package throws: what went wrong in words a person can act on
 // (`message`), and as data a caller can branch on (`kind`, `format`, `limit`). No HTTP status: the server
-// maps kinds to its answers at its edge (server/src/metadata/analyze-file.ts), the client to its own codes.
+// maps kinds to its answers at its edge (server/src/http/error-answers.ts), the client to its own codes.
 
 /**
  * Why bytes could not be read or written: `unsupported` (not a format this package knows, or a variant of

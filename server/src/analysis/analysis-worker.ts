@@ -1,13 +1,14 @@
 // The analysis worker (`node:worker_threads`): runs `analyzeFile` on uploads the main thread moves here, so
 // that reading a file never blocks the event loop that answers every other request. One task at a time:
-// `{ id, task: { buffer, byteOffset, byteLength, name } }` → `{ id, result }`, the buffer moved back.
+// `{ id, task: { buffer, byteOffset, byteLength, name } }` → `{ id, result }`, the buffer moved back; a
+// refusal travels as its domain error's fields (`refusals.ts`).
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { ApiError } from '../api-error.js';
 import { analyzeFile } from '../metadata/analyze-file.js';
 import type { AnalysisReply, AnalysisTask } from './file-analyzer.js';
+import { refusalOf } from './refusals.js';
 
 const port = parentPort;
 if (port === null) throw new Error('analysis-worker.js runs as a worker thread only');
@@ -37,16 +38,10 @@ port.on('message', ({ id, task }: { id: number; task: AnalysisTask }) => {
   try {
     result = { ok: true, analysis: analyzeFile(bytes, task.name), buffer: task.buffer };
   } catch (error) {
+    const refusal = refusalOf(error);
     result =
-      error instanceof ApiError
-        ? {
-            ok: false,
-            status: error.status,
-            code: error.code,
-            message: error.message,
-            extra: error.extra,
-            buffer: task.buffer,
-          }
+      refusal !== undefined
+        ? { ok: false, refusal, buffer: task.buffer }
         : { ok: false, unexpected: (error as Error).stack ?? String(error), buffer: task.buffer };
   }
   port.postMessage({ id, result }, [task.buffer]);

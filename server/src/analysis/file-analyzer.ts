@@ -1,10 +1,9 @@
 // analysis/ owns running the metadata analysis on worker threads, bounded in time and memory
 // (`worker-pool.ts`, `analysis-worker.ts`), behind one `FileAnalyzer`.
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError, type ApiErrorCode } from '../api-error.js';
 import { SERVER_DEFAULTS } from '../config/config.js';
 import { analyzeFile, type FileAnalysis } from '../metadata/analyze-file.js';
 import { pastLimit } from '../metadata/limits.js';
+import { type AnalysisRefusal, errorOf } from './refusals.js';
 import { WorkerCrashError, WorkerPool, WorkerTimeoutError } from './worker-pool.js';
 
 /** An upload as the analyzer takes it: its bytes (a view into one buffer) and its name. */
@@ -19,8 +18,9 @@ export interface FileAnalyzer {
    * Analyze `upload`. Its bytes may travel to a worker thread and back without a copy: afterwards
    * `upload.bytes` is the view to use (the same contents; empty when the worker had to be stopped).
    *
-   * @throws {ApiError} `NO_FILE`, `INVALID_FORMAT` (with `limit` past a bound, `analysis_time` when reading
-   *   took more than the time budget, `analysis_memory` when it needed more than a worker's heap).
+   * @throws {EmptyFileError} for no bytes.
+   * @throws {FormatError} (with `limit` past a bound, `analysis_time` when reading took more than the time
+   *   budget, `analysis_memory` when it needed more than a worker's heap).
    */
   analyze(upload: AnalyzedUpload): Promise<FileAnalysis>;
   /** Start the workers ahead of the first upload (they otherwise start on first use). */
@@ -54,14 +54,7 @@ export interface AnalysisTask {
 /** What a worker answers: the analysis or the refusal, and the buffer, moved back. */
 export type AnalysisReply =
   | { ok: true; analysis: FileAnalysis; buffer: ArrayBuffer }
-  | {
-      ok: false;
-      status: ContentfulStatusCode;
-      code: ApiErrorCode;
-      message: string;
-      extra: Record<string, unknown>;
-      buffer: ArrayBuffer;
-    }
+  | { ok: false; refusal: AnalysisRefusal; buffer: ArrayBuffer }
   | { ok: false; unexpected: string; buffer: ArrayBuffer };
 
 /** Heap of one analysis worker: a 25 MiB text file decodes to at most ~100 MB of strings at once. */
@@ -139,7 +132,7 @@ export function createFileAnalyzer(options: FileAnalyzerOptions = {}): FileAnaly
       upload.bytes = new Uint8Array(reply.buffer, task.byteOffset, task.byteLength);
       if (reply.ok) return reply.analysis;
       if ('unexpected' in reply) throw new Error(`Analysis failed: ${reply.unexpected}`);
-      throw new ApiError(reply.status, reply.code, reply.message, reply.extra);
+      throw errorOf(reply.refusal);
     },
     start: () => pool.start(),
     close: () => pool.close(),

@@ -1,9 +1,9 @@
-import { ApiError } from '../api-error.js';
 import {
   DEFAULT_DOWNLOAD_BUFFERED_BYTES,
   DOWNLOAD_CHUNK_BYTES,
   DOWNLOAD_WINDOW_BYTES,
 } from '../config/setting-values.js';
+import { ApiError } from './api-error.js';
 import { BUSY_RETRY_AFTER_SECONDS, UploadAdmission } from './middleware/admission.js';
 
 export { DEFAULT_DOWNLOAD_BUFFERED_BYTES, DOWNLOAD_CHUNK_BYTES, DOWNLOAD_WINDOW_BYTES };

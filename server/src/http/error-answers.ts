@@ -2,10 +2,12 @@
 // code here, and nowhere else. A `Record` over each kind keeps the mapping total (a new kind does not compile
 // until it has an answer). `createApp`'s error handler answers through it; `X-Reason` (Blossom) is the
 // answer's message.
+import { FormatError, type FormatErrorKind } from '@siegel/formats';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError, type ApiErrorCode } from '../api-error.js';
+import { EmptyFileError } from '../metadata/analyze-file.js';
 import { SigningError, type SigningErrorKind } from '../signing/signing-error.js';
 import { UploadTokenError, type UploadTokenErrorKind } from '../signing/upload-tokens.js';
+import { ApiError, type ApiErrorCode, invalidFormat } from './api-error.js';
 
 /** The answer to each kind of refused upload token or token request. */
 export const UPLOAD_TOKEN_ANSWERS: Record<
@@ -31,12 +33,25 @@ export const SIGNING_ANSWERS: Record<SigningErrorKind, { status: ContentfulStatu
   };
 
 /**
+ * The status of `INVALID_FORMAT` for each kind of unreadable file: 415 for a type the service does not sign,
+ * 422 for a supported type it cannot read (damaged, encrypted, too complex, past a bound: `limit` names it).
+ */
+export const FORMAT_ANSWERS: Record<FormatErrorKind, 415 | 422> = {
+  unsupported: 415,
+  damaged: 422,
+  encrypted: 422,
+  too_complex: 422,
+  limit: 422,
+};
+
+/**
  * The API's answer to `error`: itself when it is already an `ApiError`, the mapped answer for a domain error,
  * `undefined` for anything else (the caller's 500 or other handling).
  *
  * @example
  * ```ts
  * answerFor(new UploadTokenError('expired', 'The upload token expired …'))?.status; // 401
+ * answerFor(new FormatError('limit', 'pdf', 'Too many objects', 'pdf_objects'))?.toJSON().limit; // 'pdf_objects'
  * ```
  */
 export function answerFor(error: unknown): ApiError | undefined {
@@ -45,6 +60,12 @@ export function answerFor(error: unknown): ApiError | undefined {
     const { status, code } = UPLOAD_TOKEN_ANSWERS[error.kind];
     return new ApiError(status, code, error.message, error.details);
   }
+  if (error instanceof FormatError) {
+    const refusal = invalidFormat(error.message, FORMAT_ANSWERS[error.kind]);
+    if (error.limit !== undefined) refusal.extra.limit = error.limit;
+    return refusal;
+  }
+  if (error instanceof EmptyFileError) return new ApiError(400, 'NO_FILE', error.message);
   if (error instanceof SigningError) {
     const { status, code } = SIGNING_ANSWERS[error.kind];
     return new ApiError(status, code, error.message, error.details);

@@ -1,7 +1,6 @@
 // The bounds of reading uploads: the formats package's table (`FORMAT_LIMITS`), and the two the server adds
-// around a whole analysis (its time and its worker's memory), answered like the others.
-import { FORMAT_LIMITS, type FormatLimit } from '@siegel/formats';
-import { type ApiError, invalidFormat } from '../api-error.js';
+// around a whole analysis (its time and its worker's memory), refused like the others (a `FormatError`).
+import { FORMAT_LIMITS, FormatError, type FormatLimit } from '@siegel/formats';
 
 /** Every bound the metadata readers keep, by name (`FORMAT_LIMITS` of @siegel/formats). */
 export const ANALYSIS_LIMITS = FORMAT_LIMITS;
@@ -10,15 +9,14 @@ export const ANALYSIS_LIMITS = FORMAT_LIMITS;
 export type AnalysisLimit = FormatLimit | 'analysis_time' | 'analysis_memory';
 
 /**
- * `INVALID_FORMAT` (422) for a file past `limit`: `limit` names it in the answer.
+ * The refusal of a file past `limit`: a `FormatError` of kind `limit` naming it (its format is not known
+ * when the whole analysis was stopped), answered as the formats package's own limits are.
  *
  * @example
  * ```ts
  * throw pastLimit('analysis_time', 'Reading this file took longer than 5 s');
  * ```
  */
-export function pastLimit(limit: AnalysisLimit, message: string): ApiError {
-  const error = invalidFormat(message);
-  error.extra.limit = limit;
-  return error;
+export function pastLimit(limit: AnalysisLimit, message: string): FormatError {
+  return new FormatError('limit', 'unknown', message, limit);
 }

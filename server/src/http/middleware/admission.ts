@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from '../../api-error.js';
+import { ApiError } from '../api-error.js';
 
 /** Options of {@link UploadAdmission}. */
 export interface AdmissionOptions {

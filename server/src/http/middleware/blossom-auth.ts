@@ -2,9 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { NostrEvent } from 'nostr-tools/core';
 import { normalizeServerTag } from 'nostr-tools/nipb7';
 import { validateEvent, verifyEvent } from 'nostr-tools/pure';
-import { ApiError } from '../../api-error.js';
 import { readPubkeys } from '../../config/setting-values.js';
 import { isoTime, npubOf } from '../../records/describe-record.js';
+import { ApiError } from '../api-error.js';
 import { signAuth } from './sign-auth.js';
 
 export { readPubkeys };

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError } from '../../api-error.js';
+import { ApiError } from '../api-error.js';
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {

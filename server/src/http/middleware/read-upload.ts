@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { ApiError } from '../../api-error.js';
 import { MULTIPART_OVERHEAD } from '../../config/setting-values.js';
+import { ApiError } from '../api-error.js';
 import { parseMultipart, readBoundary } from './multipart.js';
 
 export { MULTIPART_OVERHEAD };

@@ -1,7 +1,7 @@
 import { findToken } from '@siegel/core/auth';
 import type { MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { ApiError } from '../../api-error.js';
+import { ApiError } from '../api-error.js';
 
 /** What this service has always read as `Bearer <token>`: any non-blank token, after any blank. */
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,12 +1,12 @@
 import { CONTENT_TYPES, contentTypeOf, FILE_FORMATS } from '@siegel/formats';
 import { type Context, Hono } from 'hono';
-import { ApiError } from '../../api-error.js';
 import type { CheckedRecord, RecordChecker } from '../../records/checked-records.js';
 import { describeRecord } from '../../records/describe-record.js';
 import { fileUrls, verifyApiUrl, verifyPageUrl } from '../../records/public-urls.js';
 import { type FileStorage, isStorageKey } from '../../storage/file-storage.js';
 import { hashBytes, type StoredFileHash } from '../../storage/stored-file-hashes.js';
 import { PAGE_STYLE, pageText, renderEventPage } from '../../web/event-page.js';
+import { ApiError } from '../api-error.js';
 import { DownloadBudget, type DownloadSlot } from '../download-budget.js';
 import { BUSY_RETRY_AFTER_SECONDS } from '../middleware/admission.js';
 import { inlineStyleCsp, UPLOAD_CSP } from '../middleware/security-headers.js';

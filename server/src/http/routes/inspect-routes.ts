@@ -1,10 +1,10 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { FileAnalyzer } from '../../analysis/file-analyzer.js';
-import type { ApiError } from '../../api-error.js';
 import { fileUrls } from '../../records/public-urls.js';
 import { bindRecord } from '../../records/verify-record.js';
 import { requireAuthor } from '../../signing/file-signer.js';
 import type { RecordStore } from '../../storage/record-store.js';
+import type { ApiError } from '../api-error.js';
 import { answerFor } from '../error-answers.js';
 import { getUpload, type Upload } from '../middleware/read-upload.js';
 

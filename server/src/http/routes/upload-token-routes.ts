@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError } from '../../api-error.js';
 import { mintUploadToken } from '../../signing/upload-tokens.js';
 import type { UploadTokenStore } from '../../storage/upload-token-store.js';
+import { ApiError } from '../api-error.js';
 import { signAuth } from '../middleware/sign-auth.js';
 
 /** What {@link createUploadTokenRoutes} needs. */

@@ -1,10 +1,10 @@
 import { type Context, Hono } from 'hono';
-import { ApiError } from '../../api-error.js';
 import type { RecordChecker } from '../../records/checked-records.js';
 import { describeRecord, npubOf } from '../../records/describe-record.js';
 import { fileUrls, verifyPageUrl } from '../../records/public-urls.js';
 import { judgeUnknownHash, UNKNOWN_HASH_MESSAGE } from '../../records/verify-record.js';
 import { renderBadge } from '../../web/badge.js';
+import { ApiError } from '../api-error.js';
 import { createSecurityHeaders } from '../middleware/security-headers.js';
 
 /** Options of {@link createVerifyRoutes}. */

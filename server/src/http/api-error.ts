@@ -1,3 +1,5 @@
+// The API's error answer (`ApiError`: status, code, JSON body) and its codes. Only http/ knows it: the rooms
+// below throw domain errors, and `error-answers.ts` turns them into these.
 import { SUPPORTED_FORMATS } from '@siegel/formats';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
