@@ -30,8 +30,9 @@ let runs = 0;
 async function run(tabId: number, url: string, head: string): Promise<void> {
   const run = ++runs;
   tabs.set(tabId, { run, url, head });
-  // CHECKING is shown while the check runs, not before it starts: the check does not wait on the toolbar.
-  const checking = showState(tabId, 'checking');
+  // CHECKING is shown while the check runs: neither the check nor its final state waits on the toolbar (the
+  // browser applies one context's calls in order, so the final state still comes after it).
+  void showState(tabId, 'checking');
   const askLive = async (request: LiveRequest) =>
     (await chrome.tabs.sendMessage(tabId, request, { frameId: 0 }).catch(() => undefined)) as
       | LiveFindings
@@ -50,7 +51,6 @@ async function run(tabId: number, url: string, head: string): Promise<void> {
       facts: { recorder: createEvidenceRecorder() },
     };
   }
-  await checking;
   const current = tabs.get(tabId);
   if (current?.run !== run) return;
   current.record = result.record;
