@@ -18,7 +18,13 @@
 // The sites go to /dev/shm by default: the ratios are Siegel's cost against the parse's, and on this VM's
 // disk the same warm run took anything from 3.3 s to 10.8 s within minutes (I/O floor alone 0.3–0.9× the
 // parse), so disk figures measure the disk. The file system used is printed with the figures.
-//   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" …        # extra node arguments for each measured phase
+//   BENCH_NODE_ARGS="--max-semi-space-size=16" …             # extra node arguments for each measured phase
+//   BENCH_PROFILE=0 node bench/sign-site/run.mjs             # without the CPU profiles (below)
+//
+// Where the time goes: each signing phase and verify run under `node --cpu-prof` (V8's sampling profiler,
+// every thread, 1 ms), and a line per phase splits its CPU time into read, parse, checks, hash, sign, write,
+// cache, publish, gc and other (profile-phases.mjs). The profiler's own cost is in that phase's figures;
+// BENCH_PROFILE=0 measures without it.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -28,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { startBunker } from '../../test/support/bunker-process.ts';
 import { generateSite } from './generate-site.mjs';
 import { runCliWithPeak } from './peak-rss.mjs';
+import { describeProfile, summarizeProfiles } from './profile-phases.mjs';
 
 const PAGES = Number(process.argv[2] ?? process.env.BENCH_PAGES ?? 10_000);
 if (!Number.isInteger(PAGES) || PAGES < 1)
@@ -45,13 +52,23 @@ const SITE = 'https://example.com';
 const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
 const _CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
 const nodeArgs = () => process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const PROFILE = process.env.BENCH_PROFILE !== '0';
+/** Each profiled phase's profile folder (`--cpu-prof-dir`), by phase name. */
+const profiles = new Map();
+/** The node arguments that profile `phase` into a folder of its own (none with BENCH_PROFILE=0). */
+async function profiling(phase) {
+  if (!PROFILE) return [];
+  const dir = await mkdtemp(join(tmpdir(), `siegel-bench-profile-${phase}-`));
+  profiles.set(phase, dir);
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
 
 // Each phase starts on a settled file system: `sync` first, so the dirty pages of the copy made for it (or
 // of the phase before) are not written back inside its time.
-function measure(args) {
+function measure(args, extraArgs = []) {
   execFileSync('sync');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs(), MEASURE, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs(), ...extraArgs, MEASURE, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -73,10 +90,11 @@ function measure(args) {
  * exits 0 with every one of the `pages` valid.
  */
 async function verifyCli(dir, pages) {
+  const extraArgs = await profiling('verify');
   execFileSync('sync');
   const { code, ms, peakMb, out, err } = await runCliWithPeak(['verify', dir, '--site', SITE], {
     cwd: dir,
-    nodeArgs: nodeArgs(),
+    nodeArgs: [...nodeArgs(), ...extraArgs],
   });
   const counts = /^Siegel verify: .*$/m.exec(out)?.[0] ?? '';
   if (code !== 0 || !counts.startsWith(`Siegel verify: ${pages} valid, 0 invalid`))
@@ -112,15 +130,16 @@ try {
     await cp(build, dir, { recursive: true });
     return dir;
   };
-  const sign = async (dir) => measure(['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE]);
+  const sign = async (dir, phase) =>
+    measure(['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE], await profiling(phase));
 
   const parse1 = await measure(['parse', build]);
   const run = {};
   const coldDir = await fresh('cold');
-  if (PHASES.includes('cold')) run.cold = await sign(coldDir);
+  if (PHASES.includes('cold')) run.cold = await sign(coldDir, 'cold');
   if (PHASES.includes('verify')) run.verify = await verifyCli(coldDir, PAGES);
   const cacheBytes = run.cold ? (await stat(cacheFile)).size : undefined;
-  if (PHASES.includes('warm')) run.warm = await sign(await fresh('warm'));
+  if (PHASES.includes('warm')) run.warm = await sign(await fresh('warm'), 'warm');
   if (PHASES.includes('one')) {
     const oneDir = await fresh('one');
     const changed = join(oneDir, paths[Math.floor(PAGES / 2)]);
@@ -128,7 +147,7 @@ try {
       changed,
       (await readFile(changed, 'utf8')).replace('<article><h1>', '<article><h1>Geändert: '),
     );
-    run.one = await sign(oneDir);
+    run.one = await sign(oneDir, 'one');
   }
   // The I/O floor: the files a signed run reads (each page, each asset once) and writes (each page, a verify
   // page and an event per page), with nothing computed — no parse, no hash, no signature.
@@ -189,8 +208,13 @@ try {
     console.log(
       `verify ${times(run.verify)}  goal ≤ 1.0× (aim 0.6×) ${check('verify', run.verify.ms <= parseMs)}, ≤ ${MEMORY} MB ${memory('verify')}  (siegel verify of the cold site, ${PAGES >= 64 ? Math.max(0, Math.min(4, os.availableParallelism() - 1)) : 0} parse worker(s): ${run.verify.counts.replace('Siegel verify: ', '')})`,
     );
+  for (const phase of ALL_PHASES) {
+    const dir = profiles.get(phase);
+    if (dir) console.log(`where ${phase.padEnd(6)} ${describeProfile(await summarizeProfiles(dir))}`);
+  }
   console.log(goals.length === 0 ? 'all goals met' : `GOALS NOT MET: ${goals.join(', ')}`);
 } finally {
   await bunker.stop();
   await rm(root, { recursive: true, force: true });
+  for (const dir of profiles.values()) await rm(dir, { recursive: true, force: true });
 }

@@ -152,6 +152,13 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
       /^manifest one +[\d.]+ s .* 1 event\(s\) signed, layout inline/m,
       /^writes +[\d.]+ s .*pages and 6 assets/m,
       /^verify +[\d.]+ s +[\d.]+× parse +\d+ MB peak RSS .*20 valid, 0 invalid/m,
+      // Where the time goes, from each phase's CPU profile: a cold run and a verify parse and check pages.
+      ...['cold', 'warm', 'one', 'verify'].map(
+        (phase) => new RegExp(`^where ${phase} +[\\d.]+ s CPU on \\d+ thread\\(s\\): \\S+ \\d+%`, 'm'),
+      ),
+      ...['cold', 'verify'].map(
+        (phase) => new RegExp(`^where ${phase} .*(?=.*\\bparse \\d+%)(?=.*\\bchecks \\d+%)`, 'm'),
+      ),
     ],
   },
   'sign-site/huge-page.mjs': {
@@ -169,6 +176,7 @@ const HELPERS = [
   'sign-site/generate-site.mjs',
   'sign-site/measure.mjs',
   'sign-site/peak-rss.mjs',
+  'sign-site/profile-phases.mjs',
   'sign-site/report-peak-rss.mjs',
 ];
 
