@@ -130,6 +130,9 @@ const { app, fileSigner, analyzer, verifier } = createApp({
   relayWaitMs: config.relayWaitMs,
   claimLeaseMs: config.claimLeaseMs,
   fileRedirect: config.fileRedirect,
+  // Verify by URL asks the relays this server publishes to; its address policy is the default (public only).
+  verifyRelays: config.relays,
+  verifyUrl: config.verifyUrl,
 });
 // The analysis workers load their modules now, not while the first upload waits.
 await analyzer.start();

@@ -63,8 +63,24 @@ describe('@siegel/server', () => {
       fileRedirect: 'proxy',
       claimLeaseMs: 60_000,
       orphanSweepMs: 3_600_000,
+      verifyUrl: {
+        rateLimitPerMinute: 30,
+        hostRateLimitPerMinute: 20,
+        cacheMs: 30_000,
+        maxInFlight: 8,
+        timeoutMs: 20_000,
+        requestTimeoutMs: 8000,
+        maxPageBytes: 5 * 1024 * 1024,
+        maxRedirects: 5,
+      },
     });
     expect(readServerConfig({ RELAY_WAIT_MS: '0' }).relayWaitMs).toBe(0);
+    expect(
+      readServerConfig({ VERIFY_URL_CACHE_MS: '0', VERIFY_URL_HOST_RATE_LIMIT: '3' }).verifyUrl,
+    ).toMatchObject({ cacheMs: 0, hostRateLimitPerMinute: 3 });
+    expect(() => readServerConfig({ VERIFY_URL_RATE_LIMIT: '0' })).toThrow(
+      'VERIFY_URL_RATE_LIMIT must be a positive integer, got `0`',
+    );
     expect(readServerConfig({ DATABASE_TIMEOUT_MS: '1500' }).databaseTimeoutMs).toBe(1500);
     expect(() => readServerConfig({ DATABASE_TIMEOUT_MS: '0' })).toThrow(
       'DATABASE_TIMEOUT_MS must be a positive integer, got `0`',

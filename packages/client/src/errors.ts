@@ -26,7 +26,12 @@ export type ServerErrorCode =
   | 'UPLOAD_TOKEN_ORIGIN'
   | 'INVALID_TOKEN_REQUEST'
   | 'ORIGIN_NOT_ALLOWED'
-  | 'BAD_HEADER';
+  | 'BAD_HEADER'
+  // Verify by URL (`GET /api/verify-page`), which the client does not call; `INVALID_QUERY` is `hash` with `url`.
+  | 'INVALID_URL'
+  | 'PAGE_UNAVAILABLE'
+  | 'HOST_RATE_LIMITED'
+  | 'INVALID_QUERY';
 
 /**
  * Codes of errors the client raises itself, with no server code to carry: the server could not be reached
@@ -209,6 +214,10 @@ export const ERROR_CLASSES: Readonly<Record<ServerErrorCode, typeof SiegelApiErr
   UPLOAD_TOKEN_ORIGIN: UploadTokenOriginError,
   INVALID_TOKEN_REQUEST: InvalidTokenRequestError,
   ORIGIN_NOT_ALLOWED: OriginNotAllowedError,
+  INVALID_URL: SiegelApiError,
+  PAGE_UNAVAILABLE: SiegelApiError,
+  HOST_RATE_LIMITED: SiegelApiError,
+  INVALID_QUERY: SiegelApiError,
 };
 
 /**

@@ -64,6 +64,28 @@ export interface ServerConfig {
   claimLeaseMs: number;
   /** `ORPHAN_SWEEP_MS`: how often each instance deletes stored files without a record, besides at start; default 1 h (0: only at start). */
   orphanSweepMs: number;
+  /** The `VERIFY_URL_*` settings: the bounds of verify by URL (`/verify?url=`, `/api/verify-page`). */
+  verifyUrl: VerifyUrlLimits;
+}
+
+/** The bounds of verify by URL; each instance keeps its own counts. */
+export interface VerifyUrlLimits {
+  /** `VERIFY_URL_RATE_LIMIT`: page checks asked per client per minute, default 30. */
+  rateLimitPerMinute: number;
+  /** `VERIFY_URL_HOST_RATE_LIMIT`: fetches of pages of one target host per minute, default 20 (answers from the cache do not count). */
+  hostRateLimitPerMinute: number;
+  /** `VERIFY_URL_CACHE_MS`: how long an answer is reused, never past the event's or manifest's freshness; default 30 000 (0: never). */
+  cacheMs: number;
+  /** `VERIFY_URL_MAX_IN_FLIGHT`: checks running at once, default 8 (one more: 503 `SERVER_BUSY`). */
+  maxInFlight: number;
+  /** `VERIFY_URL_TIMEOUT_MS`: time for one whole check (page, event, manifest, relays, NIP-05), default 20 000. */
+  timeoutMs: number;
+  /** `VERIFY_URL_REQUEST_TIMEOUT_MS`: time for one request or relay lookup, default 8 000. */
+  requestTimeoutMs: number;
+  /** `VERIFY_URL_MAX_PAGE_BYTES`: largest page (or file the check reads), default 5 MiB. */
+  maxPageBytes: number;
+  /** `VERIFY_URL_MAX_REDIRECTS`: redirects followed per request, default 5 (0: none). */
+  maxRedirects: number;
 }
 
 /** The `S3_*` settings (credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`, or the AWS SDK's usual chain). */
@@ -104,6 +126,16 @@ export const SERVER_DEFAULTS = {
   databaseTimeoutMs: 5000,
   claimLeaseMs: 60_000,
   orphanSweepMs: 60 * 60_000,
+  verifyUrl: {
+    rateLimitPerMinute: 30,
+    hostRateLimitPerMinute: 20,
+    cacheMs: 30_000,
+    maxInFlight: 8,
+    timeoutMs: 20_000,
+    requestTimeoutMs: 8000,
+    maxPageBytes: 5 * 1024 * 1024,
+    maxRedirects: 5,
+  } satisfies VerifyUrlLimits,
 } as const;
 
 /** The default `MAX_BUFFERED_BYTES` for an upload limit: 128 MiB, or one largest upload with its framing. */
@@ -166,6 +198,22 @@ export function readServerConfig(env: Record<string, string | undefined>, cwd = 
     fileRedirect: readFileRedirect(env.FILE_REDIRECT, s3),
     claimLeaseMs: readInteger(env, 'CLAIM_LEASE_MS', SERVER_DEFAULTS.claimLeaseMs),
     orphanSweepMs: readInteger(env, 'ORPHAN_SWEEP_MS', SERVER_DEFAULTS.orphanSweepMs, 0),
+    verifyUrl: readVerifyUrlLimits(env),
+  };
+}
+
+/** The `VERIFY_URL_*` settings, each defaulting to {@link SERVER_DEFAULTS}' `verifyUrl`. */
+function readVerifyUrlLimits(env: Record<string, string | undefined>): VerifyUrlLimits {
+  const d = SERVER_DEFAULTS.verifyUrl;
+  return {
+    rateLimitPerMinute: readInteger(env, 'VERIFY_URL_RATE_LIMIT', d.rateLimitPerMinute),
+    hostRateLimitPerMinute: readInteger(env, 'VERIFY_URL_HOST_RATE_LIMIT', d.hostRateLimitPerMinute),
+    cacheMs: readInteger(env, 'VERIFY_URL_CACHE_MS', d.cacheMs, 0),
+    maxInFlight: readInteger(env, 'VERIFY_URL_MAX_IN_FLIGHT', d.maxInFlight),
+    timeoutMs: readInteger(env, 'VERIFY_URL_TIMEOUT_MS', d.timeoutMs),
+    requestTimeoutMs: readInteger(env, 'VERIFY_URL_REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
+    maxPageBytes: readInteger(env, 'VERIFY_URL_MAX_PAGE_BYTES', d.maxPageBytes),
+    maxRedirects: readInteger(env, 'VERIFY_URL_MAX_REDIRECTS', d.maxRedirects, 0),
   };
 }
 

@@ -32,7 +32,12 @@ export type ApiErrorCode =
   | 'UPLOAD_TOKEN_USED_UP'
   | 'UPLOAD_TOKEN_ORIGIN'
   | 'INVALID_TOKEN_REQUEST'
-  | 'ORIGIN_NOT_ALLOWED';
+  | 'ORIGIN_NOT_ALLOWED'
+  // Verify by URL (pages/page-checks.ts): the address, the page, the target host's rate; `hash` with `url`.
+  | 'INVALID_URL'
+  | 'PAGE_UNAVAILABLE'
+  | 'HOST_RATE_LIMITED'
+  | 'INVALID_QUERY';
 
 /**
  * An error the API answers as `{ success: false, error: code, message, ...extra }` with `status`.

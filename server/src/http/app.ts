@@ -5,7 +5,9 @@ import { type Signer, toTerminalSafe } from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createFileAnalyzer, type FileAnalyzer } from '../analysis/file-analyzer.js';
-import { defaultMaxBufferedBytes, SERVER_DEFAULTS } from '../config/config.js';
+import { defaultMaxBufferedBytes, SERVER_DEFAULTS, type VerifyUrlLimits } from '../config/config.js';
+import { type ConnectPolicy, checkPageAtUrl, PUBLIC_ADDRESSES_ONLY } from '../pages/core-adapter.js';
+import { PageChecks } from '../pages/page-checks.js';
 import type { RelayPublishing } from '../publishing/relay-publishing.js';
 import { RecordChecker } from '../records/checked-records.js';
 import { EventVerifier } from '../records/verify-record.js';
@@ -19,13 +21,14 @@ import { DownloadBudget } from './download-budget.js';
 import { answerFor } from './error-answers.js';
 import { UploadAdmission } from './middleware/admission.js';
 import { signCors } from './middleware/cors.js';
-import { rateLimit } from './middleware/rate-limit.js';
+import { FixedWindows, rateLimit } from './middleware/rate-limit.js';
 import { discardUnreadBody, MULTIPART_OVERHEAD } from './middleware/read-upload.js';
 import { createSecurityHeaders, securityHeaders } from './middleware/security-headers.js';
 import { uploadGuard } from './middleware/upload-guard.js';
 import { createBlossomRoutes } from './routes/blossom-routes.js';
 import { createFileRoutes } from './routes/file-routes.js';
 import { createInspectRoutes } from './routes/inspect-routes.js';
+import { createPageCheckRoutes } from './routes/page-check-routes.js';
 import { createPageRoutes } from './routes/page-routes.js';
 import { createSignRoutes } from './routes/sign-routes.js';
 import { createUploadTokenRoutes } from './routes/upload-token-routes.js';
@@ -81,6 +84,15 @@ export interface AppDeps {
   claimLeaseMs?: number;
   /** `presigned`: `/{hash}` redirects to the storage's presigned URL after the record check (S3 only); default `proxy`. */
   fileRedirect?: 'proxy' | 'presigned';
+  /**
+   * Which addresses verify by URL may connect to — the page, its redirects, the event file, the manifest and
+   * its files, relay hints, NIP-05 (default `PUBLIC_ADDRESSES_ONLY`). Tests replace it to reach loopback.
+   */
+  connectPolicy?: ConnectPolicy;
+  /** The relays verify by URL asks for events and site manifests (`SIEGEL_RELAYS`; default none). */
+  verifyRelays?: string[];
+  /** The bounds of verify by URL (`VERIFY_URL_*`; each default `SERVER_DEFAULTS.verifyUrl`). */
+  verifyUrl?: Partial<VerifyUrlLimits>;
 }
 
 /** The built app, the file signer inside it (for `removeOrphans()` at start) and its analyzer (workers). */
@@ -148,6 +160,25 @@ export function createApp(deps: AppDeps): SiegelApp {
   // The verification memo and Schnorr engine are this app's own: two apps in one process share nothing.
   const verifier = new EventVerifier();
   const checker = new RecordChecker(deps.records, new StoredFileHashes(deps.storage), verifier);
+
+  // Verify by URL: one flight per page, a brief cache, a rate per target host and per client.
+  const verifyUrl = { ...SERVER_DEFAULTS.verifyUrl, ...deps.verifyUrl };
+  const hostWindows = new FixedWindows(verifyUrl.hostRateLimitPerMinute);
+  const pageChecks = new PageChecks({
+    check: (url) =>
+      checkPageAtUrl(url, {
+        policy: deps.connectPolicy ?? PUBLIC_ADDRESSES_ONLY,
+        relays: deps.verifyRelays ?? [],
+        totalTimeoutMs: verifyUrl.timeoutMs,
+        requestTimeoutMs: verifyUrl.requestTimeoutMs,
+        relayTimeoutMs: verifyUrl.requestTimeoutMs,
+        maxPageBytes: verifyUrl.maxPageBytes,
+        maxRedirects: verifyUrl.maxRedirects,
+      }),
+    admitHost: (host) => hostWindows.take(host),
+    cacheMs: verifyUrl.cacheMs,
+    maxInFlight: verifyUrl.maxInFlight,
+  });
 
   const https = baseUrl.startsWith('https:');
   const errorHeaders = createSecurityHeaders({ https });
@@ -225,6 +256,15 @@ export function createApp(deps: AppDeps): SiegelApp {
       baseUrl,
       cdnUrl,
       ...(deps.publishing && { publishing: deps.publishing }),
+    }),
+  );
+  // Ahead of the page routes: `/verify?url=` is answered here, `/verify` without `url` passes on.
+  site.route(
+    '/',
+    createPageCheckRoutes({
+      checks: pageChecks,
+      limiter: rateLimit({ limit: verifyUrl.rateLimitPerMinute, what: 'page checks' }),
+      baseUrl,
     }),
   );
   site.route('/', createPageRoutes({ checker, baseUrl, cdnUrl, maxUploadBytes, publishedTo }));

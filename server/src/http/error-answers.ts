@@ -5,6 +5,7 @@
 import { FormatError, type FormatErrorKind } from '@siegel/formats';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { EmptyFileError } from '../metadata/analyze-file.js';
+import { PageCheckError, type PageCheckErrorKind } from '../pages/page-checks.js';
 import { SigningError, type SigningErrorKind } from '../signing/signing-error.js';
 import { UploadTokenError, type UploadTokenErrorKind } from '../signing/upload-tokens.js';
 import { ApiError, type ApiErrorCode, invalidFormat } from './api-error.js';
@@ -44,6 +45,17 @@ export const FORMAT_ANSWERS: Record<FormatErrorKind, 415 | 422> = {
   limit: 422,
 };
 
+/** The answer to each kind of page not checked (verify by URL); `retryAfterSeconds` goes to `Retry-After`. */
+export const PAGE_CHECK_ANSWERS: Record<
+  PageCheckErrorKind,
+  { status: ContentfulStatusCode; code: ApiErrorCode }
+> = {
+  invalid_url: { status: 400, code: 'INVALID_URL' },
+  unavailable: { status: 502, code: 'PAGE_UNAVAILABLE' },
+  host_busy: { status: 503, code: 'HOST_RATE_LIMITED' },
+  busy: { status: 503, code: 'SERVER_BUSY' },
+};
+
 /**
  * The API's answer to `error`: itself when it is already an `ApiError`, the mapped answer for a domain error,
  * `undefined` for anything else (the caller's 500 or other handling).
@@ -66,6 +78,10 @@ export function answerFor(error: unknown): ApiError | undefined {
     return refusal;
   }
   if (error instanceof EmptyFileError) return new ApiError(400, 'NO_FILE', error.message);
+  if (error instanceof PageCheckError) {
+    const { status, code } = PAGE_CHECK_ANSWERS[error.kind];
+    return new ApiError(status, code, error.message);
+  }
   if (error instanceof SigningError) {
     const { status, code } = SIGNING_ANSWERS[error.kind];
     return new ApiError(status, code, error.message, error.details);

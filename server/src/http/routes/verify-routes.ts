@@ -35,6 +35,13 @@ interface CachedAnswer {
   body: Uint8Array<ArrayBuffer>;
 }
 
+/** `hash` and `url` together (`/verify`, `/api/verify`, `/api/verify-page`): which to check cannot be told. */
+export const HASH_AND_URL = new ApiError(
+  400,
+  'INVALID_QUERY',
+  'Give either `hash` (a file) or `url` (a page), not both',
+);
+
 /** A hash as given by a person: lowercase hex, an optional `sha256:` prefix; `undefined` if malformed. */
 export function readHashParam(value: string | undefined): string | undefined {
   const hash = value
@@ -127,6 +134,7 @@ export function createVerifyRoutes(options: VerifyRoutesOptions): Hono {
   app.options('/verify', preflight);
   app.get('/verify', (c): Response | Promise<Response> => {
     const raw = c.req.query('hash');
+    if (c.req.query('url') !== undefined) return answer(JSON.stringify(HASH_AND_URL.toJSON()), 400);
     const hash = readHashParam(raw);
     if (hash === undefined) {
       const error = new ApiError(

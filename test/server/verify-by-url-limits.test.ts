@@ -1,0 +1,242 @@
+// Issue 38, acceptances 2 and 5: verify by URL never becomes a path into the server's own network, and it
+// is bounded. With the default address policy, loopback, private, link-local and metadata addresses —
+// given directly, by a name that resolves to them, through a redirect — are refused with a clear error and
+// no connection (counted at a loopback server). A burst of 50 requests for one URL makes one check (one
+// fetch of the page); a client over its rate gets 429 with `Retry-After`; a target host over its rate is
+// not fetched.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, normalize } from 'node:path';
+import { LocalKeySigner, signSite } from '@siegel/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PUBLIC_ADDRESSES_ONLY } from '../../server/src/pages/core-adapter.js';
+import { makeTestApp } from '../../server/test/test-app.js';
+import { pageHtml } from '../support/verdict-cases.js';
+
+// Timeouts (docs/testing.md): a few checks of one small page on loopback, each well under a second.
+vi.setConfig({ testTimeout: 60_000 });
+
+/** A loopback site that counts TCP connections and requests per path, with `/redirect?to=` (302). */
+interface CountingSite {
+  url: string;
+  port: number;
+  connections: number;
+  requests: Map<string, number>;
+  close(): Promise<void>;
+}
+
+async function countingSite(dir: string): Promise<CountingSite> {
+  const site = { connections: 0, requests: new Map<string, number>() } as CountingSite;
+  const server: Server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    site.requests.set(url.pathname, (site.requests.get(url.pathname) ?? 0) + 1);
+    if (url.pathname === '/redirect') {
+      response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
+      return;
+    }
+    const body = await readFile(join(dir, normalize(url.pathname))).catch(() => undefined);
+    if (body === undefined) response.writeHead(404).end('not found');
+    else
+      response
+        .writeHead(200, { 'content-type': url.pathname.endsWith('.json') ? 'application/json' : 'text/html' })
+        .end(body);
+  });
+  server.on('connection', () => site.connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  site.port = (server.address() as { port: number }).port;
+  site.url = `http://127.0.0.1:${site.port}/`;
+  site.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return site;
+}
+
+let root: string;
+let site: CountingSite;
+/** Another loopback server, the target of the redirect: it must see no connection. */
+let target: CountingSite;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'siegel-verify-by-url-limits-'));
+  site = await countingSite(root);
+  target = await countingSite(root);
+  for (const name of ['a.html', 'b.html', 'c.html', 'd.html'])
+    await writeFile(join(root, name), pageHtml(name, 'Words signed for verify by URL.'));
+  await signSite(root, {
+    site: site.url,
+    signer: new LocalKeySigner('7'.repeat(64)),
+    cacheFile: join(tmpdir(), `siegel-limits-${process.pid}.sign-cache.json`),
+    logger: { info: () => {}, warn: () => {} },
+    progress: false,
+    parseWorkers: 0,
+  });
+});
+
+afterAll(async () => {
+  await site?.close();
+  await target?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Only the counting site's own literal address besides the default policy: the first hop of a redirect. */
+const SITE_ONLY = {
+  refuse: (address: string, host: string) =>
+    host === '127.0.0.1' ? undefined : PUBLIC_ADDRESSES_ONLY.refuse(address, host),
+};
+
+describe('with the default address policy, nothing but the public internet is fetched', () => {
+  it('loopback, private, link-local and metadata addresses, and names of loopback: refused, no connection', async () => {
+    const app = await makeTestApp();
+    const before = site.connections;
+    try {
+      const cases: Array<[string, RegExp]> = [
+        [`${site.url}a.html`, /loopback/],
+        [`http://[::1]:${site.port}/a.html`, /loopback/],
+        [`http://localhost:${site.port}/a.html`, /loopback/],
+        ['http://10.0.0.1/a.html', /private/],
+        ['http://192.168.1.1/a.html', /private/],
+        ['http://169.254.169.254/latest/meta-data/', /link-local/],
+      ];
+      for (const [url, why] of cases) {
+        const response = await app.app.request(`/api/verify-page?url=${encodeURIComponent(url)}`);
+        const body = (await response.json()) as { error: string; message: string };
+        expect(response.status, url).toBe(502);
+        expect(body.error).toBe('PAGE_UNAVAILABLE');
+        expect(body.message, url).toMatch(why);
+        // The page says so too.
+        const page = await app.app.request(`/verify?url=${encodeURIComponent(url)}`);
+        expect(page.status).toBe(502);
+        expect(await page.text()).toMatch(why);
+      }
+      expect(site.connections).toBe(before);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a redirect to a loopback name: not followed, no connection there', async () => {
+    const app = await makeTestApp({ connectPolicy: SITE_ONLY });
+    try {
+      const to = `http://localhost:${target.port}/a.html`;
+      const url = `${site.url}redirect?to=${encodeURIComponent(to)}`;
+      const response = await app.app.request(`/api/verify-page?url=${encodeURIComponent(url)}`);
+      const body = (await response.json()) as { error: string; message: string };
+      expect(response.status, JSON.stringify(body)).toBe(502);
+      expect(body.message).toMatch(/localhost|loopback|redirect/i);
+      expect(site.requests.get('/redirect')).toBe(1);
+      expect(target.connections).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('verify by URL is bounded', () => {
+  const ANY_ADDRESS = { refuse: () => undefined };
+  const ask = (app: Awaited<ReturnType<typeof makeTestApp>>, url: string) =>
+    app.app.request(`/api/verify-page?url=${encodeURIComponent(url)}`);
+
+  it('a burst of 50 requests for one URL makes one check: the page is fetched as often as by one check', async () => {
+    const app = await makeTestApp({
+      connectPolicy: ANY_ADDRESS,
+      verifyUrl: { rateLimitPerMinute: 1000, hostRateLimitPerMinute: 1000 },
+    });
+    try {
+      // One check alone: how often it fetches its page (as a browser, and as a plain client).
+      expect((await ask(app, `${site.url}a.html`)).status).toBe(200);
+      const perCheck = site.requests.get('/a.html') ?? 0;
+      expect(perCheck).toBeGreaterThan(0);
+      const answers = await Promise.all(Array.from({ length: 50 }, () => ask(app, `${site.url}b.html`)));
+      expect(answers.map((answer) => answer.status)).toEqual(new Array(50).fill(200));
+      const bodies = await Promise.all(answers.map((answer) => answer.json()));
+      expect(new Set(bodies.map((body) => (body as { checked_at: string }).checked_at)).size).toBe(1);
+      expect(site.requests.get('/b.html')).toBe(perCheck);
+      // Asked again within the cache's time: answered from the cache, not fetched.
+      expect((await ask(app, `${site.url}b.html#part`)).status).toBe(200);
+      expect(site.requests.get('/b.html')).toBe(perCheck);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a client over its rate: 429 with Retry-After, on the JSON and on the page', async () => {
+    const app = await makeTestApp({
+      connectPolicy: ANY_ADDRESS,
+      verifyUrl: { rateLimitPerMinute: 3, hostRateLimitPerMinute: 1000 },
+    });
+    try {
+      for (let i = 0; i < 3; i++) expect((await ask(app, `${site.url}c.html`)).status).toBe(200);
+      const over = await ask(app, `${site.url}c.html`);
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await over.json()) as { error: string }).error).toBe('RATE_LIMITED');
+      const page = await app.app.request(`/verify?url=${encodeURIComponent(`${site.url}c.html`)}`);
+      expect(page.status).toBe(429);
+      expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await page.text()).toContain('Too many page checks from this client');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a target host over its rate: not fetched, 503 with Retry-After', async () => {
+    const app = await makeTestApp({
+      connectPolicy: ANY_ADDRESS,
+      verifyUrl: { rateLimitPerMinute: 1000, hostRateLimitPerMinute: 2, cacheMs: 0 },
+    });
+    try {
+      expect((await ask(app, `${site.url}d.html`)).status).toBe(200);
+      expect((await ask(app, `${site.url}d.html`)).status).toBe(200);
+      const fetched = site.requests.get('/d.html');
+      const connections = site.connections;
+      const over = await ask(app, `${site.url}d.html`);
+      const body = (await over.json()) as { error: string; message: string };
+      expect(over.status).toBe(503);
+      expect(body.error).toBe('HOST_RATE_LIMITED');
+      expect(body.message).toContain('127.0.0.1');
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(site.requests.get('/d.html')).toBe(fetched);
+      expect(site.connections).toBe(connections);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('`hash` with `url`, a malformed or non-http(s) url: 400 with a clear message', async () => {
+    const app = await makeTestApp();
+    const before = site.connections;
+    try {
+      const hash = 'a'.repeat(64);
+      for (const path of [
+        `/api/verify-page?url=${encodeURIComponent(`${site.url}a.html`)}&hash=${hash}`,
+        `/api/verify?hash=${hash}&url=${encodeURIComponent(`${site.url}a.html`)}`,
+      ]) {
+        const response = await app.app.request(path);
+        expect(response.status, path).toBe(400);
+        expect(((await response.json()) as { message: string }).message).toContain('not both');
+      }
+      const page = await app.app.request(`/verify?hash=${hash}&url=${encodeURIComponent(site.url)}`);
+      expect(page.status).toBe(400);
+      expect(await page.text()).toContain('not both');
+      for (const url of [
+        'file:///etc/passwd',
+        'javascript:alert(1)',
+        'not a url',
+        '',
+        'http://u:p@example.com/',
+      ]) {
+        const response = await app.app.request(`/api/verify-page?url=${encodeURIComponent(url)}`);
+        const body = (await response.json()) as { error: string; message: string };
+        expect(response.status, url).toBe(400);
+        expect(body.error).toBe('INVALID_URL');
+        expect(body.message).toMatch(/http\(s\) URL|user name/);
+      }
+      expect(site.connections).toBe(before);
+    } finally {
+      await app.close();
+    }
+  });
+});
