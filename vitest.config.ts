@@ -36,6 +36,7 @@ const REAL_IN_PACKAGES = [
   'packages/core/test/exports.test.ts',
   'packages/core/test/nip05.test.ts',
   'packages/core/test/nothing-signed.test.ts',
+  'packages/core/test/page-at-url.test.ts',
   'packages/core/test/relays.test.ts',
   'packages/core/test/signer.test.ts',
   'packages/core/test/site-client.test.ts',

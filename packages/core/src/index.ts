@@ -13,6 +13,11 @@ export {
 export { NSITE_NAMED_KIND, NSITE_ROOT_KIND } from './manifest/site-manifest.js';
 export { type BackoffOptions, backoffDelay } from './net/backoff.js';
 export {
+  type ConnectPolicy,
+  PUBLIC_ADDRESSES_ONLY,
+  type ResolvedAddress,
+} from './net/connect-policy.js';
+export {
   type OutboxEntry,
   outboxFileOf,
   readOutbox,
@@ -75,6 +80,12 @@ export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bu
 export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export { toTerminalSafe } from './text/terminal-text.js';
+export {
+  type CheckPageAtUrlOptions,
+  checkPageAtUrl,
+  type PageAtUrl,
+  type SignerNip05,
+} from './verify/page-at-url.js';
 export {
   createProblem,
   decideVerdict,

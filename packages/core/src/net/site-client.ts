@@ -6,20 +6,16 @@
 // addresses (address-policy.ts) unless the site itself is there — then only the site's own addresses.
 // Names are resolved once and the connection goes to the address that was checked, so a name that
 // resolves differently a second time (DNS rebinding) gains nothing.
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { SiegelError } from '../errors.js';
 import { classifyAddress } from './address-policy.js';
 import { readBody } from './bounded-body.js';
+import { type ConnectPolicy, type ResolvedAddress, resolveAllowed, systemResolve } from './connect-policy.js';
 import { PLAIN_USER_AGENT } from './navigation-headers.js';
 
-/** An address a name resolved to. */
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
+export type { ResolvedAddress } from './connect-policy.js';
 
 /** Options of {@link SiteClient}; every field but `site` optional. */
 export interface SiteClientOptions {
@@ -35,6 +31,11 @@ export interface SiteClientOptions {
   totalTimeoutMs?: number;
   /** Resolves a host name to its addresses (default: the system's resolver, `dns.lookup`). For tests. */
   resolve?: (host: string) => Promise<ResolvedAddress[]>;
+  /**
+   * Which addresses may be connected to, the site's own included (net/connect-policy.ts; `resolve` then
+   * is the policy's). Default: public addresses, and the site's own addresses whatever they are.
+   */
+  policy?: ConnectPolicy;
   /** `User-Agent` header (default `siegel-verify`). */
   userAgent?: string;
   /**
@@ -104,11 +105,6 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-async function systemResolve(host: string): Promise<ResolvedAddress[]> {
-  const found = await dnsLookup(host, { all: true, verbatim: true });
-  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-}
-
 /**
  * A careful HTTP(S) client for one site (see the top of this file). One instance per check: it remembers
  * the addresses it resolved, and its total time runs from its creation.
@@ -130,6 +126,7 @@ export class SiteClient {
   readonly #resolve: (host: string) => Promise<ResolvedAddress[]>;
   readonly #userAgent: string;
   readonly #wording: SiteClientWording;
+  readonly #policy: ConnectPolicy | undefined;
   /** Host name → its checked addresses (resolved once: what was checked is what is connected to). */
   readonly #addresses = new Map<string, Promise<ResolvedAddress[]>>();
   #siteAddresses: Promise<Set<string>> | undefined;
@@ -145,6 +142,7 @@ export class SiteClient {
     this.#resolve = options.resolve ?? systemResolve;
     this.#userAgent = options.userAgent ?? PLAIN_USER_AGENT;
     this.#wording = { ...VERIFY_WORDING, ...options.wording };
+    this.#policy = options.policy;
   }
 
   /** The error once the whole check ran out of time (`undefined` before). */
@@ -227,6 +225,15 @@ export class SiteClient {
 
   /** The checked addresses to connect to for `url`'s host. */
   async #addressesFor(url: URL): Promise<ResolvedAddress[]> {
+    if (this.#policy) {
+      const policy = this.#policy;
+      let found = this.#addresses.get(url.hostname);
+      if (!found) {
+        found = resolveAllowed(policy, url.hostname);
+        this.#addresses.set(url.hostname, found);
+      }
+      return found;
+    }
     const found = await this.#lookup(url.hostname);
     if (url.hostname === this.#site.hostname) return found;
     const own = await this.#ownAddresses();

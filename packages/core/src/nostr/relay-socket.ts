@@ -5,6 +5,7 @@
 // the inflated size); the socket is then dropped, so the rest is not even read. This is the one module of core that imports `ws`: the browser verify script reaches
 // relays through relay-query-portable.ts on the browser's WebSocket and never bundles this file.
 import WebSocket from 'ws';
+import { type ConnectPolicy, policyLookup, refuseLiteral } from '../net/connect-policy.js';
 import { formatByteSize } from '../text/byte-size.js';
 
 /**
@@ -29,6 +30,13 @@ export interface RelaySocketOptions {
   maxPayload?: number;
   /** Called when a relay sent a larger message: the connection is being closed with 1009. */
   onTooLarge?: (url: string) => void;
+  /**
+   * Which addresses may be connected to (net/connect-policy.ts; default: any). A relay's host is resolved
+   * once and judged before a byte is sent; a refused one fails to connect, and `onRefused` says why.
+   */
+  policy?: ConnectPolicy;
+  /** Called with the refusal's message when `policy` refused the relay's address. */
+  onRefused?: (url: string, message: string) => void;
 }
 
 /**
@@ -42,10 +50,19 @@ export interface RelaySocketOptions {
  */
 export function createRelaySocket(options: RelaySocketOptions = {}): RelaySocketClass {
   const maxPayload = options.maxPayload ?? MAX_RELAY_MESSAGE_BYTES;
-  const onTooLarge = options.onTooLarge;
+  const { onTooLarge, policy, onRefused } = options;
   class CappedWebSocket extends WebSocket {
     constructor(url: string | URL) {
-      super(url, { maxPayload });
+      // Node calls no `lookup` for an IP literal: a refused one is refused here, before connecting.
+      const literal = policy ? refuseLiteral(policy, new URL(String(url)).hostname) : undefined;
+      if (literal) {
+        onRefused?.(String(url), literal.message);
+        throw literal;
+      }
+      super(url, {
+        maxPayload,
+        ...(policy ? { lookup: policyLookup(policy, (message) => onRefused?.(String(url), message)) } : {}),
+      });
       this.on('error', (error: Error & { code?: string }) => {
         if (error.code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
         // `ws` has sent its close frame (1009) by now, and would go on reading the rest of the message

@@ -3,6 +3,7 @@
 // (NIP-05 says to ignore them), no private addresses but the domain's own.
 import { SiegelError } from '../errors.js';
 import { isLoopbackHost } from '../net/address-policy.js';
+import type { ConnectPolicy } from '../net/connect-policy.js';
 import { SiteClient } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 
@@ -60,7 +61,7 @@ export function parseNip05(identifier: string): Nip05Address {
  */
 export async function resolveNip05(
   identifier: string,
-  options: { requestTimeoutMs?: number } = {},
+  options: { requestTimeoutMs?: number; policy?: ConnectPolicy } = {},
 ): Promise<string> {
   const { name, url } = parseNip05(identifier);
   const timeout = options.requestTimeoutMs ?? 10_000;
@@ -69,6 +70,7 @@ export async function resolveNip05(
     maxRedirects: 0,
     requestTimeoutMs: timeout,
     totalTimeoutMs: timeout,
+    ...(options.policy ? { policy: options.policy } : {}),
     // Only these limits apply to a NIP-05 lookup: no message names another option of `siegel verify`.
     wording: {
       whole: 'the NIP-05 lookup',

@@ -1,4 +1,5 @@
 import { SiegelError } from '../errors.js';
+import type { ConnectPolicy } from '../net/connect-policy.js';
 import { NAVIGATION_ACCEPT, navigationHeaders, PLAIN_PAGE_ACCEPT } from '../net/navigation-headers.js';
 import { SITE_CLIENT_DEFAULTS, SiteClient, type SiteGetOptions } from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
@@ -15,6 +16,7 @@ export interface UrlSourceOptions {
   totalTimeoutMs?: number;
   userAgent?: string;
   checkCloaking?: boolean;
+  policy?: ConnectPolicy;
 }
 
 /**
@@ -39,6 +41,7 @@ export function urlSource(
     maxRedirects: options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects,
     requestTimeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs,
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   const isHtml = (type: string | undefined) => (type ?? '').includes('text/html');
   const pageRequest = (url: URL, plain: boolean): SiteGetOptions => ({

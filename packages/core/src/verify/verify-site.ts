@@ -12,15 +12,11 @@ import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { requireDirectory } from '../fs/find-pages.js';
 import { getBlob, parseBlossomServers } from '../net/blossom.js';
-import { SITE_CLIENT_DEFAULTS } from '../net/site-client.js';
-import { computeEventId, HEX64, loadSigningEngine, type SigningEngine } from '../nostr/crypto.js';
-import {
-  describeRelayMiss,
-  fetchEventFromRelays,
-  queryRelay,
-  RELAY_QUERY_DEFAULTS,
-} from '../nostr/relay-query.js';
-import { allowRelayHintsFrom, parseRelays, pickRelayHints } from '../nostr/relays.js';
+import type { ConnectPolicy } from '../net/connect-policy.js';
+import { SITE_CLIENT_DEFAULTS, SiteClient } from '../net/site-client.js';
+import { computeEventId, HEX64, loadSigningEngine } from '../nostr/crypto.js';
+import { queryRelay, RELAY_QUERY_DEFAULTS } from '../nostr/relay-query.js';
+import { allowRelayHintsFrom, parseRelays } from '../nostr/relays.js';
 import { verifyEventSignature } from '../nostr/verify-signature.js';
 import { DEFAULTS, defaultParseWorkers } from '../options/options.js';
 import { pageUrl } from '../page/page-event.js';
@@ -30,8 +26,9 @@ import { dirSource } from './dir-source.js';
 import { createManifestEvidence, verifyFilesOf } from './manifest-evidence.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
-import type { EventEvidence, Verdict } from './rules.js';
-import { type LoadedEvent, MissingEvent } from './site-source.js';
+import { lookupOnRelays, safeEventHash } from './relay-lookup.js';
+import type { EventEvidence, ManifestEvidence, Verdict } from './rules.js';
+import { MissingEvent, type SourcePage } from './site-source.js';
 import { urlSource } from './url-source.js';
 import type { PageVerification, VerifyReport } from './verify-report.js';
 
@@ -42,6 +39,14 @@ export {
   type PageVerification,
   type VerifyReport,
 } from './verify-report.js';
+
+/** @internal A page as `verifySite` judged it, with the facts it judged it by. */
+export interface SeenPage {
+  page: Exclude<SourcePage, { problem: string }>;
+  verification: PageVerification;
+  event: EventEvidence | undefined;
+  manifest: ManifestEvidence | undefined;
+}
 
 /** Options of {@link verifySite}; every field optional. */
 export interface VerifySiteOptions {
@@ -106,6 +111,15 @@ export interface VerifySiteOptions {
    * (default: when stderr is a terminal; directories under 100 pages show none).
    */
   progress?: boolean;
+  /**
+   * Which addresses the check may connect to (net/connect-policy.ts, e.g. `PUBLIC_ADDRESSES_ONLY`), for a
+   * verifier that must not be a path into its own network (a server checking URLs strangers give it).
+   * It governs every connection: the page and its redirects, the site's files, Blossom blobs, relays (hints
+   * and `relays` alike) and NIP-05 — each host resolved once and judged, the judged address the one
+   * connected to. Default: none — a URL's site may be on a private address, and then only its own are
+   * reached; relay hints on a local host are asked only when the page is served from one.
+   */
+  policy?: ConnectPolicy;
 }
 
 /**
@@ -130,7 +144,12 @@ export interface VerifySiteOptions {
  * read (refused, too large, too slow), when the whole check runs out of time, or when the `signer`'s domain
  * does not name a key for it.
  */
-export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = {}): Promise<VerifyReport> {
+export async function verifySite(
+  dirOrUrl: string,
+  options: VerifySiteOptions = {},
+  /** @internal What else a caller keeps of each judged page (`checkPageAtUrl`: the content, the event). */
+  observe?: (seen: SeenPage) => void,
+): Promise<VerifyReport> {
   const pinned = options.pubkey === undefined ? undefined : parsePubkey(options.pubkey);
   const extraRelays = parseRelays(options.relays ?? [], '--relay');
   const expectedPubkey = await readExpectedSigner(pinned, options);
@@ -166,7 +185,11 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
         selector,
         parseWorkers: options.parseWorkers ?? defaultParseWorkers(),
       });
-  const relayHintAllowed = allowRelayHintsFrom(isUrl ? new URL(dirOrUrl).hostname : undefined);
+  const { policy } = options;
+  // With a policy, the policy judges each hint's address when it is connected to (not its name as text).
+  const relayHintAllowed = policy
+    ? () => true
+    : allowRelayHintsFrom(isUrl ? new URL(dirOrUrl).hostname : undefined);
   const crypto = await loadSigningEngine();
   const context: PageCheckContext = {
     selector,
@@ -179,7 +202,10 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
       verifySignature: (event) => verifyEventSignature(crypto, event),
     },
   };
-  const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, options.relayTimeoutMs);
+  const relayLookup = lookupOnRelays(crypto, extraRelays, relayHintAllowed, {
+    timeoutMs: options.relayTimeoutMs,
+    policy,
+  });
   const validEvent = (event: NostrEvent) =>
     safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
   const gatherManifest = createManifestEvidence({
@@ -190,6 +216,7 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
         accept: validEvent,
         maxEvents: 10,
         timeoutMs: options.relayTimeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs,
+        ...(policy ? { policy } : {}),
       }),
     valid: validEvent,
     readSiteFile: (path, page, siteUrl) => source.readSiteFile(path, page, siteUrl),
@@ -199,9 +226,18 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
     readBlob: async (server, sha256, bytes) => {
       const [url] = parseBlossomServers([server], 'the manifest’s `server` tag');
       if (url === undefined || bytes > maxPageBytes) throw new Error('not fetched');
-      return getBlob(url, sha256, bytes, {
-        timeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
+      const timeoutMs = options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs;
+      if (!policy) return getBlob(url, sha256, bytes, { timeoutMs });
+      // Under a policy, through the careful client: its host judged, no redirect followed.
+      const client = new SiteClient({
+        site: new URL(url),
+        policy,
+        maxRedirects: 0,
+        totalTimeoutMs: timeoutMs,
       });
+      const response = await client.get(new URL(`${url}/${sha256}`), { maxBytes: bytes, accept: '*/*' });
+      if (!response.body) throw new Error(`GET /${sha256} answered HTTP ${response.status}`);
+      return response.body;
     },
     sha256: (bytes) => createHash('sha256').update(bytes).digest('hex'),
     // What a reader runs to check the page is the author's too, and a module-based page's chunks: each
@@ -263,18 +299,18 @@ export async function verifySite(dirOrUrl: string, options: VerifySiteOptions = 
           : undefined;
       const expiredNow = source.expired?.();
       if (expiredNow) throw expiredNow;
-      pages.push(
-        checkPage(
-          page,
-          block,
-          {
-            ...(event ? { event } : {}),
-            ...(eventFrom ? { eventFrom } : {}),
-            ...(manifest ? { manifest } : {}),
-          },
-          context,
-        ),
+      const verification = checkPage(
+        page,
+        block,
+        {
+          ...(event ? { event } : {}),
+          ...(eventFrom ? { eventFrom } : {}),
+          ...(manifest ? { manifest } : {}),
+        },
+        context,
       );
+      pages.push(verification);
+      observe?.({ page, verification, event, manifest });
     }
   } finally {
     // Cleared before the report is printed, also when the check stops early.
@@ -301,6 +337,7 @@ async function readExpectedSigner(
   if (options.signer === undefined) return pubkey;
   const resolved = await resolveNip05(options.signer, {
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   if (pubkey !== undefined && pubkey !== resolved)
     throw new SiegelError(
@@ -321,52 +358,4 @@ function parsePubkey(value: string): string {
     'invalid_options',
     `The expected pubkey \`${value}\` is neither 64 hex characters nor an npub`,
   );
-}
-
-function safeEventHash(event: NostrEvent): string | undefined {
-  try {
-    return computeEventId(event);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Looks an event up on relays: the block's `nevent` hints (at most 5 valid ones the source allows, by
- * `pickRelayHints`) and the `--relay` ones. Only an event with the asked id, a matching id hash and a valid
- * signature counts; the page's own checks (x tag, pubkey, spec) follow as for a local event. A relay that
- * could not be reached is not asked again in this check.
- * @throws {Error} `event not found on relays …`, naming each relay and what it said.
- */
-function lookupOnRelays(
-  crypto: SigningEngine,
-  extra: string[],
-  hintAllowed: (relay: string) => boolean,
-  timeoutMs: number = RELAY_QUERY_DEFAULTS.timeoutMs,
-): (id: string, hints: string[]) => Promise<LoadedEvent> {
-  const unreachable = new Map<string, string>();
-  const accept = (event: NostrEvent) =>
-    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
-  return async (id, hints) => {
-    const relays = pickRelayHints(hints, hintAllowed);
-    for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);
-    if (relays.length === 0)
-      throw new Error(
-        hints.length === 0
-          ? "event not found: no relay to ask (the block's nevent names none; add `--relay`)"
-          : "event not found: no relay to ask (the block's nevent names none that may be asked: a hint read from a page must be a wss:// relay on a public host; add `--relay`)",
-      );
-    const found = await fetchEventFromRelays(
-      id,
-      relays.filter((relay) => !unreachable.has(relay)),
-      { accept, timeoutMs },
-    );
-    if (found.event) return { event: found.event, from: found.relay };
-    for (const answer of found.answers)
-      if (answer.error && answer.events.length === 0) unreachable.set(answer.relay, answer.error);
-    const skipped = relays
-      .filter((relay) => unreachable.has(relay) && !found.answers.some((a) => a.relay === relay))
-      .map((relay) => ({ relay, events: [], rejected: 0, error: unreachable.get(relay) as string }));
-    throw new Error(describeRelayMiss([...found.answers, ...skipped]));
-  };
 }
