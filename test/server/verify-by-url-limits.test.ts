@@ -8,10 +8,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
-import { LocalKeySigner, signSite } from '@siegel/core';
+import { LocalKeySigner, PUBLIC_ADDRESSES_ONLY, readSignatureBlock, signSite } from '@siegel/core';
+import { neventEncode } from 'nostr-tools/nip19';
+import { finalizeEvent } from 'nostr-tools/pure';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PUBLIC_ADDRESSES_ONLY } from '../../server/src/pages/core-adapter.js';
 import { makeTestApp } from '../../server/test/test-app.js';
+import { type RunningRelay, sendEvent, startRelay } from '../support/relay-process.js';
 import { pageHtml } from '../support/verdict-cases.js';
 
 // Timeouts (docs/testing.md): a few checks of one small page on loopback, each well under a second.
@@ -26,7 +28,7 @@ interface CountingSite {
   close(): Promise<void>;
 }
 
-async function countingSite(dir: string): Promise<CountingSite> {
+async function countingSite(dir: string, host = '127.0.0.1'): Promise<CountingSite> {
   const site = { connections: 0, requests: new Map<string, number>() } as CountingSite;
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
@@ -43,9 +45,9 @@ async function countingSite(dir: string): Promise<CountingSite> {
         .end(body);
   });
   server.on('connection', () => site.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   site.port = (server.address() as { port: number }).port;
-  site.url = `http://127.0.0.1:${site.port}/`;
+  site.url = `http://${host}:${site.port}/`;
   site.close = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -58,16 +60,22 @@ let root: string;
 let site: CountingSite;
 /** Another loopback server, the target of the redirect: it must see no connection. */
 let target: CountingSite;
+/** A stranger's host on loopback (127.0.0.3; Linux routes all of 127/8 to loopback): NIP-05 domain, relay. */
+let stranger: CountingSite;
+let relay: RunningRelay;
+const KEY = '7'.repeat(64);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'siegel-verify-by-url-limits-'));
   site = await countingSite(root);
   target = await countingSite(root);
-  for (const name of ['a.html', 'b.html', 'c.html', 'd.html'])
+  stranger = await countingSite(root, '127.0.0.3');
+  relay = await startRelay();
+  for (const name of ['a.html', 'b.html', 'c.html', 'd.html', 'e.html'])
     await writeFile(join(root, name), pageHtml(name, 'Words signed for verify by URL.'));
   await signSite(root, {
     site: site.url,
-    signer: new LocalKeySigner('7'.repeat(64)),
+    signer: new LocalKeySigner(KEY),
     cacheFile: join(tmpdir(), `siegel-limits-${process.pid}.sign-cache.json`),
     logger: { info: () => {}, warn: () => {} },
     progress: false,
@@ -78,6 +86,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await site?.close();
   await target?.close();
+  await stranger?.close();
+  await relay?.stop();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -125,9 +135,52 @@ describe('with the default address policy, nothing but the public internet is fe
       const response = await app.app.request(`/api/verify-page?url=${encodeURIComponent(url)}`);
       const body = (await response.json()) as { error: string; message: string };
       expect(response.status, JSON.stringify(body)).toBe(502);
-      expect(body.message).toMatch(/localhost|loopback|redirect/i);
+      // Another origin: core's site client follows no redirect out of the site, before any address is asked.
+      expect(body.message).toMatch(
+        /redirects to `http:\/\/localhost:\d+\/a\.html`, outside the site .*not followed/,
+      );
       expect(site.requests.get('/redirect')).toBe(1);
       expect(target.connections).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('relay hints and NIP-05 domains go through the same policy', () => {
+  it('a relay hint and a NIP-05 domain on a loopback host: not connected to, the reason in the answer', async () => {
+    // The signer's profile, on the verifier's relay (127.0.0.1, allowed), names a NIP-05 domain on 127.0.0.3.
+    const name = `bob@127.0.0.3:${stranger.port}`;
+    const profile = {
+      kind: 0,
+      created_at: 1_700_000_000,
+      tags: [],
+      content: JSON.stringify({ nip05: name }),
+    };
+    await sendEvent(relay.url, finalizeEvent(profile, Buffer.from(KEY, 'hex')));
+    // e.html: its event file gone, its block's nevent naming only a relay on 127.0.0.3.
+    const html = await readFile(join(root, 'e.html'), 'utf8');
+    const id = readSignatureBlock(html)?.eventId as string;
+    const nevent = neventEncode({ id, relays: [`ws://127.0.0.3:${stranger.port}`] });
+    await writeFile(join(root, 'e.html'), html.replace(/nostr:nevent1[0-9a-z]+/g, `nostr:${nevent}`));
+    await rm(join(root, 'verify', `${id}.json`));
+    const app = await makeTestApp({ connectPolicy: SITE_ONLY, verifyRelays: [relay.url] });
+    try {
+      const ask = async (page: string) => {
+        const response = await app.app.request(`/api/verify-page?url=${encodeURIComponent(site.url + page)}`);
+        expect(response.status).toBe(200);
+        // biome-ignore lint/suspicious/noExplicitAny: the JSON answer
+        return (await response.json()) as any;
+      };
+      const checked = await ask('a.html');
+      expect(checked.verdict).toBe('valid');
+      expect(checked.signer.nip05).toMatchObject({ name, state: 'unreachable' });
+      expect(checked.signer.nip05.reason).toContain('Refused to connect to `127.0.0.3`: a loopback address');
+      const missing = await ask('e.html');
+      expect(missing.verdict).toBe('not_found');
+      expect(missing.problems[0].code).toBe('event.not_found');
+      expect(missing.problems[0].message).toContain('Refused to connect to `127.0.0.3`');
+      expect(stranger.connections).toBe(0);
     } finally {
       await app.close();
     }
@@ -146,8 +199,9 @@ describe('verify by URL is bounded', () => {
     });
     try {
       // One check alone: how often it fetches its page (as a browser, and as a plain client).
+      const before = site.requests.get('/a.html') ?? 0;
       expect((await ask(app, `${site.url}a.html`)).status).toBe(200);
-      const perCheck = site.requests.get('/a.html') ?? 0;
+      const perCheck = (site.requests.get('/a.html') ?? 0) - before;
       expect(perCheck).toBeGreaterThan(0);
       const answers = await Promise.all(Array.from({ length: 50 }, () => ask(app, `${site.url}b.html`)));
       expect(answers.map((answer) => answer.status)).toEqual(new Array(50).fill(200));

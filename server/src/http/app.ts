@@ -1,12 +1,17 @@
 // http/ owns the HTTP face of the service: `createApp` (this file), the routes (`routes/`), the middleware
 // (`middleware/`: gates, auth, admission, CORS, security headers, reading uploads), the download budget and
 // the stored-file stream, and turning errors into answers (`X-Reason` included).
-import { type Signer, toTerminalSafe } from '@siegel/core';
+import {
+  type ConnectPolicy,
+  checkPageAtUrl,
+  PUBLIC_ADDRESSES_ONLY,
+  type Signer,
+  toTerminalSafe,
+} from '@siegel/core';
 import { type ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createFileAnalyzer, type FileAnalyzer } from '../analysis/file-analyzer.js';
 import { defaultMaxBufferedBytes, SERVER_DEFAULTS, type VerifyUrlLimits } from '../config/config.js';
-import { type ConnectPolicy, checkPageAtUrl, PUBLIC_ADDRESSES_ONLY } from '../pages/core-adapter.js';
 import { PageChecks } from '../pages/page-checks.js';
 import type { RelayPublishing } from '../publishing/relay-publishing.js';
 import { RecordChecker } from '../records/checked-records.js';

@@ -1,8 +1,7 @@
 // pages/ owns checking a page at an address for anyone (issue 38): core's `checkPageAtUrl` under the
 // server's address policy, behind one flight per URL, a brief cache and a rate per target host
 // (`PageChecks`, here), and its refusals as domain errors (`PageCheckError`: a kind, no HTTP status).
-import { isSiegelError } from '@siegel/core';
-import type { PageAtUrl } from './core-adapter.js';
+import { isSiegelError, type PageAtUrl } from '@siegel/core';
 
 /** Why a page was not checked: the address, the page, the target host's rate, or the server's room. */
 export type PageCheckErrorKind = 'invalid_url' | 'unavailable' | 'host_busy' | 'busy';

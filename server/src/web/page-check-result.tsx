@@ -1,4 +1,4 @@
-import type { PageAtUrl } from '../pages/core-adapter.js';
+import type { PageAtUrl } from '@siegel/core';
 import { isoTime } from '../records/describe-record.js';
 import { Layout } from './layout.js';
 

@@ -1,5 +1,5 @@
+import type { PageAtUrl } from '@siegel/core';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import type { PageAtUrl } from '../../pages/core-adapter.js';
 import type { PageChecks } from '../../pages/page-checks.js';
 import { PageCheckPage } from '../../web/page-check-result.js';
 import { ApiError } from '../api-error.js';
