@@ -272,6 +272,11 @@ describe('verify by URL is bounded', () => {
         expect(response.status, path).toBe(400);
         expect(((await response.json()) as { message: string }).message).toContain('not both');
       }
+      // An empty `url`: the form alone, nothing fetched; the hash page links to it.
+      const form = await app.app.request('/verify?url=');
+      expect(form.status).toBe(200);
+      expect(await form.text()).toContain('id="url-form"');
+      expect(await (await app.app.request('/verify')).text()).toContain('href="/verify?url="');
       const page = await app.app.request(`/verify?hash=${hash}&url=${encodeURIComponent(site.url)}`);
       expect(page.status).toBe(400);
       expect(await page.text()).toContain('not both');

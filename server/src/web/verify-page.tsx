@@ -29,6 +29,9 @@ export function VerifyPage(props: { hash?: string; error?: string; children?: Ch
       <p id="message" role="status">
         {props.error ?? ''}
       </p>
+      <p>
+        A signed web page? <a href="/verify?url=">Check it by its address</a>.
+      </p>
       {props.children}
     </Layout>
   );

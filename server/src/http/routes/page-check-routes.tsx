@@ -28,8 +28,8 @@ export function pageCheckJson(checked: PageAtUrl): Record<string, unknown> {
 }
 
 /**
- * Verify by URL: `GET /api/verify-page?url=` (JSON, CORS open) and `GET /verify?url=` (the page; without
- * `url` the next `/verify` route answers). Each request counts against the client's rate (`limiter`, 429);
+ * Verify by URL: `GET /api/verify-page?url=` (JSON, CORS open) and `GET /verify?url=` (the page; an empty
+ * `url` shows its form; without `url` the next `/verify` route answers). Each request counts against the client's rate (`limiter`, 429);
  * the check itself is {@link PageChecks}': one flight per URL, a brief cache, a rate per target host.
  * Refusals answer with the API's codes (`INVALID_URL`, `PAGE_UNAVAILABLE`, `HOST_RATE_LIMITED`,
  * `SERVER_BUSY`, `RATE_LIMITED`, `INVALID_QUERY`), `Retry-After` where waiting helps.
@@ -63,7 +63,9 @@ export function createPageCheckRoutes(options: PageCheckRoutesOptions): Hono {
 
   app.get('/verify', async (c, next) => {
     const url = c.req.query('url');
-    if (url === undefined) return next();
+    if (url === undefined || (url.trim() === '' && c.req.query('hash') !== undefined)) return next();
+    // The form alone: nothing asked yet.
+    if (url.trim() === '') return c.html(<PageCheckPage server={baseUrl} />);
     c.header('Cache-Control', 'no-store');
     const checked = await check(c, url);
     if (checked instanceof ApiError)
