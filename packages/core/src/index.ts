@@ -106,6 +106,7 @@ export {
   type Severity,
   type Verdict,
 } from './verify/rules.js';
+export { SIGNED_CONTENT_FRAME_HEAD } from './verify/script/show-content.js';
 export {
   readVerifyScript,
   renderVerifyPage,

@@ -29,6 +29,7 @@ describe('@siegel/core exports', () => {
       'PUBLISH_DEFAULTS',
       'PublishSession',
       'RelayPublisher',
+      'SIGNED_CONTENT_FRAME_HEAD',
       'SiegelError',
       'VERIFY_SCRIPT_NAME',
       'analyzePage',

@@ -58,6 +58,10 @@ beforeAll(async () => {
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
     requests.push(url.pathname);
+    if (url.pathname === '/moved') {
+      response.writeHead(302, { location: `http://${STRANGER_HOST}:${stranger.port}/` }).end();
+      return;
+    }
     if (url.pathname === '/.well-known/nostr.json') {
       response
         .writeHead(200, { 'content-type': 'application/json' })
@@ -138,10 +142,15 @@ describe('checkPageAtUrl', () => {
     await expect(
       checkPageAtUrl(`http://localhost:${new URL(site.url).port}/`, { policy: PUBLIC_ADDRESSES_ONLY }),
     ).rejects.toThrow(/Refused to connect to `localhost` \(`(127\.0\.0\.1|::1)`\): a loopback address/);
+    // A redirect may lead to another origin, and its target is judged like any host: here refused.
+    await expect(checkPageAtUrl(`${site.url}/moved`, { policy: POLICY })).rejects.toThrow(
+      `Refused to connect to \`${STRANGER_HOST}\`: a loopback address`,
+    );
+    expect(stranger.requests).toBe(0);
     await expect(checkPageAtUrl('file:///etc/passwd', { policy: POLICY })).rejects.toThrow(
       'is not an http(s) URL',
     );
-    expect(site.requests.length).toBe(before);
+    expect(site.requests.slice(before)).toEqual(['/moved']);
   });
 
   it('asks no relay hint and no NIP-05 domain the policy refuses: no connection, the reason in the answer', async () => {

@@ -1,15 +1,6 @@
-import type { PageAtUrl } from '@siegel/core';
+import { type PageAtUrl, SIGNED_CONTENT_FRAME_HEAD } from '@siegel/core';
 import { isoTime } from '../records/describe-record.js';
 import { Layout } from './layout.js';
-
-/**
- * Put before the signed content in its frame: the CSP comes first, so it covers everything after it (inline
- * styles and `data:` images only, nothing from the network), as core's verify page frames it.
- */
-const FRAME_HEAD =
-  '<!doctype html><meta charset="utf-8">' +
-  `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">` +
-  '<style>body{font:16px/1.5 system-ui,sans-serif;margin:1rem;color:#1d1d1f}img,video,svg{max-width:100%;height:auto}</style>';
 
 /** Link to the browser extension: the check of the page as the reader's own browser shows it. */
 const EXTENSION_URL = 'https://github.com/siegel-dev/siegel/tree/main/packages/extension#readme';
@@ -146,7 +137,7 @@ function PageCheckResult(props: { checked: PageAtUrl; server: string }) {
             id="content-frame"
             sandbox=""
             title="The signed content, rendered without scripts, site stylesheets or network"
-            srcdoc={FRAME_HEAD + content.html}
+            srcdoc={SIGNED_CONTENT_FRAME_HEAD + content.html}
           />
           <pre id="content-text">{content.text}</pre>
           <details>

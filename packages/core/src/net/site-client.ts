@@ -21,8 +21,11 @@ export type { ResolvedAddress } from './connect-policy.js';
 export interface SiteClientOptions {
   /** The site: its origin is where requests and redirects go; its host may be on a private address. */
   site: URL;
-  /** Further origins redirects may lead to (e.g. `https://www.example.com`); default none. */
-  allowRedirectsTo?: string[];
+  /**
+   * Further origins redirects may lead to (e.g. `https://www.example.com`); default none. `'any'`: every
+   * http(s) origin, for a client whose `policy` bounds where it connects (each target's host judged by it).
+   */
+  allowRedirectsTo?: string[] | 'any';
   /** Redirects followed per request, at most (default 5). */
   maxRedirects?: number;
   /** Time for one request, from connecting to the last byte of the body, in ms (default 30 000). */
@@ -119,6 +122,7 @@ function seconds(ms: number): string {
 export class SiteClient {
   readonly #site: URL;
   readonly #allowedOrigins: Set<string>;
+  readonly #anyOrigin: boolean;
   readonly #maxRedirects: number;
   readonly #requestTimeoutMs: number;
   readonly #totalTimeoutMs: number;
@@ -134,7 +138,9 @@ export class SiteClient {
   constructor(options: SiteClientOptions) {
     this.#site = options.site;
     this.#allowedOrigins = new Set([options.site.origin]);
-    for (const origin of options.allowRedirectsTo ?? []) this.#allowedOrigins.add(parseOrigin(origin));
+    this.#anyOrigin = options.allowRedirectsTo === 'any';
+    if (Array.isArray(options.allowRedirectsTo))
+      for (const origin of options.allowRedirectsTo) this.#allowedOrigins.add(parseOrigin(origin));
     this.#maxRedirects = options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs;
     this.#totalTimeoutMs = options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs;
@@ -156,7 +162,7 @@ export class SiteClient {
    * many redirects), too large, too slow, or the network failed.
    */
   async get(url: URL, options: SiteGetOptions): Promise<SiteResponse> {
-    if (!this.#allowedOrigins.has(url.origin))
+    if (!this.#allows(url.origin))
       throw fail(`\`${url.href}\` is outside the site \`${this.#site.origin}\`: not fetched`);
     const chain: string[] = [url.href];
     let current = url;
@@ -176,7 +182,7 @@ export class SiteClient {
         throw fail(
           `\`${current.href}\` redirects to \`${next.href}\`, which is not an http(s) URL: not followed`,
         );
-      if (!this.#allowedOrigins.has(next.origin)) {
+      if (!this.#allows(next.origin)) {
         throw fail(
           `\`${current.href}\` redirects to \`${next.href}\`, outside the site \`${this.#site.origin}\`: not followed (${this.#wording.redirect.replace('{origin}', next.origin)})`,
         );
@@ -190,6 +196,10 @@ export class SiteClient {
       chain.push(next.href);
       current = next;
     }
+  }
+
+  #allows(origin: string): boolean {
+    return this.#anyOrigin || this.#allowedOrigins.has(origin);
   }
 
   #deadlineError(): SiegelError {

@@ -1,11 +1,25 @@
 import { SiegelError } from '../errors.js';
 import type { ConnectPolicy } from '../net/connect-policy.js';
 import { NAVIGATION_ACCEPT, navigationHeaders, PLAIN_PAGE_ACCEPT } from '../net/navigation-headers.js';
-import { SITE_CLIENT_DEFAULTS, SiteClient, type SiteGetOptions } from '../net/site-client.js';
+import {
+  SITE_CLIENT_DEFAULTS,
+  SiteClient,
+  type SiteClientWording,
+  type SiteGetOptions,
+} from '../net/site-client.js';
 import { HEX64 } from '../nostr/crypto.js';
 import { readPageForCheck } from '../page/analyze.js';
 import { resolveBaseUrl } from '../page/page-facts.js';
 import { MAX_EVENT_BYTES, MissingEvent, type PageBytes, type Source } from './site-source.js';
+
+/** How the client's messages name its limits when a policy's user (not the CLI) runs the check. */
+const POLICY_WORDING: Partial<SiteClientWording> = {
+  whole: 'the check',
+  redirect: 'not allowed here',
+  totalTimeout: 'the time for the whole check',
+  requestTimeout: 'the time for one request',
+  maxBytes: 'the page limit',
+};
 
 /** What {@link urlSource} takes from `VerifySiteOptions` (see there for each default). */
 export interface UrlSourceOptions {
@@ -37,7 +51,11 @@ export function urlSource(
   const maxPages = options.maxPages ?? 1000;
   const client = new SiteClient({
     site: root,
-    allowRedirectsTo: options.allowRedirectsTo ?? [],
+    // Under a policy the policy bounds every connection, redirects' targets included: any origin may be
+    // followed (`http://` → `https://`, a bare domain → `www.`), each judged by it. Its messages name no
+    // option of the CLI's, which a policy's user (a server) does not have.
+    allowRedirectsTo: options.policy ? 'any' : (options.allowRedirectsTo ?? []),
+    ...(options.policy ? { wording: POLICY_WORDING } : {}),
     maxRedirects: options.maxRedirects ?? SITE_CLIENT_DEFAULTS.maxRedirects,
     requestTimeoutMs: options.requestTimeoutMs ?? SITE_CLIENT_DEFAULTS.requestTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? SITE_CLIENT_DEFAULTS.totalTimeoutMs,

@@ -8,8 +8,12 @@
  * - as text in `#siegel-content-text`.
  */
 
-/** Put before the content in the frame: the CSP comes first, so it covers everything after it. */
-const FRAME_HEAD =
+/**
+ * Put before the signed content in its frame (`srcdoc`): the CSP comes first, so it covers everything after
+ * it — inline styles and `data:` images only, nothing from the network. Every page that shows signed content
+ * frames it so (this verify page, the file server's verify-by-URL page).
+ */
+export const SIGNED_CONTENT_FRAME_HEAD =
   '<!doctype html><meta charset="utf-8">' +
   `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">` +
   '<style>body{font:16px/1.5 system-ui,sans-serif;margin:1rem;color:#1d1d1f}img,video,svg{max-width:100%;height:auto}</style>';
@@ -20,7 +24,7 @@ export function showSignedContent(html: string): void {
   const frame = document.getElementById('siegel-content-frame');
   const text = document.getElementById('siegel-content-text');
   if (!section || !(frame instanceof HTMLIFrameElement) || !text) return;
-  frame.srcdoc = FRAME_HEAD + html;
+  frame.srcdoc = SIGNED_CONTENT_FRAME_HEAD + html;
   text.textContent = html;
   section.hidden = false;
 }
