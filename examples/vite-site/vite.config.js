@@ -7,7 +7,8 @@ const root = import.meta.dirname;
 
 // A multi-page app: every HTML entry below becomes a page in dist/, and Siegel signs each one after the build.
 export default defineConfig({
-  plugins: [siegel({ site: 'https://vite-example.siegel.invalid' })],
+  // `mark: true`: the reader's mark, the <siegel-mark> in each page's footer (docs/mark.md).
+  plugins: [siegel({ site: 'https://vite-example.siegel.invalid', mark: true })],
   build: {
     rolldownOptions: {
       input: {

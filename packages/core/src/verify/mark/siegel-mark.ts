@@ -58,11 +58,11 @@ function showSigner(value: string): string {
   return value.length > 120 ? `${value.slice(0, 120)}…` : value;
 }
 
-/** An absolute http(s) URL, or `undefined`: nothing else becomes a link. */
+/** An absolute http(s) URL, or `undefined`: nothing else (no `javascript:`, no relative text) becomes a link. */
 function httpUrl(value: string | null | undefined): URL | undefined {
   if (!value) return undefined;
   try {
-    const url = new URL(value, location.href);
+    const url = new URL(value.trim());
     return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
   } catch {
     return undefined;
