@@ -150,7 +150,7 @@ class SiegelMark extends HTMLElement {
     if (serverBase) {
       const page = new URL(location.href);
       page.hash = '';
-      const check = new URL(`${serverBase.href.replace(/\/+$/, '')}/verify`);
+      const check = new URL(`${serverBase.origin}${serverBase.pathname.replace(/\/+$/, '')}/verify`);
       check.searchParams.set('url', page.href);
       items.append(link(check, `Check it on ${serverBase.host}`, '(a server that fetches this page itself)'));
     }
