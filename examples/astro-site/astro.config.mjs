@@ -1,6 +1,7 @@
 // @ts-check
-import siegel from '@siegel/astro';
 import { defineConfig } from 'astro/config';
+// Siegel's integration with this site's settings (the reader's mark: docs/mark.md), from siegel.mjs.
+import siegel from './siegel.mjs';
 
 // `site` is required: every signed page's event carries its absolute URL.
 // Siegel goes LAST in `integrations`: anything that rewrites HTML after it would break the signatures.

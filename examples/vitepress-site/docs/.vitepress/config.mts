@@ -9,7 +9,9 @@ export default defineConfig({
   description: 'A VitePress site signed with Siegel.',
   cleanUrls: true,
   vite: {
-    plugins: [siegel({ site: 'https://vitepress-example.siegel.invalid' })],
+    // `mark: true`: the reader's mark. The theme has no <siegel-mark>, so its script appends one to
+    // <body>, outside VitePress's app and its <main> (docs/mark.md).
+    plugins: [siegel({ site: 'https://vitepress-example.siegel.invalid', mark: true })],
   },
   themeConfig: {
     nav: [

@@ -71,7 +71,7 @@ const headerList = z.array(z.unknown()).catch([]);
 
 /**
  * The whole file as writeSignCache writes it: `spec`, `version`, `parser`, `pubkey`, `site`, `selector`,
- * `mirrors` (absent: none), `relays`, `manifest` (the last site manifest signed; absent: none) and `pages`
+ * `mirrors` (absent: none), `relays`, `mark` (the reader's mark line; absent: none), `manifest` (the last site manifest signed; absent: none) and `pages`
  * (path → entry). A missing `parser` is revision 1 (caches
  * written before it existed). `pages` is taken if it is an object of any kind; its entries are checked one
  * by one with {@link cacheEntrySchema}.
@@ -88,6 +88,7 @@ export const cacheFileSchema = z.object({
   selector: z.unknown().optional(),
   mirrors: headerList,
   relays: headerList,
+  mark: z.unknown().optional(),
   manifest: z.unknown().optional(),
   pages: z.custom<Record<string, unknown>>((pages) => typeof pages === 'object' && pages !== null).catch({}),
 });

@@ -39,6 +39,11 @@ export interface SignCacheHeader {
    * every event (no re-signing) but forgets the signed-output fingerprints, so every block is rewritten.
    */
   relays?: string[];
+  /**
+   * The reader's mark line the blocks carry (`renderMarkLine`; default none). Like `relays`: a change keeps
+   * every event but forgets the signed-output fingerprints, so every block is rewritten.
+   */
+  mark?: string;
 }
 
 export type { SignCacheEntry } from './cache-file-schema.js';
@@ -60,6 +65,8 @@ export interface ReadSignCacheResult {
   journal?: boolean;
   /** The cache was made with other relay hints: events kept, every block is to be rewritten. */
   relaysChanged?: boolean;
+  /** The cache was made with another reader's mark (or none): events kept, every block is to be rewritten. */
+  markChanged?: boolean;
   /** The cache was made by an older page reading ({@link PARSER_REVISION}): events kept, every page read again. */
   parserChanged?: boolean;
   /** A corrupt or unreadable cache (it is ignored). */
@@ -102,6 +109,7 @@ async function readSnapshot(
     selector: header.selector,
     mirrors: header.mirrors ?? [],
     relays: header.relays ?? [],
+    ...(header.mark ? { mark: header.mark } : {}),
     pages: new PackedPages<SignCacheEntry>(),
   });
   let text: string;
@@ -168,6 +176,9 @@ async function readSnapshot(
   // Other relay hints: the events stay valid, but files Siegel wrote carry the old `nevent`.
   const relays = header.relays ?? [];
   const sameRelays = sameList(data.relays, relays);
+  // Another mark line: the same, the files Siegel wrote carry the old one.
+  const sameMark = (typeof data.mark === 'string' ? data.mark : '') === (header.mark ?? '');
+  const sameBlocks = sameRelays && sameMark;
   // Another page reading (a cache from before `parser` existed is revision 1): the events stay, but no file
   // may skip parsing — its element may read differently now, or be refused — so the fingerprints go.
   const sameParser = data.parser === PARSER_REVISION;
@@ -183,8 +194,8 @@ async function readSnapshot(
     else if (!sameParser) {
       const { signedFingerprint: _, bytePlace: __, ...kept } = entry;
       pages.set(path, { ...kept, fingerprint: '' });
-    } else if (sameRelays && entryText !== undefined) pages.setText(path, entryText);
-    else if (sameRelays) pages.set(path, entry);
+    } else if (sameBlocks && entryText !== undefined) pages.setText(path, entryText);
+    else if (sameBlocks) pages.set(path, entry);
     else {
       const { signedFingerprint: _, ...kept } = entry;
       pages.set(path, kept);
@@ -200,10 +211,12 @@ async function readSnapshot(
       selector: header.selector,
       mirrors,
       relays,
+      ...(header.mark ? { mark: header.mark } : {}),
       pages,
       ...(manifest ? { manifest } : {}),
     },
     ...(sameRelays ? {} : { relaysChanged: true }),
+    ...(sameMark ? {} : { markChanged: true }),
     ...(sameParser ? {} : { parserChanged: true }),
     ...(dropped > 0
       ? {
@@ -227,6 +240,7 @@ export async function writeSignCache(file: string, cache: SignCache): Promise<vo
     selector: cache.selector,
     ...(cache.mirrors && cache.mirrors.length > 0 ? { mirrors: cache.mirrors } : {}),
     relays: cache.relays ?? [],
+    ...(cache.mark ? { mark: cache.mark } : {}),
     ...(cache.manifest ? { manifest: cache.manifest } : {}),
   };
   // The same JSON as `JSON.stringify({ ...header, pages })`, encoded piece by piece into one buffer from

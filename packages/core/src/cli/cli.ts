@@ -136,6 +136,9 @@ type Values = {
   blossom?: string[];
   'site-id'?: string;
   'root-site'?: boolean;
+  mark?: boolean;
+  'mark-server'?: string;
+  'mark-extension'?: string;
   'allow-redirects-to'?: string[];
   evidence?: string;
 };
@@ -167,6 +170,16 @@ function isUrlTarget(target: string): boolean {
       `\`${target}\` looks like a URL, but not an http:// or https:// one: verify takes a directory or an http(s) URL`,
     );
   return false;
+}
+
+/** `--mark`, `--mark-server`, `--mark-extension` as `signSite`'s `mark` (none of them: no mark). */
+function markOption(values: { mark?: boolean; 'mark-server'?: string; 'mark-extension'?: string }) {
+  const server = values['mark-server'];
+  const extension = values['mark-extension'];
+  if (server === undefined && extension === undefined) return values.mark ? { mark: true } : {};
+  return {
+    mark: { ...(server !== undefined ? { server } : {}), ...(extension !== undefined ? { extension } : {}) },
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -225,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values.mirror !== undefined ? { mirrors: values.mirror } : {}),
       ...(siteId !== undefined ? { siteId } : {}),
       ...(values['root-site'] ? { rootSite: true } : {}),
+      ...markOption(values),
       ...(maxPageBytes !== undefined ? { maxPageBytes } : {}),
       ...(publishTimeoutMs !== undefined ? { publishTimeoutMs } : {}),
     });

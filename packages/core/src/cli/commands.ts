@@ -58,6 +58,20 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
         value: 'FILE',
         help: 'cache file (default: .sign-cache.json in the current directory)',
       },
+      mark: {
+        type: 'boolean',
+        help: "put the reader's mark on every signed page: writes verify/siegel-mark.js, the <siegel-mark> element that invites readers to check who signed the page (docs/mark.md), and names it in each block",
+      },
+      'mark-server': {
+        type: 'string',
+        value: 'URL',
+        help: 'with the mark: a file server whose /verify?url= the mark links to (implies --mark)',
+      },
+      'mark-extension': {
+        type: 'string',
+        value: 'URL',
+        help: 'with the mark: where it sends readers for the browser extension (default: its README; implies --mark)',
+      },
       relay: { type: 'string', multiple: true, value: 'URL', help: RELAY_HELP },
       'publish-timeout': {
         type: 'string',

@@ -55,6 +55,7 @@ export const integrationOptionsSchema = signSiteOptionsSchema
     siteTitle: true,
     siteDescription: true,
     blossom: true,
+    mark: true,
   })
   .extend({
     /** `fail`: a signing error fails the build. `warn`: the build finishes unsigned with a warning. Default: `fail`. */
@@ -81,7 +82,7 @@ export function parseIntegrationOptions<Schema extends z.ZodType>(
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys')
-      return `unknown option ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+      return `unknown option ${issue.keys.map((k) => `\`${[...issue.path, k].join('.')}\``).join(', ')}`;
     return `option \`${issue.path.join('.')}\`: ${issue.message}`;
   });
   throw new SiegelError('invalid_options', `${name}: ${problems.join('; ')}`);
@@ -146,6 +147,7 @@ export function toSignSiteOptions(options: IntegrationOptions, context: Integrat
     ...(options.siteTitle !== undefined ? { siteTitle: options.siteTitle } : {}),
     ...(options.siteDescription !== undefined ? { siteDescription: options.siteDescription } : {}),
     ...(options.blossom ? { blossom: options.blossom } : {}),
+    ...(options.mark !== undefined ? { mark: options.mark } : {}),
     logger: {
       info: (message) => logger.info(message),
       warn: (message) => logger.warn(message),

@@ -13,6 +13,10 @@ import { siteBaseOf } from '../page/page-loads.js';
 import { compileSelector, DEFAULT_SELECTOR } from '../page/selector.js';
 import { parseByteSize } from '../text/byte-size.js';
 import { type ManifestOptions, manifestOptionsShape, resolveManifestOptions } from './manifest-options.js';
+import { type MarkOptions, markOptionsShape, resolveMarkOptions } from './mark-options.js';
+import { must } from './must.js';
+
+export { must } from './must.js';
 
 /**
  * Every default of `@siegel/core`, once: `signSite`, the integrations, `createSigner` and
@@ -104,20 +108,6 @@ export function parseMirrors(values: readonly string[], source = 'mirrors'): str
 /** `SIEGEL_MIRRORS`: comma-separated mirror URLs as {@link parseMirrors} takes them (blank: none). */
 export function readMirrorsFromEnv(value: string | undefined): string[] {
   return value?.trim() ? parseMirrors(value.split(','), 'SIEGEL_MIRRORS') : [];
-}
-
-/** A zod error that says what a value must be, after the option's name: "must be …, got `value`". */
-export function must(what: string): { error: (issue: { input?: unknown }) => string } {
-  return { error: (issue) => `must be ${what}, got \`${formatValue(issue.input)}\`` };
-}
-
-function formatValue(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 function isRelayHint(relay: string): boolean {
@@ -222,6 +212,7 @@ export const signSiteOptionsSchema = z
       must(POSITIVE_OR_ALL),
     ),
     ...manifestOptionsShape,
+    ...markOptionsShape,
   })
   .partial();
 
@@ -257,6 +248,8 @@ export interface ResolvedSignSiteOptions {
   verifySignatures: number;
   /** The site manifest's kind, site id and optional tags (options/manifest-options.ts). */
   manifest: ManifestOptions;
+  /** The reader's mark on every signed page, or `undefined` when off (options/mark-options.ts). */
+  mark: MarkOptions | undefined;
 }
 
 const consoleLogger: SiegelLogger = {
@@ -305,7 +298,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
   const given = options.selector?.trim() === '' ? { ...options, selector: undefined } : options;
   check(signSiteOptionsSchema, given, (issue) =>
     issue.code === 'unrecognized_keys'
-      ? `Unknown option \`${issue.keys[0]}\``
+      ? `Unknown option \`${[...issue.path, issue.keys[0]].join('.')}\``
       : `\`${issue.path.join('.')}\` ${issue.message}`,
   );
   const env = options.env ?? {};
@@ -362,6 +355,7 @@ export function resolveSignSiteOptions(options: SignSiteOptions): ResolvedSignSi
         ? Number.POSITIVE_INFINITY
         : (options.verifySignatures ?? DEFAULTS.verifySignatures),
     manifest: resolveManifestOptions(options, env, siteBase),
+    mark: resolveMarkOptions(options.mark, siteBase),
   };
 }
 

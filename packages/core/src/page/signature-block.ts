@@ -27,6 +27,27 @@ export interface RenderSignatureBlockOptions {
   relays?: string[];
   /** The selector the hash covers, named in the opening comment. Default `'main'`. */
   selector?: string;
+  /**
+   * The reader's mark (docs/mark.md): one more line before the closing comment, the script of the
+   * `<siegel-mark>` element with its links' settings. Default: none.
+   */
+  mark?: { src: string; server?: string | undefined; extension?: string | undefined } | undefined;
+}
+
+/**
+ * The block's line for the reader's mark: a classic deferred script (not a module, which would make every
+ * verifier of the page hash every JS chunk of the site), its settings as `data-*` attributes, escaped.
+ *
+ * @example
+ * ```ts
+ * renderMarkLine({ src: '/verify/siegel-mark.js', server: 'https://files.example' });
+ * // '<script src="/verify/siegel-mark.js" data-server="https://files.example" defer></script>'
+ * ```
+ */
+export function renderMarkLine(mark: NonNullable<RenderSignatureBlockOptions['mark']>): string {
+  const server = mark.server ? ` data-server="${escapeHtml(mark.server)}"` : '';
+  const extension = mark.extension ? ` data-extension="${escapeHtml(mark.extension)}"` : '';
+  return `<script src="${escapeHtml(mark.src)}"${server}${extension} defer></script>`;
 }
 
 function requireHex(value: unknown, what: string): string {
@@ -48,7 +69,8 @@ function readHashTag(event: NostrEvent): string {
 /**
  * Render the `siegel-page/2` signature block for a signed page event, exactly as docs/signature-block.md describes it:
  * an opening comment, `nostr:event`/`nostr:pubkey`/`nostr:hash` metas, the `nostr-verification` link,
- * the NIP-21 `rel="alternate"` `nostr:nevent1…` link, and the closing comment. Every value is escaped.
+ * the NIP-21 `rel="alternate"` `nostr:nevent1…` link, with `mark` the mark's script, and the closing comment.
+ * Every value is escaped.
  * The returned string starts with `<!--` and ends with `-->` (no newline around it).
  *
  * @example
@@ -72,6 +94,7 @@ export function renderSignatureBlock(event: NostrEvent, options: RenderSignature
     `<meta name="nostr:hash" content="${escapeHtml(hash)}">`,
     `<link rel="nostr-verification" href="${escapeHtml(options.verifyUrl)}">`,
     `<link rel="alternate" href="nostr:${escapeHtml(nevent)}">`,
+    ...(options.mark ? [renderMarkLine(options.mark)] : []),
     `<!-- ${BLOCK_END_MARKER} -->`,
   ].join('\n');
 }

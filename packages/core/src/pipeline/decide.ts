@@ -247,6 +247,7 @@ export function applyBlock(
     verifyUrl: `${options.site}/verify/${event.id}`,
     relays: options.relays,
     selector: options.selector,
+    mark: options.mark,
   });
   return (
     spliceBlockBytes(input, bytePlace, block) ??

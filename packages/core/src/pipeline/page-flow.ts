@@ -66,7 +66,13 @@ export class PageFlow {
     this.#parses = new PQueue({ concurrency: this.#pool ? PARSE_AHEAD : 1 });
     // Writes go to a thread of their own, with plain system calls (see FileWorker).
     this.#io = FileWorker.create() ?? inProcessFileIo;
-    this.#verify = new VerifyOutput(root, options.site, options.selector, this.#io);
+    this.#verify = new VerifyOutput(
+      root,
+      options.site,
+      options.selector,
+      this.#io,
+      options.mark !== undefined,
+    );
   }
 
   /** Read every page and send it on its trip; returns once the last page is read (not yet signed or written). */

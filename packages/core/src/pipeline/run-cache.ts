@@ -10,6 +10,7 @@ import {
   writeSignCache,
 } from '../cache/sign-cache.js';
 import type { ResolvedSignSiteOptions } from '../options/options.js';
+import { renderMarkLine } from '../page/signature-block.js';
 
 /**
  * The cache as one run uses it: read (with its warnings) at the start, each signed batch appended to the
@@ -37,26 +38,29 @@ export class RunCache {
    */
   static async open(options: ResolvedSignSiteOptions, pubkey: string | undefined): Promise<RunCache> {
     const { logger } = options;
-    const { cache, warning, notice, journal, relaysChanged, parserChanged } = await readSignCache(
-      options.cacheFile,
-      {
+    const { cache, warning, notice, journal, relaysChanged, markChanged, parserChanged } =
+      await readSignCache(options.cacheFile, {
         pubkey,
         site: options.site,
         selector: options.selector,
         mirrors: options.mirrors,
         relays: options.relays,
-      },
-    );
+        ...(options.mark ? { mark: renderMarkLine(options.mark) } : {}),
+      });
     if (warning) logger.warn(warning);
     if (notice) logger.warn(notice);
     if (relaysChanged && cache.pages.size > 0)
       logger.info('Siegel: relay hints changed; rewriting the blocks of unchanged pages (no re-signing).');
+    if (markChanged && cache.pages.size > 0)
+      logger.info(
+        "Siegel: the reader's mark changed; rewriting the blocks of unchanged pages (no re-signing).",
+      );
     if (parserChanged && cache.pages.size > 0)
       logger.info(
         'Siegel: this version reads pages more exactly than the one that wrote the cache; reading every page again once (only pages whose signed element reads differently now are re-signed or refused).',
       );
     const run = new RunCache(options, cache, relaysChanged === true);
-    if ((notice || relaysChanged || parserChanged) && !options.dryRun) run.#dirty = true;
+    if ((notice || relaysChanged || markChanged || parserChanged) && !options.dryRun) run.#dirty = true;
     if (!options.dryRun) {
       await removeStaleCacheTemps(options.cacheFile);
       // An interrupted run left signed batches in the journal: fold them into the cache before a new

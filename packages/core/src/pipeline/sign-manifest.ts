@@ -21,6 +21,8 @@ import {
 import { isEventShape } from '../nostr/event-shape.js';
 import { outboxFileOf } from '../nostr/publish-outbox.js';
 import { queryRelay } from '../nostr/relay-query.js';
+import { MARK_SCRIPT_NAME } from '../options/mark-options.js';
+import { VERIFY_DIR } from '../verify/verify-output.js';
 import type { SigningRun } from './signing-run.js';
 import type { ManifestSummary } from './summary.js';
 
@@ -90,7 +92,7 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
     const report = reported.get(path);
     // A page this run did not look at (it named its `files`) keeps its cached event.
     const event = report ? report.eventId : options.files ? run.cache.get(path)?.event.id : undefined;
-    if (event !== undefined) pages.set(name, { eventId: event, loads: run.cache.get(path)?.loads ?? [] });
+    if (event !== undefined) pages.set(name, { eventId: event, loads: loadsOf(run, path) });
   }
   const { kind, d, title, description, servers } = options.manifest;
   const home = run.cache.get('index.html')?.event;
@@ -138,6 +140,18 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
     ms: performance.now() - started,
     eventId: event.id,
   };
+}
+
+/**
+ * What a signed page loads, as the manifest pins it: what the build's page loads (cached with its entry)
+ * and, with the reader's mark on, the mark's script its block names (`/verify/siegel-mark.js` inside the
+ * site, as page/page-loads.ts names a same-site file). That item is the run's own: a page signed before
+ * carries it in its old block, which this run replaced, so it is listed exactly when the mark is on.
+ */
+function loadsOf(run: SigningRun, path: string): string[] {
+  const item = `script /${VERIFY_DIR}/${MARK_SCRIPT_NAME}`;
+  const loads = (run.cache.get(path)?.loads ?? []).filter((load) => load !== item);
+  return run.options.mark === undefined ? loads : [...loads, item];
 }
 
 /** The manifest in `verify/manifest.json` when it is this key's of this kind and verifies; else `undefined`. */

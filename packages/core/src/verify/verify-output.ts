@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
 import { mkdirFast, writeFileAtomic, writeFileFast } from '../fs/atomic-write.js';
 import type { FileIo } from '../fs/file-io.js';
+import { MARK_SCRIPT_NAME } from '../options/mark-options.js';
 import {
   LOOKUP_PAGE_NAME,
+  readMarkScript,
   readVerifyScript,
   renderLookupPage,
   renderVerifyPage,
@@ -22,7 +24,7 @@ export const VERIFY_MARKER = '.siegel-writing';
 
 /**
  * Writes the verify pages of a signed site: `verify/{event id}/index.html`, `verify/{event id}.json`, the
- * one shared script `verify/siegel-verify.js` and the site-wide verify page `verify/index.html` (it finds
+ * one shared script `verify/siegel-verify.js` (and the reader's mark, `verify/siegel-mark.js`, when on) and the site-wide verify page `verify/index.html` (it finds
  * an event by the id in its URL, on the site or on the relays the `nevent` names). Event ids are content addresses: a verify page that
  * already exists for an id is not written again.
  *
@@ -37,18 +39,23 @@ export class VerifyOutput {
   readonly #site: URL;
   readonly #selector: string;
   readonly #io: FileIo;
+  readonly #mark: boolean;
   #existing: Promise<Set<string>> | undefined;
   #scriptWritten = false;
   #marked = false;
   /** A write failed: it may have left a partial file, so the marker stays for the next run. */
   #failed = false;
 
-  /** `io` does the per-page writes (`signSite` passes its I/O thread, or `inProcessFileIo` without one). */
-  constructor(outDir: string, site: string, selector: string, io: FileIo) {
+  /**
+   * `io` does the per-page writes (`signSite` passes its I/O thread, or `inProcessFileIo` without one);
+   * `mark`: the run puts the reader's mark on its pages, so {@link writeScript} writes its script too.
+   */
+  constructor(outDir: string, site: string, selector: string, io: FileIo, mark = false) {
     this.#outDir = outDir;
     this.#site = new URL(site);
     this.#selector = selector;
     this.#io = io;
+    this.#mark = mark;
   }
 
   /** Site-relative URL path of the shared script, e.g. `/verify/siegel-verify.js` (or `/docs/verify/…`). */
@@ -86,7 +93,10 @@ export class VerifyOutput {
     }
   }
 
-  /** Write the shared verify script and the site-wide verify page `verify/index.html` (once per run). */
+  /**
+   * Write the shared verify script, the site-wide verify page `verify/index.html` and, with the mark on, the
+   * mark's script `verify/siegel-mark.js` (once per run, before the site manifest lists the output).
+   */
   async writeScript(): Promise<void> {
     if (this.#scriptWritten) return;
     this.#scriptWritten = true;
@@ -96,6 +106,8 @@ export class VerifyOutput {
       join(this.#outDir, VERIFY_DIR, LOOKUP_PAGE_NAME),
       renderLookupPage({ site: this.#site.href, selector: this.#selector }),
     );
+    if (this.#mark)
+      await writeFileAtomic(join(this.#outDir, VERIFY_DIR, MARK_SCRIPT_NAME), await readMarkScript());
   }
 
   /** Remove the marker once every {@link writePage} has settled — unless one failed (it may be partial). */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { NostrEvent } from 'nostr-tools/core';
 import { SiegelError } from '../errors.js';
 import { encodeNevent, encodeNpub } from '../nostr/bech32.js';
+import { MARK_SCRIPT_NAME } from '../options/mark-options.js';
 import { readEventSpec } from '../page/parse.js';
 import { DEFAULT_SELECTOR } from '../page/selector.js';
 import { escapeHtml } from '../page/signature-block.js';
@@ -207,15 +208,29 @@ ${independentCheck()}
  * ```
  * @throws {SiegelError} `io_error` when the bundle is missing (the package was not built: run `npm run build`).
  */
-export async function readVerifyScript(): Promise<string> {
+export function readVerifyScript(): Promise<string> {
+  return readBundledScript(VERIFY_SCRIPT_NAME, 'verify script');
+}
+
+/**
+ * The source of the reader's mark ({@link MARK_SCRIPT_NAME}, docs/mark.md): the `<siegel-mark>` element as
+ * one small classic script, built with the package. A run with the `mark` option writes it to `verify/`.
+ * @throws {SiegelError} `io_error` when the bundle is missing (the package was not built: run `npm run build`).
+ */
+export function readMarkScript(): Promise<string> {
+  return readBundledScript(MARK_SCRIPT_NAME, 'mark script');
+}
+
+/** A browser script `scripts/build-verify-script.mjs` bundled into the package's `dist/`. */
+async function readBundledScript(name: string, what: string): Promise<string> {
   // From dist/verify/verify-page.js and from src/verify/verify-page.ts alike this is the package's dist/ folder.
-  const url = new URL(`../../dist/${VERIFY_SCRIPT_NAME}`, import.meta.url);
+  const url = new URL(`../../dist/${name}`, import.meta.url);
   try {
     return await readFile(url, 'utf8');
   } catch (cause) {
     throw new SiegelError(
       'io_error',
-      `The verify script \`${url.pathname}\` is missing; build @siegel/core first (\`npm run build\`).`,
+      `The ${what} \`${url.pathname}\` is missing; build @siegel/core first (\`npm run build\`).`,
       { cause },
     );
   }
