@@ -80,6 +80,7 @@ export { HttpBunkerSigner, type HttpBunkerSignerOptions } from './signer/http-bu
 export { LocalKeySigner } from './signer/local-key-signer.js';
 export { Nip46Signer, type Nip46SignerOptions, parseBunkerUri } from './signer/nip46-signer.js';
 export { toTerminalSafe } from './text/terminal-text.js';
+export { EXTENSION_README_URL, verifyByUrlLink } from './verify/check-links.js';
 export {
   type CheckPageAtUrlOptions,
   checkPageAtUrl,

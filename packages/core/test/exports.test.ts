@@ -17,6 +17,7 @@ describe('@siegel/core exports', () => {
       'BLOCK_START_MARKER',
       'DEFAULTS',
       'DEFAULT_SELECTOR',
+      'EXTENSION_README_URL',
       'GERMAN_MESSAGES',
       'HttpBunkerSigner',
       'LocalKeySigner',
@@ -72,6 +73,7 @@ describe('@siegel/core exports', () => {
       'signSite',
       'signSiteOptionsSchema',
       'toTerminalSafe',
+      'verifyByUrlLink',
       'verifySite',
     ]);
   });

@@ -1,9 +1,10 @@
-import { type PageAtUrl, SIGNED_CONTENT_FRAME_HEAD } from '@siegel/core';
+import {
+  EXTENSION_README_URL as EXTENSION_URL,
+  type PageAtUrl,
+  SIGNED_CONTENT_FRAME_HEAD,
+} from '@siegel/core';
 import { isoTime } from '../records/describe-record.js';
 import { Layout } from './layout.js';
-
-/** Link to the browser extension: the check of the page as the reader's own browser shows it. */
-const EXTENSION_URL = 'https://github.com/siegel-dev/siegel/tree/main/packages/extension#readme';
 
 const VERDICT_WORDS: Record<PageAtUrl['page']['verdict'], { text: string; css: string }> = {
   valid: { text: '✓ Valid: the signed content of this page is what its signer signed.', css: 'ok' },

@@ -14,9 +14,8 @@
  * is, or lies in, the signed element). Every page-supplied value becomes text or a checked http(s) link.
  */
 import { encodeNpub } from '../../nostr/bech32.js';
+import { EXTENSION_README_URL, httpUrl, verifyByUrlLink } from '../check-links.js';
 
-/** Where the extension is described when no `extension` is set: its README in Siegel's repository. */
-const EXTENSION_README = 'https://github.com/siegel-dev/siegel/tree/main/packages/extension#readme';
 const TITLE = 'Check who signed this page';
 const STYLE = `:host{display:block;margin:1em 0;font:inherit;color:inherit}
 section{border:1px solid;border-color:color-mix(in srgb,currentColor 35%,transparent);border-radius:.4em;padding:.6em .9em}
@@ -56,17 +55,6 @@ function readBlock(): BlockClaim {
 function showSigner(value: string): string {
   if (/^[0-9a-f]{64}$/i.test(value)) return encodeNpub(value.toLowerCase());
   return value.length > 120 ? `${value.slice(0, 120)}…` : value;
-}
-
-/** An absolute http(s) URL, or `undefined`: nothing else (no `javascript:`, no relative text) becomes a link. */
-function httpUrl(value: string | null | undefined): URL | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value.trim());
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The signed element, when the block's selector finds one. */
@@ -148,13 +136,10 @@ class SiegelMark extends HTMLElement {
     }
     const serverBase = httpUrl(this.getAttribute('server') ?? configured.server);
     if (serverBase) {
-      const page = new URL(location.href);
-      page.hash = '';
-      const check = new URL(`${serverBase.origin}${serverBase.pathname.replace(/\/+$/, '')}/verify`);
-      check.searchParams.set('url', page.href);
+      const check = verifyByUrlLink(serverBase, location.href);
       items.append(link(check, `Check it on ${serverBase.host}`, '(a server that fetches this page itself)'));
     }
-    const extension = httpUrl(this.getAttribute('extension') ?? configured.extension ?? EXTENSION_README);
+    const extension = httpUrl(this.getAttribute('extension') ?? configured.extension ?? EXTENSION_README_URL);
     if (extension)
       items.append(link(extension, 'The Siegel browser extension', '(checks the page your browser shows)'));
     section.append(
