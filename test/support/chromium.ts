@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { inject } from 'vitest';
+import { refuseVerifyPageRelays } from './route-relay.js';
 
 /** Debian's Chromium, as installed by `.ci/run` (`apt-get install chromium`). No browser downloads. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -39,6 +40,7 @@ export async function launchChromium(options: { own?: boolean } = {}): Promise<L
   if (endpoint) {
     const browser = await chromium.connect(endpoint);
     const context = await browser.newContext();
+    await refuseVerifyPageRelays(context);
     return {
       context,
       async close() {
@@ -53,6 +55,7 @@ export async function launchChromium(options: { own?: boolean } = {}): Promise<L
     headless: true,
     args: CHROMIUM_ARGS,
   });
+  await refuseVerifyPageRelays(context);
   return {
     context,
     async close() {

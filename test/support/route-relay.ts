@@ -47,3 +47,19 @@ export async function routeRelays(
 export function routeVerifyPageRelays(context: BrowserContext, to: string): Promise<void> {
   return routeRelays(context, DEFAULT_RELAYS, to);
 }
+
+/**
+ * The verify page's own relays (core's `DEFAULT_RELAYS`) refused at once, as a closed network refuses them:
+ * the page's socket closes before it opens, and the query says `cannot connect`, what it says when the name
+ * does not resolve. Left to the browser, each page waited up to its 2 s connect timeout instead: after a few
+ * failed connections Chromium holds back a tab's new WebSockets (its throttle for failing sockets), so from
+ * the third verify page on every page of a test file cost 2–2.5 s more, for the same verdict. A test that
+ * answers these relays registers its own route later (`routeVerifyPageRelays`), which takes precedence.
+ */
+export function refuseVerifyPageRelays(context: BrowserContext): Promise<void> {
+  const refused = new Set(DEFAULT_RELAYS.map((url) => url.replace(/\/$/, '')));
+  return context.routeWebSocket(
+    (url) => refused.has(url.href.replace(/\/$/, '')),
+    (route) => route.close().catch(() => {}),
+  );
+}
