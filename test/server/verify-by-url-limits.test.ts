@@ -136,7 +136,9 @@ describe('with the default address policy, nothing but the public internet is fe
       const body = (await response.json()) as { error: string; message: string };
       expect(response.status, JSON.stringify(body)).toBe(502);
       // Another origin may be followed (http → https, a bare domain → www.), its host judged like any.
-      expect(body.message).toMatch(/^Refused to connect to `localhost` \(`(127\.0\.0\.1|::1)`\): a loopback address/);
+      expect(body.message).toMatch(
+        /^Refused to connect to `localhost` \(`(127\.0\.0\.1|::1)`\): a loopback address/,
+      );
       expect(site.requests.get('/redirect')).toBe(1);
       expect(target.connections).toBe(0);
     } finally {
