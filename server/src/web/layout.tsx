@@ -31,3 +31,37 @@ export function Layout(props: { title: string; scripts?: string[]; children?: Ch
     </>
   );
 }
+
+/**
+ * A one-field lookup form of `/verify` (`?hash=` for a file, `?url=` for a page) and the `#message` line
+ * under it, where a refusal is said.
+ */
+export function LookupForm(props: {
+  id: string;
+  name: string;
+  label: string;
+  value: string | undefined;
+  error: string | undefined;
+}) {
+  return (
+    <>
+      <form id={props.id} method="get" action="/verify">
+        <label>
+          {props.label}
+          <input
+            type="text"
+            id={props.name}
+            name={props.name}
+            value={props.value ?? ''}
+            spellcheck={false}
+            autocomplete="off"
+          />
+        </label>
+        <button type="submit">Check</button>
+      </form>
+      <p id="message" role="status">
+        {props.error ?? ''}
+      </p>
+    </>
+  );
+}

@@ -4,7 +4,7 @@ import {
   SIGNED_CONTENT_FRAME_HEAD,
 } from '@siegel/core';
 import { isoTime } from '../records/describe-record.js';
-import { Layout } from './layout.js';
+import { Layout, LookupForm } from './layout.js';
 
 const VERDICT_WORDS: Record<PageAtUrl['page']['verdict'], { text: string; css: string }> = {
   valid: { text: '✓ Valid: the signed content of this page is what its signer signed.', css: 'ok' },
@@ -30,23 +30,13 @@ export function PageCheckPage(props: { url?: string; checked?: PageAtUrl; error?
   return (
     <Layout title="Verify a page">
       <h1>Verify a page</h1>
-      <form id="url-form" method="get" action="/verify">
-        <label>
-          The address of a signed page
-          <input
-            type="text"
-            id="url"
-            name="url"
-            value={props.url ?? ''}
-            spellcheck={false}
-            autocomplete="off"
-          />
-        </label>
-        <button type="submit">Check</button>
-      </form>
-      <p id="message" role="status">
-        {props.error ?? ''}
-      </p>
+      <LookupForm
+        id="url-form"
+        name="url"
+        label="The address of a signed page"
+        value={props.url}
+        error={props.error}
+      />
       {checked === undefined ? '' : <PageCheckResult checked={checked} server={props.server} />}
     </Layout>
   );

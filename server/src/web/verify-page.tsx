@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import { Layout } from './layout.js';
+import { Layout, LookupForm } from './layout.js';
 
 /** `/verify`: paste a hash, or drop a file that is hashed in the browser (WebCrypto) and never uploaded. */
 export function VerifyPage(props: { hash?: string; error?: string; children?: Child }) {
@@ -12,23 +12,13 @@ export function VerifyPage(props: { hash?: string; error?: string; children?: Ch
           choose one: <input type="file" id="file" />
         </label>
       </div>
-      <form id="hash-form" method="get" action="/verify">
-        <label>
-          …or paste its SHA-256 hash
-          <input
-            type="text"
-            id="hash"
-            name="hash"
-            value={props.hash ?? ''}
-            spellcheck={false}
-            autocomplete="off"
-          />
-        </label>
-        <button type="submit">Check</button>
-      </form>
-      <p id="message" role="status">
-        {props.error ?? ''}
-      </p>
+      <LookupForm
+        id="hash-form"
+        name="hash"
+        label="…or paste its SHA-256 hash"
+        value={props.hash}
+        error={props.error}
+      />
       <p>
         A signed web page? <a href="/verify?url=">Check it by its address</a>.
       </p>
