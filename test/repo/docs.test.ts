@@ -173,7 +173,9 @@ async function filesThatMayCite(): Promise<string[]> {
 
 /** The string members of a `type Name = | 'a' | 'b'` union in a TypeScript source. */
 function unionMembers(source: string, name: string): string[] {
-  const body = new RegExp(`type ${name} =([^;]*);`).exec(source)?.[1] ?? '';
+  // Comments dropped first: a `;` or a `'` in one would end the union early or make a member of prose.
+  const code = source.replace(/\/\/[^\n]*/g, '');
+  const body = new RegExp(`type ${name} =([^;]*);`).exec(code)?.[1] ?? '';
   return [...body.matchAll(/'([^']+)'/g)].map((match) => match[1] as string);
 }
 

@@ -33,7 +33,7 @@ export type ApiErrorCode =
   | 'UPLOAD_TOKEN_ORIGIN'
   | 'INVALID_TOKEN_REQUEST'
   | 'ORIGIN_NOT_ALLOWED'
-  // Verify by URL (pages/page-checks.ts): the address, the page, the target host's rate, and `hash` given with `url`.
+  // Verify by URL (pages/page-checks.ts): the address, the page, the rate per target host, hash given with url.
   | 'INVALID_URL'
   | 'PAGE_UNAVAILABLE'
   | 'HOST_RATE_LIMITED'
