@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { inject } from 'vitest';
-import { refuseVerifyPageRelays } from './route-relay.js';
+import { refuseVerifyPageRelays } from './route-relay.ts';
 
 /** Debian's Chromium, as installed by `.ci/run` (`apt-get install chromium`). No browser downloads. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -1,6 +1,6 @@
+import { DEFAULT_RELAYS } from '@siegel/core/browser';
 import type { BrowserContext } from 'playwright-core';
 import WebSocket from 'ws';
-import { DEFAULT_RELAYS } from '../../packages/core/src/verify/script/browser-relays.js';
 
 /**
  * Answer the browser's WebSocket connections to each of `from` (e.g. the verify page's public default
