@@ -11,12 +11,11 @@ import type { ConnectPolicy } from '../net/connect-policy.js';
 import { loadSigningEngine } from '../nostr/crypto.js';
 import { queryRelay } from '../nostr/relay-query.js';
 import { MAX_RELAY_HINTS, parseRelays, pickRelayHints } from '../nostr/relays.js';
-import { verifyEventSignature } from '../nostr/verify-signature.js';
 import type { PageSpec } from '../page/html-parser.js';
 import { CURRENT_SPEC } from '../page/parse.js';
 import { resolveNip05 } from './nip05.js';
 import { createProblem, decideVerdict } from './problem-codes.js';
-import { safeEventHash } from './relay-lookup.js';
+import { soundEvents } from './relay-lookup.js';
 import { describeCoverage } from './rules.js';
 import { readServedPage } from './script/served-page.js';
 import type { PageVerification } from './verify-report.js';
@@ -88,22 +87,18 @@ export async function checkPageAtUrl(url: string, options: CheckPageAtUrlOptions
   if (address.protocol !== 'http:' && address.protocol !== 'https:')
     throw new SiegelError('invalid_options', `\`${url}\` is not an http(s) URL`);
   address.hash = '';
-  const relays = parseRelays(options.relays ?? [], 'relays');
+  // The bounds (time, bytes, redirects) go to the check as given: `verifySite` defaults the rest.
+  const { policy, relays: ownRelays, checkCloaking, ...bounds } = options;
+  const relays = parseRelays(ownRelays ?? [], 'relays');
   let seen: SeenPage | undefined;
   const report = await verifySite(
     address.href,
     {
       maxPages: 1,
-      policy: options.policy,
+      policy,
       relays,
-      checkCloaking: options.checkCloaking ?? true,
-      ...pick(options, [
-        'relayTimeoutMs',
-        'requestTimeoutMs',
-        'totalTimeoutMs',
-        'maxPageBytes',
-        'maxRedirects',
-      ]),
+      checkCloaking: checkCloaking ?? true,
+      ...bounds,
     },
     (page) => {
       seen = page;
@@ -121,8 +116,7 @@ export async function checkPageAtUrl(url: string, options: CheckPageAtUrlOptions
   const found = seen.event && 'found' in seen.event ? (seen.event.found as NostrEvent) : undefined;
   // Shown only for an event whose id and signature hold: anything else is the verdict's to explain.
   const crypto = await loadSigningEngine();
-  const sound = (event: NostrEvent) =>
-    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  const sound = soundEvents(crypto);
   if (found && sound(found)) {
     const tag = (name: string) => found.tags.find((t) => t[0] === name)?.[1];
     const npub = npubEncode(found.pubkey);
@@ -143,12 +137,6 @@ export async function checkPageAtUrl(url: string, options: CheckPageAtUrlOptions
     if (Number.isFinite(expires)) result.freshUntil = expires * 1000;
   }
   return result;
-}
-
-function pick<T extends object, K extends keyof T>(object: T, keys: K[]): Partial<Pick<T, K>> {
-  const picked: Partial<Pick<T, K>> = {};
-  for (const key of keys) if (object[key] !== undefined) picked[key] = object[key];
-  return picked;
 }
 
 /** A page with neither a signature block nor the signed element: `siegel verify` skips it; here it is the answer. */

@@ -19,6 +19,14 @@ export function safeEventHash(event: NostrEvent): string | undefined {
 }
 
 /**
+ * Whether an event holds: its id is the hash of its content and its signature is the key's. The one test of
+ * an event read from a relay or a site, for the event lookup, the manifest gathering and a signer's profile.
+ */
+export function soundEvents(crypto: SigningEngine): (event: NostrEvent) => boolean {
+  return (event) => safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+}
+
+/**
  * Looks an event up on relays: the block's `nevent` hints (at most 5 valid ones the source allows, by
  * `pickRelayHints`) and the `--relay` ones. Only an event with the asked id, a matching id hash and a valid
  * signature counts; the page's own checks (x tag, pubkey, spec) follow as for a local event. A relay that
@@ -33,8 +41,7 @@ export function lookupOnRelays(
 ): (id: string, hints: string[]) => Promise<LoadedEvent> {
   const timeoutMs = options.timeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs;
   const unreachable = new Map<string, string>();
-  const accept = (event: NostrEvent) =>
-    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  const accept = soundEvents(crypto);
   return async (id, hints) => {
     const relays = pickRelayHints(hints, hintAllowed);
     for (const relay of extra) if (!relays.includes(relay)) relays.push(relay);

@@ -7,7 +7,6 @@
 // result.
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import type { NostrEvent } from 'nostr-tools/core';
 import { decode } from 'nostr-tools/nip19';
 import { SiegelError } from '../errors.js';
 import { requireDirectory } from '../fs/find-pages.js';
@@ -26,7 +25,7 @@ import { dirSource } from './dir-source.js';
 import { createManifestEvidence, verifyFilesOf } from './manifest-evidence.js';
 import { resolveNip05 } from './nip05.js';
 import { checkPage, type PageCheckContext, unreadPage } from './page-check.js';
-import { lookupOnRelays, safeEventHash } from './relay-lookup.js';
+import { lookupOnRelays, soundEvents } from './relay-lookup.js';
 import type { EventEvidence, ManifestEvidence, Verdict } from './rules.js';
 import { MissingEvent, type SourcePage } from './site-source.js';
 import { urlSource } from './url-source.js';
@@ -206,8 +205,7 @@ export async function verifySite(
     timeoutMs: options.relayTimeoutMs,
     policy,
   });
-  const validEvent = (event: NostrEvent) =>
-    safeEventHash(event) === event.id && verifyEventSignature(crypto, event);
+  const validEvent = soundEvents(crypto);
   const gatherManifest = createManifestEvidence({
     relays: extraRelays,
     hintAllowed: relayHintAllowed,
