@@ -1,7 +1,8 @@
 // The manifest gatherer's relay timing (issue 36): the verify page races the verifier's relays and lingers
 // (NIP-5A's gateways: answer as soon as one relay has, 200 ms for the rest), and a relay that cannot be
-// reached costs its connect budget, not the whole query's time. Fake relays and fake timers: no socket.
-import { finalizeEvent } from 'nostr-tools/pure';
+// reached costs its connect budget, not the whole query's time; the site's copy and the files it names are
+// read while the relays are asked (issue 37's latency). Fake relays and fake timers: no socket.
+import { finalizeEvent, getPublicKey } from 'nostr-tools/pure';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { manifestAddress, NSITE_NAMED_KIND } from '../src/manifest/site-manifest.js';
 import { queryRelay, type RelayAnswer } from '../src/nostr/relay-query-portable.js';
@@ -122,5 +123,58 @@ describe('the relays a verifier asks for the newest manifest', () => {
     expect(answer).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
     expect(answer?.error).toBe('cannot connect within 2 s');
+  });
+});
+
+describe('what the gatherer reads while the relays are asked', () => {
+  it('the site’s copy where the event was found, and the files it names for the page, before any relay answers', async () => {
+    const event = pageEvent();
+    const pubkey = getPublicKey(KEY);
+    const copy = finalizeEvent(
+      {
+        kind: NSITE_NAMED_KIND,
+        created_at: 1_700_000_100,
+        tags: [
+          ['d', 'site-abcd'],
+          ['url', 'https://example.com/'],
+          ['path', '/index.html', 'a'.repeat(64), event.id],
+          ['path', '/style.css', 'b'.repeat(64)],
+          ['loads', '/index.html', '/style.css'],
+        ],
+        content: '',
+      },
+      KEY,
+    );
+    expect(copy.pubkey).toBe(pubkey);
+    const read: string[] = [];
+    let answerRelays: () => void = () => {};
+    const relaysHeld = new Promise<void>((resolve) => {
+      answerRelays = resolve;
+    });
+    const gather = createManifestEvidence({
+      relays: [FAST],
+      hintAllowed: () => true,
+      ask: async (relay) => {
+        await relaysHeld;
+        return { relay, events: [], rejected: 0 };
+      },
+      valid: () => true,
+      readSiteFile: async (path) => {
+        read.push(path);
+        if (path === '/verify/manifest.json') return new TextEncoder().encode(JSON.stringify(copy));
+        return new TextEncoder().encode(`bytes of ${path}`);
+      },
+      sha256: (bytes) => new TextDecoder().decode(bytes),
+      chunks: false,
+    });
+    const evidence = gather(event, [], 'https://example.com/', new Uint8Array(), 'https://example.com');
+    // Nothing answered yet: the copy was read and the page's stylesheet is being hashed already.
+    await vi.waitFor(() => expect(read).toEqual(['/verify/manifest.json', '/style.css']));
+    answerRelays();
+    const found = await evidence;
+    expect(found?.pageNamed?.eventId).toBe(copy.id);
+    // Read once each, though named twice (the early start and the gathering's end).
+    expect(read).toEqual(['/verify/manifest.json', '/style.css']);
+    expect(found?.assets).toEqual([{ path: '/style.css', sha256: 'bytes of /style.css' }]);
   });
 });

@@ -9,6 +9,7 @@
 import type { NostrEvent } from 'nostr-tools/core';
 import { readManifestBlob } from '../manifest/manifest-layout.js';
 import {
+  type ManifestPage,
   NSITE_NAMED_KIND,
   newestManifest,
   parseManifestAddress,
@@ -225,15 +226,44 @@ export function createManifestEvidence(
     return copy;
   };
 
-  /** A same-site file's hash, read once per run. */
+  /** The files a page named by `manifest` depends on: its recorded loads, `alsoCheck`'s, its chunks. */
+  const filesToHash = (
+    manifest: SiteManifest,
+    named: ManifestPage,
+    eventId: string,
+    html: string,
+  ) => {
+    const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(eventId) ?? [])];
+    if (io.chunks && isModuleBased(html))
+      for (const path of manifest.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
+    return [...new Set(paths)];
+  };
+
+  /** Start hashing the files the site's copy names for the page (see the gathering): nothing waits on it. */
+  const prefetch = async (
+    copy: NostrEvent,
+    eventId: string,
+    page: string,
+    bytes: Uint8Array | PromiseLike<Uint8Array>,
+  ) => {
+    const manifest = await read(copy, page);
+    const named = manifest?.pagesByEvent.get(eventId);
+    if (manifest === undefined || named === undefined) return;
+    const html = new TextDecoder().decode(await bytes);
+    for (const path of filesToHash(manifest, named, eventId, html))
+      hashFile(path, page, manifest.siteUrl).catch(() => undefined);
+  };
+
+  /** A same-site file's hash, read once per run (per site: a moved site's manifests name another). */
   const hashFile = (path: string, page: string, siteUrl: string | undefined) => {
-    let finding = files.get(path);
+    const key = `${siteUrl ?? ''} ${path}`;
+    let finding = files.get(key);
     if (!finding) {
       finding = io.readSiteFile(path, page, siteUrl).then(
         async (bytes) => ({ path, sha256: await io.sha256(bytes) }),
         (error: Error) => ({ path, sha256: undefined, why: error.message }),
       );
-      files.set(path, finding);
+      files.set(key, finding);
     }
     return finding;
   };
@@ -250,6 +280,12 @@ export function createManifestEvidence(
     const hinted = pickRelayHints(hints, options.hintAllowed).filter(
       (relay) => !options.relays.includes(relay),
     );
+    // The site's copy where the event file was read starts with the lookups, and the files the page depends
+    // on by that copy start being hashed: in the common case the newest manifest names the same site and
+    // the same files, each read once per run whichever manifest names it — the reader waits for one round
+    // of relays instead of relays, then the site, then the files.
+    const guessed = siteGuess === undefined ? undefined : siteCopy(page, siteGuess);
+    guessed?.then((copy) => copy && prefetch(copy, event.id, page, bytes)).catch(() => undefined);
     const [lookup, hintAnswers] = await Promise.all([
       lookUp(a, address),
       Promise.all(
@@ -268,7 +304,9 @@ export function createManifestEvidence(
     // The site's copy is beside the site's verify/: where the newest manifest says the site is, else where
     // the page's event file was read (`siteGuess`).
     const ownSite = newestManifest(ownEvents)?.tags.find((tag) => tag[0] === 'url')?.[1];
-    const copy = await siteCopy(page, ownSite ?? siteGuess);
+    const copy = await (ownSite === undefined || sameUrl(ownSite, siteGuess)
+      ? (guessed ?? siteCopy(page, undefined))
+      : siteCopy(page, ownSite));
     const all = [...ownEvents, ...hintAnswers.flatMap((answer) => answer.events), ...(copy ? [copy] : [])];
     const candidates = all.filter((candidate) => candidate.pubkey === event.pubkey);
     const newestEvent = newestManifest(candidates);
@@ -300,15 +338,23 @@ export function createManifestEvidence(
         const { document } = parseDocument(html, { spec: CURRENT_SPEC });
         evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
       }
-      const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(event.id) ?? [])];
-      if (io.chunks && isModuleBased(html))
-        for (const path of pageNamed.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
-      const unique = [...new Set(paths)];
-      evidence.assets = await Promise.all(unique.map((path) => hashFile(path, page, siteUrl)));
+      evidence.assets = await Promise.all(
+        filesToHash(pageNamed, named, event.id, html).map((path) => hashFile(path, page, siteUrl)),
+      );
     }
     return evidence;
   };
+}
+
+/** Whether two site URLs name the same place (as URLs: `https://a.example` is `https://a.example/`). */
+function sameUrl(a: string, b: string | undefined): boolean {
+  if (b === undefined) return false;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
 }
 
 /**

@@ -141,7 +141,7 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
       credentials: 'omit',
     }),
   );
-  const manifestFound = gather(event, found.hints, page.href, servedBytes);
+  const manifestFound = gather(event, found.hints, page.href, servedBytes, found.siteRoot.href);
   // A page that cannot be fetched ends the check before it is awaited.
   manifestFound.catch(() => undefined);
   const expectedFound = readExpected(settings, page.origin);

@@ -52,7 +52,9 @@ export function createBrowserManifestGatherer(
   page: string,
   bytes: Uint8Array,
 ) => Promise<ManifestEvidence | undefined> {
-  return createManifestEvidence(browserManifestIo(options));
+  const gather = createManifestEvidence(browserManifestIo(options));
+  // The site root is where the site's copy is read in any case: its read starts with the relays'.
+  return (event, hints, page, bytes) => gather(event, hints, page, bytes, options.siteRoot.href);
 }
 
 /**
