@@ -227,12 +227,7 @@ export function createManifestEvidence(
   };
 
   /** The files a page named by `manifest` depends on: its recorded loads, `alsoCheck`'s, its chunks. */
-  const filesToHash = (
-    manifest: SiteManifest,
-    named: ManifestPage,
-    eventId: string,
-    html: string,
-  ) => {
+  const filesToHash = (manifest: SiteManifest, named: ManifestPage, eventId: string, html: string) => {
     const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(eventId) ?? [])];
     if (io.chunks && isModuleBased(html))
       for (const path of manifest.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
