@@ -1,9 +1,10 @@
 /**
- * The content script, on every page at `document_idle`: the DOM's side. A page without a Siegel block in
+ * The content script, on every page at `document_end` (the `<head>` parsed, so a signed page's check starts
+ * while its subresources still load): the DOM's side. A page without a Siegel block in
  * its `<head>` (no `nostr:*` meta, no `nostr-verification` or `nostr:` alternate link) is left alone — one
  * `querySelector`, no message, no request. A page with one is announced to the background worker (its
  * live `<head>`, which the background reads with core's block reader), and the live checks run when the
- * background sends the served element (live-checks.ts). A client-side navigation (the Navigation API's
+ * background sends the served element (live-checks.ts), not before the page's `load`. A client-side navigation (the Navigation API's
  * `navigatesuccess`, `popstate`, a replaced `<main>`) announces the page again; a later change inside the
  * checked element re-runs the live checks and reports them.
  */
@@ -79,14 +80,23 @@ function watch(): void {
 chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   const request = message as LiveRequest;
   if (request?.type !== 'siegel:live') return undefined;
-  lastRequest = request;
-  lastMain = document.querySelector('main');
-  const findings = checkLive(request);
-  lastCodes = codesOf(findings);
-  sendResponse(findings);
-  watch();
-  return undefined;
+  // What the reader sees is judged once the page has loaded (its stylesheets applied, its load-time scripts
+  // run), though the check itself started at `document_end`, as soon as the block was parsed.
+  afterLoad(() => {
+    lastRequest = request;
+    lastMain = document.querySelector('main');
+    const findings = checkLive(request);
+    lastCodes = codesOf(findings);
+    sendResponse(findings);
+    watch();
+  });
+  return true; // the answer may come after `load`
 });
+
+function afterLoad(run: () => void): void {
+  if (document.readyState === 'complete') run();
+  else addEventListener('load', run, { once: true });
+}
 
 if (document.head?.querySelector(BLOCK)) {
   announce();
