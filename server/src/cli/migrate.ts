@@ -1,3 +1,4 @@
+import PQueue from 'p-queue';
 import { RecordChecker } from '../records/checked-records.js';
 import { eventPageKey } from '../records/public-urls.js';
 import type { FileStorage } from '../storage/file-storage.js';
@@ -69,6 +70,17 @@ export interface MigrationOptions {
  */
 const MIGRATION_CLAIM_MS = 10_000;
 
+/** Records copied (or checked) at once. */
+const MIGRATION_CONCURRENCY = 8;
+
+/**
+ * What one record's migration did: left out (why), or its outbox rows, whether it failed its check in the
+ * source, and then the files a dry run counted, or whether the target held it already.
+ */
+type RecordOutcome =
+  | { notCopied: string }
+  | { deliveries: number; unverified: boolean; counted?: SourceFile[]; present?: boolean };
+
 interface DeliveryRow {
   relay: string;
   delivered_at: number | null;
@@ -115,38 +127,49 @@ export async function migrateStores(
     'SELECT relay, delivered_at FROM relay_deliveries WHERE event_id = ? ORDER BY relay',
   );
   const sourceChecker = new RecordChecker(source.records, new StoredFileHashes(source.storage));
-  for await (const page of pagesOf(source.records, batch)) {
-    for (const record of page) {
-      report.records += 1;
-      const there = !options.dryRun && (await target.records.findByHash(record.hash)) !== undefined;
-      let files: SourceFile[] = [];
-      try {
-        // Read (or, when nothing is copied, checked) before anything is written for the record.
-        if (!there) files = await readFiles(record, source.storage, options.dryRun || target.sameFiles);
-      } catch (error) {
-        if (!(error instanceof SourceFileError)) throw error;
-        report.notCopied.push({ hash: record.hash, reason: error.message });
-        continue;
-      }
-      const rows = deliveriesOf.all(record.eventId) as unknown as DeliveryRow[];
-      report.deliveries += rows.length;
-      if (!(await sourceChecker.check(record)).verdict.verified) report.unverifiedInSource.push(record.hash);
-      if (options.dryRun) {
-        for (const file of files) {
-          report.files += 1;
-          report.bytes += file.size;
-        }
-        continue;
-      }
-      const present = there || (await copyClaimed(record, rows, files, target, report));
-      // Marked again for a record found present: a run killed before its marks leaves none owed twice.
-      for (const row of rows) {
-        if (row.delivered_at !== null)
-          await target.records.deliveries.markDelivered(record.eventId, row.relay, row.delivered_at);
-      }
-      if (present) report.present += 1;
-      else report.copied += 1;
+  // Records are independent (each written under its own claim), so several are copied at once: one at a
+  // time, each waited on its database and store round trips in turn (1 050 records took 36 s).
+  const queue = new PQueue({ concurrency: MIGRATION_CONCURRENCY });
+  /** One record: read (or, when nothing is copied, checked) before anything is written for it. */
+  const migrateRecord = async (record: SignedFileRecord): Promise<RecordOutcome> => {
+    const there = !options.dryRun && (await target.records.findByHash(record.hash)) !== undefined;
+    let files: SourceFile[] = [];
+    try {
+      if (!there) files = await readFiles(record, source.storage, options.dryRun || target.sameFiles);
+    } catch (error) {
+      if (!(error instanceof SourceFileError)) throw error;
+      return { notCopied: error.message };
     }
+    const rows = deliveriesOf.all(record.eventId) as unknown as DeliveryRow[];
+    const unverified = !(await sourceChecker.check(record)).verdict.verified;
+    if (options.dryRun) return { deliveries: rows.length, unverified, counted: files };
+    const present = there || (await copyClaimed(record, rows, files, target, report));
+    // Marked again for a record found present: a run killed before its marks leaves none owed twice.
+    for (const row of rows) {
+      if (row.delivered_at !== null)
+        await target.records.deliveries.markDelivered(record.eventId, row.relay, row.delivered_at);
+    }
+    return { deliveries: rows.length, unverified, present };
+  };
+  for await (const page of pagesOf(source.records, batch)) {
+    const outcomes = await Promise.all(page.map((record) => queue.add(() => migrateRecord(record))));
+    // Folded in the source's order, so the report reads the same however the copies interleaved.
+    page.forEach((record, index) => {
+      const outcome = outcomes[index] as RecordOutcome;
+      report.records += 1;
+      if ('notCopied' in outcome) {
+        report.notCopied.push({ hash: record.hash, reason: outcome.notCopied });
+        return;
+      }
+      report.deliveries += outcome.deliveries;
+      if (outcome.unverified) report.unverifiedInSource.push(record.hash);
+      for (const file of outcome.counted ?? []) {
+        report.files += 1;
+        report.bytes += file.size;
+      }
+      if (outcome.present === true) report.present += 1;
+      else if (outcome.present === false) report.copied += 1;
+    });
     log(
       `${report.records} records read, ${report.copied} copied, ${report.present} already there${report.notCopied.length > 0 ? `, ${report.notCopied.length} not copied` : ''}`,
     );
@@ -274,10 +297,16 @@ async function verifyTarget(
   const checker = new RecordChecker(target.records, new StoredFileHashes(target.storage));
   const unverified = new Set(report.unverifiedInSource);
   const notCopied = new Set(report.notCopied.map((record) => record.hash));
+  const queue = new PQueue({ concurrency: MIGRATION_CONCURRENCY });
   for await (const page of pagesOf(source.records, batch)) {
-    for (const record of page) {
+    const checks = await Promise.all(
+      page.map((record) =>
+        notCopied.has(record.hash) ? undefined : queue.add(() => checker.findByHash(record.hash)),
+      ),
+    );
+    for (const [index, record] of page.entries()) {
       if (notCopied.has(record.hash)) continue;
-      const checked = await checker.findByHash(record.hash);
+      const checked = checks[index];
       // The target may hold its own signature of the same file (signed there before the migration): the
       // source's record was then not copied, which is a failure however well the other one verifies.
       if (checked !== undefined && checked.record.eventId !== record.eventId)
