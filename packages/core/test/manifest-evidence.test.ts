@@ -178,3 +178,56 @@ describe('what the gatherer reads while the relays are asked', () => {
     expect(found?.assets).toEqual([{ path: '/style.css', sha256: 'bytes of /style.css' }]);
   });
 });
+
+describe('the page’s loads', () => {
+  it('are the reading’s when it read them against the event’s address and the manifest’s site, else parsed', async () => {
+    const pubkey = getPublicKey(KEY);
+    const page = finalizeEvent(
+      {
+        kind: 1,
+        created_at: 1_700_000_000,
+        tags: [
+          ['a', manifestAddress(NSITE_NAMED_KIND, pubkey, 'site-abcd')],
+          ['url', 'https://example.com/a/'],
+        ],
+        content: '',
+      },
+      KEY,
+    );
+    const manifest = finalizeEvent(
+      {
+        kind: NSITE_NAMED_KIND,
+        created_at: 1_700_000_100,
+        tags: [
+          ['d', 'site-abcd'],
+          ['url', 'https://example.com/'],
+          ['path', '/a/index.html', 'a'.repeat(64), page.id],
+        ],
+        content: '',
+      },
+      KEY,
+    );
+    const gather = createManifestEvidence({
+      relays: [FAST],
+      hintAllowed: () => true,
+      ask: async (relay) => ({ relay, events: [manifest], rejected: 0 }),
+      valid: () => true,
+      readSiteFile: () => Promise.reject(new Error('no copy')),
+      sha256: () => '0'.repeat(64),
+      chunks: false,
+    });
+    const html = new TextEncoder().encode('<!doctype html><script src="/parsed.js"></script><main>x</main>');
+    const known = {
+      address: 'https://example.com/a/',
+      siteUrl: 'https://example.com/',
+      loads: ['script /read.js'],
+    };
+    expect((await gather(page, [], 'a/index.html', html, undefined, known))?.loads).toEqual([
+      'script /read.js',
+    ]);
+    // Read against another site URL: the page is parsed against the manifest's.
+    const elsewhere = { ...known, siteUrl: 'https://mirror.example/' };
+    const parsed = (await gather(page, [], 'a/index.html', html, undefined, elsewhere))?.loads;
+    expect(parsed?.some((item) => item.includes('/parsed.js'))).toBe(true);
+  });
+});

@@ -114,11 +114,22 @@ async function readPage(
   if (read instanceof Error)
     return { name, problem: `cannot read: ${read.message}`, code: 'page.unavailable' };
   const address = options.site === undefined ? undefined : pageUrl(options.site, name);
+  // Its loads read in the same parse, against the page's address and the site (what the site manifest's
+  // check compares: it parses the page again only when the manifest names another site URL).
+  const origin =
+    address === undefined || options.site === undefined ? undefined : { address, siteUrl: options.site };
   // A directory has no HTTP header: the bytes alone say how a browser decodes them.
   if (pool) {
-    const reading = await pool.read(read);
-    return { name, bytes: () => readFileSync(join(dir, name)), reading, address };
+    const reading = await pool.read(read, origin);
+    return {
+      name,
+      bytes: () => readFileSync(join(dir, name)),
+      reading,
+      address,
+      ...(origin ? { origin } : {}),
+    };
   }
   const bytes = reader.owns(read) ? read : Buffer.from(read);
-  return { name, bytes: () => bytes, reading: readPageForCheck(bytes, options.selector), address };
+  const reading = readPageForCheck(bytes, options.selector, { origin });
+  return { name, bytes: () => bytes, reading, address, ...(origin ? { origin } : {}) };
 }

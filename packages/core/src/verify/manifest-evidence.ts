@@ -19,7 +19,7 @@ import {
 import { isEventShape } from '../nostr/event-shape.js';
 import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
-import { readPageFacts } from '../page/page-facts.js';
+import { type PageOrigin, readPageFacts } from '../page/page-facts.js';
 import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
 
@@ -66,6 +66,11 @@ export interface ManifestEvidenceIo {
   chunks: boolean;
 }
 
+/** A page's loads as its reading found them against `address` and `siteUrl` (reused when those match). */
+export interface KnownLoads extends PageOrigin {
+  loads: string[];
+}
+
 /** One relay lookup's result for one manifest address. */
 interface Lookup {
   /** Each manifest event found, with the relay it came from. */
@@ -92,6 +97,7 @@ export function createManifestEvidence(
   page: string,
   bytes: Uint8Array | PromiseLike<Uint8Array>,
   siteGuess?: string,
+  known?: KnownLoads,
 ) => Promise<ManifestEvidence | undefined> {
   const options = io;
   const valid = (event: NostrEvent) => {
@@ -263,7 +269,7 @@ export function createManifestEvidence(
     return finding;
   };
 
-  return async (found, hints, page, bytes, siteGuess) => {
+  return async (found, hints, page, bytes, siteGuess, known) => {
     if (!isEventShape(found)) return undefined;
     const event = found;
     const a = event.tags.find((tag) => tag[0] === 'a')?.[1];
@@ -330,8 +336,11 @@ export function createManifestEvidence(
       const html = new TextDecoder().decode(served);
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
       if (siteUrl !== undefined && address !== undefined) {
-        const { document } = parseDocument(html, { spec: CURRENT_SPEC });
-        evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
+        if (known?.address === address && known.siteUrl === siteUrl) evidence.loads = known.loads;
+        else {
+          const { document } = parseDocument(html, { spec: CURRENT_SPEC });
+          evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
+        }
       }
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
       evidence.assets = await Promise.all(

@@ -1,6 +1,7 @@
 // What `verifySite` reads a site through: a directory (dir-source.ts) or a live site (url-source.ts), each
 // giving the pages with what one parse of them says, and loading the events their blocks name.
 import type { PageCheckReading } from '../page/analyze.js';
+import type { PageOrigin } from '../page/page-facts.js';
 import { describeByteSize } from '../text/byte-size.js';
 
 /**
@@ -26,6 +27,8 @@ export type SourcePage =
   | (PageBytes & {
       name: string;
       address: string | undefined;
+      /** The address and site URL its reading's `loads` were read against, when they were. */
+      origin?: PageOrigin;
       /** The same page as a plain client got it, when asked for (URL mode, `checkCloaking`). */
       plain?: PageBytes;
     })
