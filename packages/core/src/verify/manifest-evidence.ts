@@ -235,9 +235,15 @@ export function createManifestEvidence(
   /** The files a page named by `manifest` depends on: its recorded loads, `alsoCheck`'s, its chunks. */
   const filesToHash = (manifest: SiteManifest, named: ManifestPage, eventId: string, html: string) => {
     const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(eventId) ?? [])];
-    if (io.chunks && isModuleBased(html))
-      for (const path of manifest.files.keys()) if (/\.m?js$/i.test(path)) paths.push(path);
+    if (io.chunks && isModuleBased(html)) paths.push(...scriptsOf(manifest));
     return [...new Set(paths)];
+  };
+  /** A manifest's scripts, listed once per manifest (not once per page: a site has thousands of each). */
+  const scripts = new WeakMap<SiteManifest, string[]>();
+  const scriptsOf = (manifest: SiteManifest) => {
+    const list = scripts.get(manifest) ?? [...manifest.files.keys()].filter((path) => /\.m?js$/i.test(path));
+    scripts.set(manifest, list);
+    return list;
   };
 
   /** Start hashing the files the site's copy names for the page (see the gathering): nothing waits on it. */
@@ -331,8 +337,7 @@ export function createManifestEvidence(
       // The page's bytes are needed only here: a caller may start the gathering before they have come.
       const served = await bytes;
       evidence.pageSha256 = await io.sha256(served);
-      // The page's loads now, written against where it was signed (its event's `url`, the manifest's site
-      // URL) as the signer wrote them: a copy checked at a preview or a mirror reads the same.
+      // The page's loads against where it was signed (event `url`, manifest site URL): a mirror reads the same.
       const html = new TextDecoder().decode(served);
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
       if (siteUrl !== undefined && address !== undefined) {
@@ -353,12 +358,7 @@ export function createManifestEvidence(
 
 /** Whether two site URLs name the same place (as URLs: `https://a.example` is `https://a.example/`). */
 function sameUrl(a: string, b: string | undefined): boolean {
-  if (b === undefined) return false;
-  try {
-    return new URL(a).href === new URL(b).href;
-  } catch {
-    return a === b;
-  }
+  return b !== undefined && URL.canParse(a) && URL.canParse(b) && new URL(a).href === new URL(b).href;
 }
 
 /**
