@@ -10,6 +10,7 @@ import { locateBlockSlot } from './block-slot.js';
 import { checkCoverage, type Refusal } from './coverage.js';
 import { checkEncoding } from './encoding.js';
 import { collapseWhitespace, type PageFacts, type PageOrigin, readPageFacts } from './page-facts.js';
+import { isModuleBased, type PageBytesFacts } from './page-loads.js';
 import {
   CURRENT_SPEC,
   findChild,
@@ -252,6 +253,8 @@ export interface PageCheckReading extends PageFacts {
   encoding: Refusal | undefined;
   /** The signature block the page carries; `undefined` when none. */
   signatureBlock: SignatureBlockInfo | undefined;
+  /** Read with an `origin` only: what the site manifest's check needs of the bytes, read here once. */
+  bytes?: PageBytesFacts;
 }
 
 /**
@@ -266,7 +269,8 @@ export function readPageForCheck(
   options: { spec?: PageSpec; contentType?: string | undefined; origin?: PageOrigin | undefined } = {},
 ): PageCheckReading {
   const spec = options.spec ?? CURRENT_SPEC;
-  const { head, hash, refusal, facts } = readElement(input.toString('utf8'), selector, spec, options.origin);
+  const html = input.toString('utf8');
+  const { head, hash, refusal, facts } = readElement(html, selector, spec, options.origin);
   return {
     hash,
     spec,
@@ -274,5 +278,13 @@ export function readPageForCheck(
     ...facts,
     encoding: checkEncoding(input, { contentType: options.contentType ?? null }),
     signatureBlock: readSignatureBlockFromHead(head),
+    ...(options.origin
+      ? {
+          bytes: {
+            sha256: createHash('sha256').update(input).digest('hex'),
+            moduleBased: isModuleBased(html),
+          },
+        }
+      : {}),
   };
 }
