@@ -225,17 +225,6 @@ describe('the page’s loads', () => {
     expect((await gather(page, [], 'a/index.html', html, undefined, known))?.loads).toEqual([
       'script /read.js',
     ]);
-    // With what is needed of its bytes too, the bytes are not waited for (here: they never come).
-    const whole = { ...known, bytes: { sha256: 'f'.repeat(64), moduleBased: false } };
-    const unread = await gather(
-      page,
-      [],
-      'a/index.html',
-      new Promise<Uint8Array>(() => {}),
-      undefined,
-      whole,
-    );
-    expect(unread?.pageSha256).toBe('f'.repeat(64));
     // Read against another site URL: the page is parsed against the manifest's.
     const elsewhere = { ...known, siteUrl: 'https://mirror.example/' };
     const parsed = (await gather(page, [], 'a/index.html', html, undefined, elsewhere))?.loads;

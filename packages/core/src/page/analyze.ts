@@ -10,7 +10,6 @@ import { locateBlockSlot } from './block-slot.js';
 import { checkCoverage, type Refusal } from './coverage.js';
 import { checkEncoding } from './encoding.js';
 import { collapseWhitespace, type PageFacts, type PageOrigin, readPageFacts } from './page-facts.js';
-import { isModuleBased, type PageBytesFacts } from './page-loads.js';
 import {
   CURRENT_SPEC,
   findChild,
@@ -253,8 +252,6 @@ export interface PageCheckReading extends PageFacts {
   encoding: Refusal | undefined;
   /** The signature block the page carries; `undefined` when none. */
   signatureBlock: SignatureBlockInfo | undefined;
-  /** Read with an `origin` only: what the site manifest's check needs of the bytes, read here once. */
-  bytes?: PageBytesFacts;
 }
 
 /**
@@ -269,8 +266,7 @@ export function readPageForCheck(
   options: { spec?: PageSpec; contentType?: string | undefined; origin?: PageOrigin | undefined } = {},
 ): PageCheckReading {
   const spec = options.spec ?? CURRENT_SPEC;
-  const html = input.toString('utf8');
-  const { head, hash, refusal, facts } = readElement(html, selector, spec, options.origin);
+  const { head, hash, refusal, facts } = readElement(input.toString('utf8'), selector, spec, options.origin);
   return {
     hash,
     spec,
@@ -278,13 +274,5 @@ export function readPageForCheck(
     ...facts,
     encoding: checkEncoding(input, { contentType: options.contentType ?? null }),
     signatureBlock: readSignatureBlockFromHead(head),
-    ...(options.origin
-      ? {
-          bytes: {
-            sha256: createHash('sha256').update(input).digest('hex'),
-            moduleBased: isModuleBased(html),
-          },
-        }
-      : {}),
   };
 }

@@ -141,19 +141,3 @@ export function pageLoads(document: Document, baseUrl: string, siteUrl: string):
   }
   return [...loads];
 }
-
-/**
- * Whether a page runs ES modules (a `type=module` script or a module preload): a client-side router may then
- * render any chunk. Read from the markup as written, generously: a false yes only costs more files hashed.
- */
-export function isModuleBased(html: string): boolean {
-  return /<script\b[^>]*\btype\s*=\s*["']?module\b|<link\b[^>]*\brel\s*=\s*["']?[^"'>]*\bmodulepreload\b/i.test(
-    html,
-  );
-}
-
-/** What the site manifest's check needs of a page's bytes: their SHA-256 (hex), and {@link isModuleBased}. */
-export interface PageBytesFacts {
-  sha256: string;
-  moduleBased: boolean;
-}

@@ -20,7 +20,6 @@ import { isEventShape } from '../nostr/event-shape.js';
 import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
 import { type PageOrigin, readPageFacts } from '../page/page-facts.js';
-import { isModuleBased, type PageBytesFacts } from '../page/page-loads.js';
 import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
 
@@ -67,10 +66,9 @@ export interface ManifestEvidenceIo {
   chunks: boolean;
 }
 
-/** What a page's reading found against `address` and `siteUrl`, reused when those match: then no re-read. */
+/** A page's loads as its reading found them against `address` and `siteUrl` (reused when those match). */
 export interface KnownLoads extends PageOrigin {
   loads: string[];
-  bytes?: PageBytesFacts;
 }
 
 /** One relay lookup's result for one manifest address. */
@@ -235,14 +233,9 @@ export function createManifestEvidence(
   };
 
   /** The files a page named by `manifest` depends on: its recorded loads, `alsoCheck`'s, its chunks. */
-  const filesToHash = (
-    manifest: SiteManifest,
-    named: ManifestPage,
-    eventId: string,
-    moduleBased: boolean,
-  ) => {
+  const filesToHash = (manifest: SiteManifest, named: ManifestPage, eventId: string, html: string) => {
     const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(eventId) ?? [])];
-    if (io.chunks && moduleBased) paths.push(...scriptsOf(manifest));
+    if (io.chunks && isModuleBased(html)) paths.push(...scriptsOf(manifest));
     return [...new Set(paths)];
   };
   /** A manifest's scripts, listed once per manifest (not once per page: a site has thousands of each). */
@@ -263,8 +256,8 @@ export function createManifestEvidence(
     const manifest = await read(copy, page);
     const named = manifest?.pagesByEvent.get(eventId);
     if (manifest === undefined || named === undefined) return;
-    const moduleBased = isModuleBased(new TextDecoder().decode(await bytes));
-    for (const path of filesToHash(manifest, named, eventId, moduleBased))
+    const html = new TextDecoder().decode(await bytes);
+    for (const path of filesToHash(manifest, named, eventId, html))
       hashFile(path, page, manifest.siteUrl).catch(() => undefined);
   };
 
@@ -341,25 +334,22 @@ export function createManifestEvidence(
     const named = pageNamed?.pagesByEvent.get(event.id);
     if (pageNamed && named) {
       const siteUrl = pageNamed.siteUrl;
+      // The page's bytes are needed only here: a caller may start the gathering before they have come.
+      const served = await bytes;
+      evidence.pageSha256 = await io.sha256(served);
       // The page's loads against where it was signed (event `url`, manifest site URL): a mirror reads the same.
+      const html = new TextDecoder().decode(served);
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
-      const reuse = known?.address === address && known?.siteUrl === siteUrl ? known : undefined;
-      // The page's bytes are needed only here (a caller may start the gathering before they have come), and
-      // not at all when its reading has what is needed of them.
-      let html: string | undefined;
-      const text = async () => (html ??= new TextDecoder().decode(await bytes));
-      evidence.pageSha256 = reuse?.bytes?.sha256 ?? (await io.sha256(await bytes));
       if (siteUrl !== undefined && address !== undefined) {
-        if (reuse) evidence.loads = reuse.loads;
+        if (known?.address === address && known.siteUrl === siteUrl) evidence.loads = known.loads;
         else {
-          const { document } = parseDocument(await text(), { spec: CURRENT_SPEC });
-          evidence.loads = readPageFacts(await text(), document, CURRENT_SPEC, { address, siteUrl }).loads;
+          const { document } = parseDocument(html, { spec: CURRENT_SPEC });
+          evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
         }
       }
-      const moduleBased = reuse?.bytes?.moduleBased ?? isModuleBased(await text());
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
       evidence.assets = await Promise.all(
-        filesToHash(pageNamed, named, event.id, moduleBased).map((path) => hashFile(path, page, siteUrl)),
+        filesToHash(pageNamed, named, event.id, html).map((path) => hashFile(path, page, siteUrl)),
       );
     }
     return evidence;
@@ -377,6 +367,16 @@ function sameUrl(a: string, b: string | undefined): boolean {
  */
 export function verifyFilesOf(eventId: string): string[] {
   return [`/verify/${eventId}/index.html`, VERIFY_SCRIPT_PATH];
+}
+
+/**
+ * Whether a page runs ES modules (a `type=module` script or a module preload): a client-side router may then
+ * render any chunk. Read from the markup as written, generously: a false yes only costs more files hashed.
+ */
+export function isModuleBased(html: string): boolean {
+  return /<script\b[^>]*\btype\s*=\s*["']?module\b|<link\b[^>]*\brel\s*=\s*["']?[^"'>]*\bmodulepreload\b/i.test(
+    html,
+  );
 }
 
 /** Why currency could not be checked: each own relay and what it said, and what answered instead. */

@@ -293,13 +293,7 @@ export async function verifySite(
               page.bytes(),
               // The site is where the event file's verify/ is (a page deep in a site, crawled from there).
               eventFrom?.replace(/verify\/[0-9a-f]{64}\.json$/, ''),
-              page.origin
-                ? {
-                    ...page.origin,
-                    loads: page.reading.loads,
-                    ...(page.reading.bytes ? { bytes: page.reading.bytes } : {}),
-                  }
-                : undefined,
+              page.origin ? { ...page.origin, loads: page.reading.loads } : undefined,
             )
           : undefined;
       const expiredNow = source.expired?.();
