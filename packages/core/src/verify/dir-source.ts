@@ -113,11 +113,11 @@ async function readPage(
     return { name, problem: tooLarge(read.size, read.limit), code: 'page.too_large' };
   if (read instanceof Error)
     return { name, problem: `cannot read: ${read.message}`, code: 'page.unavailable' };
-  const address = options.site === undefined ? undefined : pageUrl(options.site, name);
   // Its loads read in the same parse, against the page's address and the site (what the site manifest's
   // check compares: it parses the page again only when the manifest names another site URL).
   const origin =
-    address === undefined || options.site === undefined ? undefined : { address, siteUrl: options.site };
+    options.site === undefined ? undefined : { address: pageUrl(options.site, name), siteUrl: options.site };
+  const address = origin?.address;
   // A directory has no HTTP header: the bytes alone say how a browser decodes them.
   if (pool) {
     const reading = await pool.read(read, origin);

@@ -233,9 +233,9 @@ export function createManifestEvidence(
   };
 
   /** The files a page named by `manifest` depends on: its recorded loads, `alsoCheck`'s, its chunks. */
-  const filesToHash = (manifest: SiteManifest, named: ManifestPage, eventId: string, html: string) => {
+  const filesToHash = (manifest: SiteManifest, named: ManifestPage, eventId: string, modules: boolean) => {
     const paths = [...sameSiteLoadPaths(named.loads), ...(io.alsoCheck?.(eventId) ?? [])];
-    if (io.chunks && isModuleBased(html)) paths.push(...scriptsOf(manifest));
+    if (modules) paths.push(...scriptsOf(manifest));
     return [...new Set(paths)];
   };
   /** A manifest's scripts, listed once per manifest (not once per page: a site has thousands of each). */
@@ -244,21 +244,6 @@ export function createManifestEvidence(
     const list = scripts.get(manifest) ?? [...manifest.files.keys()].filter((path) => /\.m?js$/i.test(path));
     scripts.set(manifest, list);
     return list;
-  };
-
-  /** Start hashing the files the site's copy names for the page (see the gathering): nothing waits on it. */
-  const prefetch = async (
-    copy: NostrEvent,
-    eventId: string,
-    page: string,
-    bytes: Uint8Array | PromiseLike<Uint8Array>,
-  ) => {
-    const manifest = await read(copy, page);
-    const named = manifest?.pagesByEvent.get(eventId);
-    if (manifest === undefined || named === undefined) return;
-    const html = new TextDecoder().decode(await bytes);
-    for (const path of filesToHash(manifest, named, eventId, html))
-      hashFile(path, page, manifest.siteUrl).catch(() => undefined);
   };
 
   /** A same-site file's hash, read once per run (per site: a moved site's manifests name another). */
@@ -287,12 +272,32 @@ export function createManifestEvidence(
     const hinted = pickRelayHints(hints, options.hintAllowed).filter(
       (relay) => !options.relays.includes(relay),
     );
+    // The page's text, and the files each manifest names for it: worked out once per page, for the early
+    // start below and the end of the gathering alike.
+    let html: Promise<string> | undefined;
+    const text = () => (html ??= Promise.resolve(bytes).then((served) => new TextDecoder().decode(served)));
+    const pathLists = new Map<SiteManifest, Promise<string[]>>();
+    const filesOf = (manifest: SiteManifest, named: ManifestPage) => {
+      const paths =
+        pathLists.get(manifest) ??
+        text().then((served) => filesToHash(manifest, named, event.id, io.chunks && isModuleBased(served)));
+      pathLists.set(manifest, paths);
+      return paths;
+    };
     // The site's copy where the event file was read starts with the lookups, and the files the page depends
     // on by that copy start being hashed: in the common case the newest manifest names the same site and
     // the same files, each read once per run whichever manifest names it — the reader waits for one round
-    // of relays instead of relays, then the site, then the files.
+    // of relays instead of relays, then the site, then the files. Nothing waits on this early start.
     const guessed = siteGuess === undefined ? undefined : siteCopy(page, siteGuess);
-    guessed?.then((copy) => copy && prefetch(copy, event.id, page, bytes)).catch(() => undefined);
+    guessed
+      ?.then(async (copy) => {
+        const manifest = copy && (await read(copy, page));
+        const named = manifest?.pagesByEvent.get(event.id);
+        if (manifest && named)
+          for (const path of await filesOf(manifest, named))
+            hashFile(path, page, manifest.siteUrl).catch(() => undefined);
+      })
+      .catch(() => undefined);
     const [lookup, hintAnswers] = await Promise.all([
       lookUp(a, address),
       Promise.all(
@@ -335,22 +340,19 @@ export function createManifestEvidence(
     if (pageNamed && named) {
       const siteUrl = pageNamed.siteUrl;
       // The page's bytes are needed only here: a caller may start the gathering before they have come.
-      const served = await bytes;
-      evidence.pageSha256 = await io.sha256(served);
+      evidence.pageSha256 = await io.sha256(await bytes);
       // The page's loads against where it was signed (event `url`, manifest site URL): a mirror reads the same.
-      const html = new TextDecoder().decode(served);
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
       if (siteUrl !== undefined && address !== undefined) {
         if (known?.address === address && known.siteUrl === siteUrl) evidence.loads = known.loads;
         else {
-          const { document } = parseDocument(html, { spec: CURRENT_SPEC });
-          evidence.loads = readPageFacts(html, document, CURRENT_SPEC, { address, siteUrl }).loads;
+          const { document } = parseDocument(await text(), { spec: CURRENT_SPEC });
+          evidence.loads = readPageFacts(await text(), document, CURRENT_SPEC, { address, siteUrl }).loads;
         }
       }
       // What the page loads now that the manifest does not record is judged from the loads; its bytes too.
-      evidence.assets = await Promise.all(
-        filesToHash(pageNamed, named, event.id, html).map((path) => hashFile(path, page, siteUrl)),
-      );
+      const paths = await filesOf(pageNamed, named);
+      evidence.assets = await Promise.all(paths.map((path) => hashFile(path, page, siteUrl)));
     }
     return evidence;
   };

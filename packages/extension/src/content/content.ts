@@ -1,12 +1,12 @@
 /**
  * The content script, on every page at `document_end` (the `<head>` parsed, so a signed page's check starts
- * while its subresources still load): the DOM's side. A page without a Siegel block in
- * its `<head>` (no `nostr:*` meta, no `nostr-verification` or `nostr:` alternate link) is left alone — one
- * `querySelector`, no message, no request. A page with one is announced to the background worker (its
- * live `<head>`, which the background reads with core's block reader), and the live checks run when the
- * background sends the served element (live-checks.ts), not before the page's `load`. A client-side navigation (the Navigation API's
- * `navigatesuccess`, `popstate`, a replaced `<main>`) announces the page again; a later change inside the
- * checked element re-runs the live checks and reports them.
+ * while its subresources still load): the DOM's side. A page without a Siegel block in its `<head>` (no
+ * `nostr:*` meta, no `nostr-verification` or `nostr:` alternate link) is left alone — one `querySelector`,
+ * no message, no request. A page with one is announced to the background worker (its live `<head>`, which
+ * the background reads with core's block reader), and the live checks run when the background sends the
+ * served element (live-checks.ts), not before the page's `load`. A client-side navigation (the Navigation
+ * API's `navigatesuccess`, `popstate`, a replaced `<main>`) announces the page again; a later change inside
+ * the checked element re-runs the live checks and reports them.
  */
 import type { LiveFindings, LiveRequest, LiveUpdate, PageMessage } from '../common/messages.js';
 import { checkLive } from './live-checks.js';
