@@ -188,7 +188,10 @@ describe('PostgresRecordStore', () => {
     // Its server process stops answering, its socket stays open: what a cut network looks like from here.
     const stopped = await stopFeedBackends();
     try {
-      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 50);
+      // Asked every millisecond: with the store's 2 s bound the silent connection is replaced as the 3 s
+      // silence begins, so the stamp is undefined only until the new connection listens (a few ms, a
+      // connect and a LISTEN); asked every 50 ms, that window was missed (CI, twice).
+      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 1);
     } finally {
       resume(stopped);
     }
@@ -201,7 +204,10 @@ describe('PostgresRecordStore', () => {
     const [a] = await openStores(1);
     const stopped = await stopFeedBackends();
     try {
-      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 50);
+      // Asked every millisecond: with the store's 2 s bound the silent connection is replaced as the 3 s
+      // silence begins, so the stamp is undefined only until the new connection listens (a few ms, a
+      // connect and a LISTEN); asked every 50 ms, that window was missed (CI, twice).
+      await eventually(() => a?.readChangeStamp() === undefined, 10_000, 1);
       // The store's bound here is 2 s: then a new connection listens, and the stamp is back.
       await eventually(() => a?.readChangeStamp() !== undefined, 15_000, 50);
       const now = await feedBackendPids();
