@@ -225,9 +225,44 @@ describe('the page’s loads', () => {
     expect((await gather(page, [], 'a/index.html', html, undefined, known))?.loads).toEqual([
       'script /read.js',
     ]);
+    // Or their promise: a caller starts the gathering before it has read the page.
+    expect(
+      (await gather(page, [], 'a/index.html', html, undefined, Promise.resolve(known)))?.loads,
+    ).toEqual(['script /read.js']);
     // Read against another site URL: the page is parsed against the manifest's.
     const elsewhere = { ...known, siteUrl: 'https://mirror.example/' };
     const parsed = (await gather(page, [], 'a/index.html', html, undefined, elsewhere))?.loads;
     expect(parsed?.some((item) => item.includes('/parsed.js'))).toBe(true);
+  });
+});
+
+describe('a lookup started before the page’s event is read (lookAhead)', () => {
+  it('asks the relays at once, and the gathering of an event naming that address asks nothing again', async () => {
+    const event = pageEvent();
+    const a = event.tags[0]?.[1] ?? '';
+    const asked: string[] = [];
+    const gather = createManifestEvidence({
+      relays: [FAST],
+      hintAllowed: () => true,
+      ask: async (relay, filter) => {
+        asked.push(JSON.stringify(filter.kinds));
+        return { relay, events: [], rejected: 0 };
+      },
+      valid: () => true,
+      readSiteFile: () => Promise.reject(new Error('no site here')),
+      sha256: () => '0'.repeat(64),
+      chunks: false,
+    });
+    gather.lookAhead(a);
+    // The manifest and the key's relay list, asked before any event was given.
+    expect(asked.sort()).toEqual(['[10002]', `[${NSITE_NAMED_KIND}]`]);
+    const found = await gather(event, [], 'https://example.com/', new Uint8Array());
+    expect(found?.answered).toEqual([FAST]);
+    expect(asked).toHaveLength(2);
+    // Another address (a wrong guess, or not an address at all) leaves the event's own lookup to run.
+    gather.lookAhead('not an address');
+    expect(asked).toHaveLength(2);
+    gather.lookAhead(`${NSITE_NAMED_KIND}:${getPublicKey(KEY)}:another-site`);
+    expect(asked).toHaveLength(4);
   });
 });

@@ -35,7 +35,12 @@ declare namespace chrome {
     function getTitle(details: { tabId: number }): Promise<string>;
     function setBadgeText(details: { tabId: number; text: string }): Promise<void>;
     function setBadgeBackgroundColor(details: { tabId: number; color: string }): Promise<void>;
-    function setIcon(details: { tabId: number; path: Record<string, string> }): Promise<void>;
+    function setIcon(
+      details: { tabId: number } & (
+        | { path: Record<string, string> }
+        | { imageData: Record<string, ImageData> }
+      ),
+    ): Promise<void>;
   }
   namespace storage {
     interface StorageArea {
@@ -45,5 +50,8 @@ declare namespace chrome {
     }
     const local: StorageArea;
     const session: StorageArea;
+    const onChanged: {
+      addListener(callback: (changes: Record<string, unknown>, areaName: string) => void): void;
+    };
   }
 }

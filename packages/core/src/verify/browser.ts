@@ -16,6 +16,7 @@ export {
 } from '../nostr/relay-query-portable.js';
 export { allowRelayHintsFrom, MAX_RELAY_HINTS, parseRelays, pickRelayHints } from '../nostr/relays.js';
 export { readSignatureBlock, type SignatureBlockInfo } from '../page/signature-block-read.js';
+export type { KnownLoads } from './manifest-evidence.js';
 export { DEFAULT_RELAYS, nip05Url } from './script/browser-relays.js';
 export { readSignerNip05, resolveNip05 } from './script/identity.js';
 export {

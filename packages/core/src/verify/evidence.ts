@@ -17,8 +17,13 @@ import {
   type EvidenceRelayAnswer,
   isObservedOnly,
 } from './evidence-format.js';
-import { createManifestEvidence, type ManifestEvidenceIo } from './manifest-evidence.js';
-import type { EventEvidence, ManifestEvidence, Problem, Verdict } from './rules.js';
+import {
+  createManifestEvidence,
+  type ManifestEvidenceIo,
+  type ManifestGatherCall,
+  type ManifestGathering,
+} from './manifest-evidence.js';
+import type { EventEvidence, Problem, Verdict } from './rules.js';
 
 export { checkEvidence, type EvidenceCheck } from './evidence-check.js';
 export {
@@ -38,15 +43,11 @@ export type RelayAsk = (
   signal?: AbortSignal,
 ) => Promise<RelayAnswer>;
 
-/** The manifest gathering's call: the page's event, its relay hints, its address and bytes. */
-export type ManifestGather = (
-  event: unknown,
-  hints: string[],
-  page: string,
-  /** The page's bytes, or their promise: the relays are asked before the page has been fetched. */
-  bytes: Uint8Array | PromiseLike<Uint8Array>,
-  siteGuess?: string,
-) => Promise<ManifestEvidence | undefined>;
+/**
+ * The manifest gathering's call: the page's event, its relay hints, its address and bytes (or their promise:
+ * the relays are asked before the page has been fetched); and `lookAhead`, recorded like the rest.
+ */
+export type ManifestGather = ManifestGathering;
 
 /** What a verifier's I/O read for one page, for {@link buildEvidence}. */
 export interface EvidenceRecorder {
@@ -186,13 +187,14 @@ export function createEvidenceRecorder(): EvidenceRecorder {
           : {}),
       };
       const gather = createManifestEvidence(recorded);
-      return (event, hints, page, bytes, siteGuess) => {
+      const call: ManifestGatherCall = (event, hints, page, bytes, siteGuess, known) => {
         record.hints = [...hints];
         record.page = page;
         if (siteGuess !== undefined) record.siteGuess = siteGuess;
         manifest = record;
-        return gather(event, hints, page, bytes, siteGuess);
+        return gather(event, hints, page, bytes, siteGuess, known);
       };
+      return Object.assign(call, { lookAhead: gather.lookAhead });
     },
   };
 }

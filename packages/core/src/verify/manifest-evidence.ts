@@ -10,7 +10,6 @@ import type { NostrEvent } from 'nostr-tools/core';
 import { readManifestBlob } from '../manifest/manifest-layout.js';
 import {
   type ManifestPage,
-  NSITE_NAMED_KIND,
   newestManifest,
   parseManifestAddress,
   readManifest,
@@ -21,31 +20,16 @@ import type { RelayAnswer } from '../nostr/relay-query-portable.js';
 import { pickRelayHints } from '../nostr/relays.js';
 import { type PageOrigin, readPageFacts } from '../page/page-facts.js';
 import { CURRENT_SPEC, parseDocument } from '../page/parse.js';
+import { createManifestLookups, type Lookup, type ManifestLookupIo } from './manifest-lookup.js';
 import { type AssetFinding, type ManifestEvidence, sameSiteLoadPaths } from './manifest-rules.js';
 
-/** NIP-65 relays of the key read per site, at most (as the page's hints: a silent one costs its timeout). */
-const MAX_NIP65_RELAYS = 5;
 /** Blossom servers of a manifest's `server` tags tried for its blob, at most (each silent one costs its timeout). */
 const MAX_BLOB_SERVERS = 3;
 /** The verify script every verify page runs, pinned by the manifest like any file. */
 const VERIFY_SCRIPT_PATH = '/verify/siegel-verify.js';
 
 /** The verifier's I/O and choices, for {@link createManifestEvidence}. */
-export interface ManifestEvidenceIo {
-  /** The verifier's own relays (`--relay`, `SIEGEL_RELAYS`; the verify page's default list). */
-  relays: string[];
-  /** Which relays named by a page or a key's list may be asked (`allowRelayHintsFrom`). */
-  hintAllowed: (relay: string) => boolean;
-  /**
-   * One `REQ` until `EOSE` (or `signal`), only events that count (id and signature checked); never throws.
-   */
-  ask(relay: string, filter: Record<string, unknown>, signal?: AbortSignal): Promise<RelayAnswer>;
-  /**
-   * Race, then linger (NIP-5A's gateway advice): once one of the verifier's relays has answered, the
-   * others still asking get this many ms more, then are stopped — the verify page's reader does not wait on
-   * relays that cannot be reached. Default: every relay is waited for (`siegel verify`).
-   */
-  lingerMs?: number;
+export interface ManifestEvidenceIo extends ManifestLookupIo {
   /** The id and signature check for an event read from the site. */
   valid(event: NostrEvent): boolean;
   /**
@@ -71,13 +55,19 @@ export interface KnownLoads extends PageOrigin {
   loads: string[];
 }
 
-/** One relay lookup's result for one manifest address. */
-interface Lookup {
-  /** Each manifest event found, with the relay it came from. */
-  found: NostrEvent[];
-  answered: string[];
-  failed: RelayAnswer[];
-}
+/** One page's gathering: its event, relay hints, address and bytes (or their promise), where its event file was. */
+export type ManifestGatherCall = (
+  event: unknown,
+  hints: string[],
+  page: string,
+  bytes: Uint8Array | PromiseLike<Uint8Array>,
+  siteGuess?: string,
+  /** The page's loads as its reading found them, or their promise (a caller reads the page meanwhile). */
+  known?: KnownLoads | PromiseLike<KnownLoads | undefined>,
+) => Promise<ManifestEvidence | undefined>;
+
+/** A gathering's call per page, and `lookAhead` to start a manifest address's lookup before any event is read. */
+export type ManifestGathering = ManifestGatherCall & { lookAhead(a: string): void };
 
 /**
  * A gatherer of {@link ManifestEvidence} for the pages of one check: relay lookups per manifest address and
@@ -89,16 +79,7 @@ interface Lookup {
  * const manifest = await gather(event, block.relays ?? [], page.name, page.bytes(), siteUrl);
  * ```
  */
-export function createManifestEvidence(
-  io: ManifestEvidenceIo,
-): (
-  event: unknown,
-  hints: string[],
-  page: string,
-  bytes: Uint8Array | PromiseLike<Uint8Array>,
-  siteGuess?: string,
-  known?: KnownLoads,
-) => Promise<ManifestEvidence | undefined> {
+export function createManifestEvidence(io: ManifestEvidenceIo): ManifestGathering {
   const options = io;
   const valid = (event: NostrEvent) => {
     try {
@@ -107,80 +88,10 @@ export function createManifestEvidence(
       return false;
     }
   };
-  const lookups = new Map<string, Promise<Lookup>>();
-  /** Per manifest address, the race its verifier's relays run; the page's hints stop with it. */
-  const races = new Map<string, ReturnType<typeof race>>();
-  const hintLookups = new Map<string, Promise<RelayAnswer>>();
+  const lookups = createManifestLookups(io);
   const files = new Map<string, Promise<AssetFinding>>();
   const manifests = new Map<string, Promise<SiteManifest | undefined>>();
   const siteCopies = new Map<string, Promise<NostrEvent | undefined>>();
-
-  const filterFor = (address: { kind: number; pubkey: string; d: string | undefined }) => ({
-    kinds: [address.kind],
-    authors: [address.pubkey],
-    ...(address.kind === NSITE_NAMED_KIND ? { '#d': [address.d ?? ''] } : {}),
-  });
-  const ask = (relay: string, filter: Record<string, unknown>, signal?: AbortSignal) =>
-    io.ask(relay, filter, signal);
-  /** One race of {@link ManifestEvidenceIo.lingerMs}: `answered` starts the linger, then `signal` stops the rest. */
-  const race = () => {
-    const controller = new AbortController();
-    let started = false;
-    const answered = (answer: RelayAnswer) => {
-      if (answer.error === undefined && !started && io.lingerMs !== undefined) {
-        started = true;
-        setTimeout(() => controller.abort(), io.lingerMs);
-      }
-      return answer;
-    };
-    return { signal: controller.signal, answered };
-  };
-
-  /** The verifier's relays, then the key's NIP-65 write relays they hold. */
-  const lookUp = (a: string, address: { kind: number; pubkey: string; d: string | undefined }) => {
-    let found = lookups.get(a);
-    if (!found) {
-      const first = race();
-      races.set(a, first);
-      found = (async () => {
-        const result: Lookup = { found: [], answered: [], failed: [] };
-        const collect = (answers: RelayAnswer[]) => {
-          for (const answer of answers) {
-            if (answer.error !== undefined && answer.events.length === 0) result.failed.push(answer);
-            else result.answered.push(answer.relay);
-            result.found.push(...answer.events);
-          }
-        };
-        const [answers, lists] = await Promise.all([
-          Promise.all(
-            options.relays.map((relay) => ask(relay, filterFor(address), first.signal).then(first.answered)),
-          ),
-          Promise.all(
-            options.relays.map((relay) =>
-              ask(relay, { kinds: [10002], authors: [address.pubkey] }, first.signal).then(first.answered),
-            ),
-          ),
-        ]);
-        collect(answers);
-        const list = newestManifest(lists.flatMap((answer) => answer.events));
-        const written = (list?.tags ?? [])
-          .filter((tag) => tag[0] === 'r' && typeof tag[1] === 'string' && (tag[2] ?? 'write') === 'write')
-          .map((tag) => tag[1] as string);
-        const more = pickRelayHints(written, options.hintAllowed)
-          .filter((relay) => !options.relays.includes(relay))
-          .slice(0, MAX_NIP65_RELAYS);
-        const second = race();
-        collect(
-          await Promise.all(
-            more.map((relay) => ask(relay, filterFor(address), second.signal).then(second.answered)),
-          ),
-        );
-        return result;
-      })();
-      lookups.set(a, found);
-    }
-    return found;
-  };
 
   /** The manifest an event states, its blob's tags read when it has one; `undefined` when unreadable. */
   const read = (event: NostrEvent, page: string) => {
@@ -260,7 +171,7 @@ export function createManifestEvidence(
     return finding;
   };
 
-  return async (found, hints, page, bytes, siteGuess, known) => {
+  const gather: ManifestGatherCall = async (found, hints, page, bytes, siteGuess, known) => {
     if (!isEventShape(found)) return undefined;
     const event = found;
     const a = event.tags.find((tag) => tag[0] === 'a')?.[1];
@@ -299,18 +210,8 @@ export function createManifestEvidence(
       })
       .catch(() => undefined);
     const [lookup, hintAnswers] = await Promise.all([
-      lookUp(a, address),
-      Promise.all(
-        hinted.map((relay) => {
-          const key = `${a} ${relay}`;
-          let answer = hintLookups.get(key);
-          if (!answer) {
-            answer = ask(relay, filterFor(address), races.get(a)?.signal);
-            hintLookups.set(key, answer);
-          }
-          return answer;
-        }),
-      ),
+      lookups.lookUp(a, address),
+      Promise.all(hinted.map((relay) => lookups.askHint(a, address, relay))),
     ]);
     const ownEvents = lookup.found;
     // The site's copy is beside the site's verify/: where the newest manifest says the site is, else where
@@ -344,7 +245,8 @@ export function createManifestEvidence(
       // The page's loads against where it was signed (event `url`, manifest site URL): a mirror reads the same.
       const address = event.tags.find((tag) => tag[0] === 'url')?.[1];
       if (siteUrl !== undefined && address !== undefined) {
-        if (known?.address === address && known.siteUrl === siteUrl) evidence.loads = known.loads;
+        const loads = await known;
+        if (loads?.address === address && loads.siteUrl === siteUrl) evidence.loads = loads.loads;
         else {
           const { document } = parseDocument(await text(), { spec: CURRENT_SPEC });
           evidence.loads = readPageFacts(await text(), document, CURRENT_SPEC, { address, siteUrl }).loads;
@@ -356,6 +258,7 @@ export function createManifestEvidence(
     }
     return evidence;
   };
+  return Object.assign(gather, { lookAhead: lookups.lookAhead });
 }
 
 /** Whether two site URLs name the same place (as URLs: `https://a.example` is `https://a.example/`). */

@@ -7,6 +7,7 @@
  */
 import {
   browserManifestIo,
+  type KnownLoads,
   MAX_RELAY_HINTS,
   readServedPage,
   readSignatureBlock,
@@ -22,9 +23,9 @@ import {
 } from '@siegel/core/rules';
 import { npubEncode } from 'nostr-tools/nip19';
 import type { CheckRecord, LiveFindings, LiveRequest, SignerFacts } from '../common/messages.js';
-import { readSettings } from '../common/settings.js';
+import { currentSettings } from '../common/settings.js';
 import { decideState } from '../common/states.js';
-import { findEvent } from './event-source.js';
+import { eventFileUrl, findEvent } from './event-source.js';
 import { type BoundedResponse, fetchBounded, MAX_PAGE_BYTES } from './read-bounded.js';
 import { judgeTrust, readExpected } from './trust.js';
 
@@ -52,6 +53,22 @@ export interface CheckResult {
 export type AskLive = (request: LiveRequest) => Promise<LiveFindings | undefined>;
 
 const readTag = (event: { tags: string[][] }, name: string) => event.tags.find((tag) => tag[0] === name)?.[1];
+
+/**
+ * Per site root, the manifest address its last page's event named, in this worker's memory only (a reader
+ * goes from page to page of one site): the next page's check starts that lookup while its event is still
+ * being read. A guess, and a fresh lookup: a wrong one costs only its queries.
+ */
+const lastAddress = new Map<string, string>();
+const MAX_REMEMBERED_SITES = 100;
+function rememberAddress(siteRoot: string, a: string): void {
+  lastAddress.delete(siteRoot);
+  lastAddress.set(siteRoot, a);
+  for (const oldest of lastAddress.keys()) {
+    if (lastAddress.size <= MAX_REMEMBERED_SITES) break;
+    lastAddress.delete(oldest);
+  }
+}
 
 /** Same-origin stylesheets and the `<style>` texts the served page has: whose hiding is the author's. */
 function authorStyles(
@@ -95,7 +112,7 @@ function authorStyles(
 export async function checkPage(url: string, head: string, askLive: AskLive): Promise<CheckResult> {
   const page = new URL(url);
   page.hash = '';
-  const settings = await readSettings();
+  const settings = await currentSettings();
   const facts: CheckFacts = { recorder: createEvidenceRecorder() };
   const record: CheckRecord = {
     url: page.href,
@@ -105,7 +122,14 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     relays: [],
   };
   let identity: CheckResult['identity'];
+  // The page's loads for the manifest gathering, from the one reading of the page below (against the
+  // event's `url` and the site root: the gathering reads them again only if its manifest names another site).
+  let knownLoads = (_loads: KnownLoads | undefined) => {};
+  const known = new Promise<KnownLoads | undefined>((resolve) => {
+    knownLoads = resolve;
+  });
   const finish = (problems: Problem[]): CheckResult => {
+    knownLoads(undefined);
     record.problems = problems;
     record.state = decideState(problems);
     return { record, facts, ...(identity ? { identity } : {}) };
@@ -118,6 +142,14 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
   const servedBytes = fetched.then((answer) => answer.bytes);
   // A check that ends before the page is read (no event, a bad one) leaves these unawaited.
   for (const pending of [fetched, servedBytes]) pending.catch(() => undefined);
+  // The manifest gathering starts now too: the manifest address this site's last page named is looked up
+  // while the event is still being read (the event's own address decides below).
+  const siteRoot = new URL('..', eventFileUrl(block.eventId, block.verifyUrl, page));
+  const gather = facts.recorder.gatherManifest(
+    browserManifestIo({ relays: settings.relays, pageHost: page.hostname, siteRoot, credentials: 'omit' }),
+  );
+  const guessed = lastAddress.get(siteRoot.href);
+  if (guessed !== undefined) gather.lookAhead(guessed);
   const found = await findEvent(block.eventId, block, page, settings.relays, facts.recorder);
   record.relays.push(...found.relays);
   facts.event = found.evidence;
@@ -131,17 +163,11 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     ...(readTag(event, 'url') !== undefined ? { url: readTag(event, 'url') } : {}),
     ...(readTag(event, 'alt') !== undefined ? { title: readTag(event, 'alt') } : {}),
   };
+  const address = readTag(event, 'a');
+  if (address !== undefined) rememberAddress(siteRoot.href, address);
   // Everything that needs only the event starts now, while the page is still being fetched: the site
   // manifest (it needs the page's bytes only at its end), the pin's NIP-05 and the signer's name.
-  const gather = facts.recorder.gatherManifest(
-    browserManifestIo({
-      relays: settings.relays,
-      pageHost: page.hostname,
-      siteRoot: found.siteRoot,
-      credentials: 'omit',
-    }),
-  );
-  const manifestFound = gather(event, found.hints, page.href, servedBytes, found.siteRoot.href);
+  const manifestFound = gather(event, found.hints, page.href, servedBytes, siteRoot.href, known);
   // A page that cannot be fetched ends the check before it is awaited.
   manifestFound.catch(() => undefined);
   const expectedFound = readExpected(settings, page.origin);
@@ -166,11 +192,14 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
   };
   if (response.status < 200 || response.status >= 300)
     return finish([createProblem('page.unavailable', `could not load the page: HTTP ${response.status}`)]);
+  const signedAt = readTag(event, 'url');
   const served = await readServedPage(response.bytes, {
     contentType: response.contentType,
     selector: SELECTOR,
     spec,
+    ...(signedAt === undefined ? {} : { origin: { address: signedAt, siteUrl: siteRoot.href } }),
   });
+  knownLoads(served.known);
   const [manifest, live, expected] = await Promise.all([
     manifestFound,
     served.content === undefined

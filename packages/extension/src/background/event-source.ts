@@ -25,14 +25,12 @@ export interface FoundEvent {
   relays: Array<{ relay: string; answer: string }>;
   /** Relays the page names that may be asked (for the manifest and the NIP-05 profile). */
   hints: string[];
-  /** The site's root as the event file's place says (`…/verify/{id}.json` → `…/`). */
-  siteRoot: URL;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Where `verify/{id}.json` is: the block's link's path on the page's origin, else the origin's `/verify/`. */
-function eventFileUrl(id: string, verifyUrl: string | undefined, page: URL): URL {
+export function eventFileUrl(id: string, verifyUrl: string | undefined, page: URL): URL {
   let path = `/verify/${id}`;
   try {
     const linked = new URL(verifyUrl ?? '', page).pathname.replace(/\/+$/, '');
@@ -57,7 +55,6 @@ export async function findEvent(
   recorder?: EvidenceRecorder,
 ): Promise<FoundEvent> {
   const file = eventFileUrl(id, block.verifyUrl, page);
-  const siteRoot = new URL('..', file);
   const hints = pickRelayHints(block.relays ?? [], allowRelayHintsFrom(page.hostname));
   const relays: FoundEvent['relays'] = [];
   if (HEX64.test(id)) {
@@ -66,10 +63,10 @@ export async function findEvent(
       if (response.status >= 200 && response.status < 300) {
         try {
           const event = JSON.parse(new TextDecoder().decode(response.bytes)) as unknown;
-          return { evidence: { found: event, from: file.href }, event, relays, hints, siteRoot };
+          return { evidence: { found: event, from: file.href }, event, relays, hints };
         } catch (error) {
           const malformed = `\`${file.href}\` is not JSON: ${(error as Error).message}`;
-          return { evidence: { malformed }, relays, hints, siteRoot };
+          return { evidence: { malformed }, relays, hints };
         }
       }
     } catch {}
@@ -90,7 +87,6 @@ export async function findEvent(
       event: found.event,
       relays,
       hints,
-      siteRoot,
     };
   }
   for (const answer of found.answers) {
@@ -102,6 +98,5 @@ export async function findEvent(
     evidence: { missing: `the event could not be found: not at \`${file.href}\`, nor on ${where}` },
     relays,
     hints,
-    siteRoot,
   };
 }

@@ -33,6 +33,24 @@ export async function readSettings(): Promise<Settings> {
   };
 }
 
+let current: Promise<Settings> | undefined;
+let watching = false;
+
+/**
+ * The settings as {@link readSettings} gives them, read once and again only after a change (by the options
+ * page, the popup or a write here: `chrome.storage.onChanged`): a check does not wait on storage.
+ */
+export function currentSettings(): Promise<Settings> {
+  if (!watching) {
+    watching = true;
+    chrome.storage.onChanged.addListener((_changes, area) => {
+      if (area === 'local') current = undefined;
+    });
+  }
+  current ??= readSettings();
+  return current;
+}
+
 /**
  * The writes of this context, one after another: each reads, changes and writes a whole map, so two at once
  * (two tabs of new origins checked together, each accepting its first key) would lose one of them.

@@ -11,7 +11,7 @@
  *   tab has more than one such element.
  */
 import type { LiveFindings, LiveRequest } from '../common/messages.js';
-import { compareReaderViews, readReaderView } from './reader-view.js';
+import { compareReaderViews, type ReaderView, readReaderView } from './reader-view.js';
 
 const SKIPPED = new Set(['script', 'style', 'template', 'noscript', 'link', 'meta']);
 const MEDIA = new Set([
@@ -139,29 +139,57 @@ const describe = (element: Element) => {
   return what.length > 200 ? `${what.slice(0, 200)}…` : what;
 };
 
+/** What the tab shows of the signed element, read without the served one: {@link readLive}. */
+export interface LiveState {
+  selector: string;
+  /** How many elements the selector matches in the tab. */
+  count: number;
+  main: Element | undefined;
+  visible: boolean;
+  /** The topmost parts of `main` not rendered. */
+  hidden: Element[];
+  view: ReaderView | undefined;
+}
+
 /**
- * Run the live checks for `request` on this tab's document.
+ * Read what the tab shows of `selector`'s element: everything the live checks need but the served element
+ * (a signed page's content script reads it at `load`, while the served page is still being fetched).
+ */
+export function readLive(selector: string): LiveState {
+  const mains = document.querySelectorAll(selector);
+  const main = mains[0];
+  if (!main) return { selector, count: 0, main, visible: false, hidden: [], view: undefined };
+  const box = main.getBoundingClientRect();
+  const visible = shown(main) && box.width > 0 && box.height > 0;
+  return {
+    selector,
+    count: mains.length,
+    main,
+    visible,
+    hidden: visible ? hiddenParts(main) : [],
+    view: readReaderView(main, document.baseURI),
+  };
+}
+
+/**
+ * Run the live checks for `request` on this tab's document (`live`: its {@link readLive}, when read since
+ * the tab last changed).
  *
  * @example
  * ```ts
  * const findings = checkLive({ type: 'siegel:live', selector: 'main', served, authorSheets: [], authorStyles: [], scripted: false });
  * ```
  */
-export function checkLive(request: LiveRequest): LiveFindings {
+export function checkLive(request: LiveRequest, live: LiveState = readLive(request.selector)): LiveFindings {
   const findings: LiveFindings = { problems: [], hidden: [], differences: [] };
-  const mains = document.querySelectorAll(request.selector);
-  const main = mains[0];
-  if (!main) {
+  const { main, count } = live;
+  if (!main || !live.view) {
     findings.problems.push(problem('live.not_shown', `the tab has no \`${request.selector}\``));
     return findings;
   }
-  if (mains.length > 1)
-    findings.problems.push(
-      problem('live.changed', `the tab has ${mains.length} \`${request.selector}\` elements`),
-    );
-  const box = main.getBoundingClientRect();
-  const visible = shown(main) && box.width > 0 && box.height > 0;
-  if (!visible)
+  if (count > 1)
+    findings.problems.push(problem('live.changed', `the tab has ${count} \`${request.selector}\` elements`));
+  if (!live.visible)
     findings.problems.push(
       problem('live.not_shown', `the signed \`${request.selector}\` is not shown in this tab`),
     );
@@ -169,16 +197,13 @@ export function checkLive(request: LiveRequest): LiveFindings {
   // Inert: a template's content runs no script and loads nothing (web-ext lint warns of any innerHTML).
   template.innerHTML = request.served;
   const servedMain = template.content;
-  for (const part of visible ? hiddenParts(main) : []) {
+  for (const part of live.hidden) {
     if (explainHiding(part, main, servedMain, request)) continue;
     const text = describe(part);
     findings.hidden.push(text);
     findings.problems.push(problem('live.hidden_part', `hidden in this tab, not by its author: “${text}”`));
   }
-  findings.differences = compareReaderViews(
-    readReaderView(servedMain, document.baseURI),
-    readReaderView(main, document.baseURI),
-  );
+  findings.differences = compareReaderViews(readReaderView(servedMain, document.baseURI), live.view);
   if (findings.differences.length > 0)
     findings.problems.push(
       problem(

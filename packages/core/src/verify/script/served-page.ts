@@ -9,10 +9,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { checkCoverage } from '../../page/coverage.js';
 import { checkEncoding } from '../../page/encoding.js';
-import { readPageFacts } from '../../page/page-facts.js';
-import { findChild, type PageSpec, parseDocument, serializeContent } from '../../page/parse.js';
+import { type PageOrigin, readPageFacts } from '../../page/page-facts.js';
+import { CURRENT_SPEC, findChild, type PageSpec, parseDocument, serializeContent } from '../../page/parse.js';
 import { compileCachedSelector, selectAll } from '../../page/selector.js';
 import { readSignatureBlockFromHead, type SignatureBlockInfo } from '../../page/signature-block-read.js';
+import type { KnownLoads } from '../manifest-evidence.js';
 import type { PageReading } from '../rules.js';
 
 /** A served page as read for `judgePage`. */
@@ -25,6 +26,11 @@ export interface ServedPage {
   reading: PageReading;
   /** The selected element's `innerHTML` as serialized for the hash (`undefined`: no element). */
   content: string | undefined;
+  /**
+   * With `origin`: the page's loads against it, for the manifest gathering's `known` (it reads them under
+   * the current spec, so only a page of the current spec gives them; else it parses the page again).
+   */
+  known?: KnownLoads;
 }
 
 /** SHA-256 hex of `text` (UTF-8): `crypto.subtle` where there is one (secure contexts), else noble. */
@@ -46,7 +52,7 @@ export async function hashText(text: string): Promise<string> {
  */
 export async function readServedPage(
   bytes: Uint8Array,
-  options: { contentType: string | null; selector: string; spec: PageSpec },
+  options: { contentType: string | null; selector: string; spec: PageSpec; origin?: PageOrigin },
 ): Promise<ServedPage> {
   const { selector, spec } = options;
   const encoding = checkEncoding(bytes, { contentType: options.contentType });
@@ -55,10 +61,16 @@ export async function readServedPage(
   const block = readSignatureBlockFromHead(findChild(findChild(parsed, 'html'), 'head'));
   const matches = selectAll(parsed, compileCachedSelector(selector), 2);
   const content = matches[0] ? serializeContent(matches[0], spec) : undefined;
+  const facts = readPageFacts(html, parsed, spec, options.origin);
   const reading: PageReading = {
     hash: content === undefined ? undefined : await hashText(content),
     refusal: encoding ?? checkCoverage(html, ignoredStartTags, matches, selector, spec),
-    ...readPageFacts(html, parsed, spec),
+    ...facts,
+    // The reading judges no loads of its own, as without `origin`: the gathering's, against the site its
+    // manifest names, do (`known` hands them over when that site is `origin`'s).
+    loads: [],
   };
-  return { html, block, reading, content };
+  const known =
+    options.origin && spec === CURRENT_SPEC ? { ...options.origin, loads: facts.loads } : undefined;
+  return { html, block, reading, content, ...(known ? { known } : {}) };
 }
