@@ -31,6 +31,50 @@ export interface RelayQueryOptions {
    * gives `ws` capped at 2 MiB per message).
    */
   websocket?: (relay: string) => typeof WebSocket;
+  /** Connections kept open between queries ({@link RelayPool}); default: each query its own, closed after it. */
+  pool?: RelayPool;
+}
+
+/**
+ * Connections kept open between queries (`RelayQueryOptions.pool`), one per relay: nostr-tools closes one
+ * once it has had no subscription for `idleMs`, and one that closes (or never opened in time) is dropped.
+ * For a reader's browser that checks page after page against the same few relays, where every query on its
+ * own connection costs a WebSocket handshake at both ends.
+ *
+ * @example
+ * ```ts
+ * const pool = new RelayPool();
+ * await queryRelay('wss://relay.example.com', { ids: [id] }, { pool }); // opens it
+ * await queryRelay('wss://relay.example.com', { kinds: [0], authors: [pubkey] }, { pool }); // reuses it
+ * ```
+ */
+export class RelayPool {
+  readonly #open = new Map<string, RelayConnection>();
+  constructor(readonly idleMs = 30_000) {}
+
+  /** The connection to `relay`, opened (not yet connected) if there is none. @throws on a URL `WebSocket` refuses. */
+  connectionTo(relay: string, websocket: typeof WebSocket): RelayConnection {
+    let connection = this.#open.get(relay);
+    if (!connection) {
+      const opened = new RelayConnection(relay, websocket, { idleTimeout: this.idleMs });
+      opened.onclose = () => this.drop(relay, opened);
+      this.#open.set(relay, opened);
+      connection = opened;
+    }
+    return connection;
+  }
+
+  /** Forget `connection` (if it is still `relay`'s) and close it. */
+  drop(relay: string, connection: RelayConnection): void {
+    if (this.#open.get(relay) !== connection) return;
+    this.#open.delete(relay);
+    connection.close();
+  }
+
+  /** Close every connection. */
+  close(): void {
+    for (const [relay, connection] of this.#open) this.drop(relay, connection);
+  }
 }
 
 /** What one relay answered: the events that counted, or why there were none. */
@@ -62,9 +106,11 @@ export function queryRelay(
   const timeoutMs = options.timeoutMs ?? RELAY_QUERY_DEFAULTS.timeoutMs;
   const maxEvents = options.maxEvents ?? RELAY_QUERY_DEFAULTS.maxEvents;
   const answer: RelayAnswer = { relay, events: [], rejected: 0 };
+  const { pool } = options;
   let connection: RelayConnection;
   try {
-    connection = new RelayConnection(relay, options.websocket?.(relay) ?? WebSocket);
+    const websocket = options.websocket?.(relay) ?? WebSocket;
+    connection = pool ? pool.connectionTo(relay, websocket) : new RelayConnection(relay, websocket);
   } catch (error) {
     return Promise.resolve({ ...answer, error: `cannot connect: ${(error as Error).message}` });
   }
@@ -85,23 +131,29 @@ export function queryRelay(
       subscription?.close();
       // nostr-tools sends that `CLOSE` a microtask later (once its connection promise has settled): close
       // the socket after it, or a browser logs "WebSocket is already in CLOSING or CLOSED state" for each
-      // query, on the reader's verify page.
-      queueMicrotask(() => connection.close());
+      // query, on the reader's verify page. A pool's connection stays open.
+      if (!pool) queueMicrotask(() => connection.close());
       resolve(answer);
     };
     const timer = setTimeout(() => finish(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
     const connectTimeoutMs = options.connectTimeoutMs ?? timeoutMs;
     const connecting =
       connectTimeoutMs < timeoutMs
-        ? setTimeout(() => finish(`cannot connect within ${connectTimeoutMs / 1000} s`), connectTimeoutMs)
+        ? setTimeout(() => {
+            // A pool's connection that did not open in time is not kept for the next query.
+            pool?.drop(relay, connection);
+            finish(`cannot connect within ${connectTimeoutMs / 1000} s`);
+          }, connectTimeoutMs)
         : undefined;
     const stop = () => finish('stopped: another relay answered first');
     if (options.signal?.aborted) stop();
     options.signal?.addEventListener('abort', stop, { once: true });
-    // Called by nostr-tools before it closes the subscriptions of a connection that ended.
-    connection.onclose = () => {
-      lost = true;
-    };
+    // Called by nostr-tools before it closes the subscriptions of a connection that ended (a pool's
+    // connection has the pool's: it is lost when it is no longer connected).
+    if (!pool)
+      connection.onclose = () => {
+        lost = true;
+      };
     connection.connect().then(
       () => {
         clearTimeout(connecting);
@@ -112,7 +164,7 @@ export function queryRelay(
           oneose: () => finish(),
           onclose: (reason) =>
             finish(
-              lost
+              lost || (pool !== undefined && !connection.connected)
                 ? 'closed the connection'
                 : `refused: ${toTerminalSafe(String(reason ?? ''), { singleLine: true }).slice(0, 300)}`,
             ),

@@ -13,6 +13,7 @@ export {
   fetchEventFromRelays,
   queryRelay,
   type RelayAnswer,
+  RelayPool,
 } from '../nostr/relay-query-portable.js';
 export { allowRelayHintsFrom, MAX_RELAY_HINTS, parseRelays, pickRelayHints } from '../nostr/relays.js';
 export { readSignatureBlock, type SignatureBlockInfo } from '../page/signature-block-read.js';

@@ -9,6 +9,7 @@ import {
   browserManifestIo,
   type KnownLoads,
   MAX_RELAY_HINTS,
+  RelayPool,
   readServedPage,
   readSignatureBlock,
   readSignerNip05,
@@ -61,6 +62,8 @@ const readTag = (event: { tags: string[][] }, name: string) => event.tags.find((
  */
 const lastAddress = new Map<string, string>();
 const MAX_REMEMBERED_SITES = 100;
+/** The worker's relay connections, kept between queries and checks (closed after 30 s without one). */
+const relayPool = new RelayPool();
 function rememberAddress(siteRoot: string, a: string): void {
   lastAddress.delete(siteRoot);
   lastAddress.set(siteRoot, a);
@@ -146,11 +149,17 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
   // while the event is still being read (the event's own address decides below).
   const siteRoot = new URL('..', eventFileUrl(block.eventId, block.verifyUrl, page));
   const gather = facts.recorder.gatherManifest(
-    browserManifestIo({ relays: settings.relays, pageHost: page.hostname, siteRoot, credentials: 'omit' }),
+    browserManifestIo({
+      relays: settings.relays,
+      pageHost: page.hostname,
+      siteRoot,
+      credentials: 'omit',
+      pool: relayPool,
+    }),
   );
   const guessed = lastAddress.get(siteRoot.href);
   if (guessed !== undefined) gather.lookAhead(guessed);
-  const found = await findEvent(block.eventId, block, page, settings.relays, facts.recorder);
+  const found = await findEvent(block.eventId, block, page, settings.relays, facts.recorder, relayPool);
   record.relays.push(...found.relays);
   facts.event = found.evidence;
   const alone = judgePage({ selector: SELECTOR, event: found.evidence });
@@ -175,6 +184,7 @@ export async function checkPage(url: string, head: string, askLive: AskLive): Pr
     event.pubkey,
     [...new Set([...found.hints, ...settings.relays])].slice(0, MAX_RELAY_HINTS),
     page.hostname,
+    relayPool,
   ).catch(() => ({}) as { claimed?: string; confirmed?: string });
   let response: BoundedResponse;
   try {

@@ -11,6 +11,7 @@ import {
   pickRelayHints,
   RELAY_CONNECT_MS,
   RELAY_TIMEOUT_MS,
+  type RelayPool,
 } from '@siegel/core/browser';
 import type { EvidenceRecorder } from '@siegel/core/evidence';
 import type { EventEvidence } from '@siegel/core/rules';
@@ -53,6 +54,7 @@ export async function findEvent(
   page: URL,
   ownRelays: readonly string[],
   recorder?: EvidenceRecorder,
+  pool?: RelayPool,
 ): Promise<FoundEvent> {
   const file = eventFileUrl(id, block.verifyUrl, page);
   const hints = pickRelayHints(block.relays ?? [], allowRelayHintsFrom(page.hostname));
@@ -77,6 +79,7 @@ export async function findEvent(
     accept,
     timeoutMs: RELAY_TIMEOUT_MS,
     connectTimeoutMs: RELAY_CONNECT_MS,
+    ...(pool ? { pool } : {}),
   });
   const filter = { ids: [id], limit: 1 };
   if (found.event) {

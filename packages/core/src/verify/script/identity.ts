@@ -7,18 +7,26 @@
  */
 import { type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { isLocalHost } from '../../net/address-policy.js';
-import { queryRelay } from '../../nostr/relay-query-portable.js';
+import { queryRelay, type RelayPool } from '../../nostr/relay-query-portable.js';
 import { MAX_RELAY_HINTS } from '../../nostr/relays.js';
 import { nip05Url } from './browser-relays.js';
 
-async function readProfileNip05(pubkey: string, relays: readonly string[]): Promise<string | undefined> {
+async function readProfileNip05(
+  pubkey: string,
+  relays: readonly string[],
+  pool: RelayPool | undefined,
+): Promise<string | undefined> {
   const accept = (event: NostrEvent) => event.kind === 0 && event.pubkey === pubkey && verifyEvent(event);
   // The lookup page joins the hints of its URL's nevent and of the page's block: still at most 5 relays.
   const answers = await Promise.all(
     relays
       .slice(0, MAX_RELAY_HINTS)
       .map((relay) =>
-        queryRelay(relay, { kinds: [0], authors: [pubkey], limit: 1 }, { accept, timeoutMs: 8000 }),
+        queryRelay(
+          relay,
+          { kinds: [0], authors: [pubkey], limit: 1 },
+          { accept, timeoutMs: 8000, ...(pool ? { pool } : {}) },
+        ),
       ),
   );
   const newest = answers.flatMap((answer) => answer.events).sort((a, b) => b.created_at - a.created_at)[0];
@@ -85,9 +93,10 @@ export async function readSignerNip05(
   pubkey: string,
   relays: readonly string[],
   pageHost: string,
+  pool?: RelayPool,
 ): Promise<{ claimed?: string; confirmed?: string }> {
   if (relays.length === 0) return {};
-  const nip05 = await readProfileNip05(pubkey, relays);
+  const nip05 = await readProfileNip05(pubkey, relays, pool);
   if (!nip05) return {};
   return (await confirmNip05(nip05, pubkey, pageHost))
     ? { claimed: nip05, confirmed: nip05 }

@@ -9,7 +9,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { getEventHash, type NostrEvent, verifyEvent } from 'nostr-tools/pure';
 import { getBlob, parseBlossomServers } from '../../net/blossom.js';
-import { queryRelay } from '../../nostr/relay-query-portable.js';
+import { queryRelay, type RelayPool } from '../../nostr/relay-query-portable.js';
 import { allowRelayHintsFrom } from '../../nostr/relays.js';
 import { createManifestEvidence, type ManifestEvidenceIo } from '../manifest-evidence.js';
 import type { ManifestEvidence } from '../rules.js';
@@ -33,6 +33,8 @@ export interface BrowserManifestOptions {
   siteRoot: URL;
   /** `fetch`'s `credentials` for the site's files (default `same-origin`; the extension sends none: `omit`). */
   credentials?: RequestCredentials;
+  /** Relay connections kept between queries (the extension's, for every check); default: one per query. */
+  pool?: RelayPool;
 }
 
 /**
@@ -78,6 +80,7 @@ export function browserManifestIo(options: BrowserManifestOptions): ManifestEvid
         timeoutMs: RELAY_TIMEOUT_MS,
         connectTimeoutMs: RELAY_CONNECT_MS,
         ...(signal ? { signal } : {}),
+        ...(options.pool ? { pool: options.pool } : {}),
       }),
     lingerMs: RELAY_LINGER_MS,
     valid,
