@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { manifestAddress, NSITE_NAMED_KIND } from '../src/manifest/site-manifest.js';
 import { queryRelay, type RelayAnswer } from '../src/nostr/relay-query-portable.js';
 import { createManifestEvidence } from '../src/verify/manifest-evidence.js';
+import { FakeWebSocket } from './support/fake-websocket.js';
 
 const KEY = Uint8Array.from({ length: 32 }, () => 7);
 const FAST = 'wss://fast.example';
@@ -87,26 +88,6 @@ describe('the relays a verifier asks for the newest manifest', () => {
 
   it('a relay whose connection never opens costs the connect budget, not the query’s time', async () => {
     vi.useFakeTimers();
-    /** A WebSocket that never opens, never fails. */
-    class NeverOpens {
-      static readonly CONNECTING = 0;
-      static readonly OPEN = 1;
-      static readonly CLOSING = 2;
-      static readonly CLOSED = 3;
-      readyState = 0;
-      url: string;
-      onopen: (() => void) | null = null;
-      onclose: (() => void) | null = null;
-      onerror: (() => void) | null = null;
-      onmessage: (() => void) | null = null;
-      constructor(url: string) {
-        this.url = url;
-      }
-      send() {}
-      close() {
-        this.readyState = 3;
-      }
-    }
     let answer: RelayAnswer | undefined;
     void queryRelay(
       SILENT,
@@ -114,7 +95,8 @@ describe('the relays a verifier asks for the newest manifest', () => {
       {
         timeoutMs: 6_000,
         connectTimeoutMs: 2_000,
-        websocket: () => NeverOpens as unknown as typeof WebSocket,
+        // A WebSocket that never opens, never fails.
+        websocket: () => FakeWebSocket as unknown as typeof WebSocket,
       },
     ).then((result) => {
       answer = result;
@@ -226,9 +208,9 @@ describe('the page’s loads', () => {
       'script /read.js',
     ]);
     // Or their promise: a caller starts the gathering before it has read the page.
-    expect(
-      (await gather(page, [], 'a/index.html', html, undefined, Promise.resolve(known)))?.loads,
-    ).toEqual(['script /read.js']);
+    expect((await gather(page, [], 'a/index.html', html, undefined, Promise.resolve(known)))?.loads).toEqual([
+      'script /read.js',
+    ]);
     // Read against another site URL: the page is parsed against the manifest's.
     const elsewhere = { ...known, siteUrl: 'https://mirror.example/' };
     const parsed = (await gather(page, [], 'a/index.html', html, undefined, elsewhere))?.loads;

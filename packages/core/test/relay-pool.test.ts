@@ -3,6 +3,7 @@
 // every REQ with EOSE (no socket in the unit project; the extension's Chromium tests run it on a relay).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { queryRelay, RelayPool } from '../src/nostr/relay-query-portable.js';
+import { FakeWebSocket } from './support/fake-websocket.js';
 
 const RELAY = 'wss://relay.example';
 
@@ -10,20 +11,10 @@ const RELAY = 'wss://relay.example';
 const made: FakeSocket[] = [];
 let opens = true;
 
-class FakeSocket {
-  static readonly CONNECTING = 0;
-  static readonly OPEN = 1;
-  static readonly CLOSING = 2;
-  static readonly CLOSED = 3;
-  readyState = 0;
-  url: string;
+class FakeSocket extends FakeWebSocket {
   sent: unknown[] = [];
-  onopen: (() => void) | null = null;
-  onclose: ((event: { code: number }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  onmessage: ((event: { data: string }) => void) | null = null;
   constructor(url: string) {
-    this.url = url;
+    super(url);
     made.push(this);
     if (opens)
       setTimeout(() => {
@@ -31,14 +22,11 @@ class FakeSocket {
         this.onopen?.();
       }, 0);
   }
-  send(data: string) {
+  override send(data: string) {
     const message = JSON.parse(data) as unknown[];
     this.sent.push(message);
     if (message[0] === 'REQ')
       setTimeout(() => this.onmessage?.({ data: JSON.stringify(['EOSE', message[1]]) }), 0);
-  }
-  close() {
-    this.readyState = 3;
   }
   /** The relay ends the connection. */
   hangUp() {
