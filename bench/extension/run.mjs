@@ -5,17 +5,19 @@
 //     been applied (recorded in its worker), both on this machine's clock.
 //  2. The CPU time per page load of a page without a Siegel block, the extension present against a Chromium
 //     without it, side by side (goal: none measurable): the user + system time of each browser's whole process
-//     group (/proc), over BENCH_LOADS loads per round, medians over BENCH_RUNS rounds.
+//     group (/proc), over BENCH_LOADS loads per round, medians over BENCH_RUNS rounds. Beside them, the floor:
+//     the same extension with its content script replaced by one statement (`void 0;`), which is what
+//     Chromium spends on any content script (the isolated world it runs in), whatever the script does.
 //
 //   npm run bench:extension
 //   BENCH_RUNS=1 BENCH_LOADS=2 node bench/extension/run.mjs   # tiny (the bench smoke test)
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalKeySigner, signSite } from '@siegel/core';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium.ts';
-import { launchWithExtension } from '../../test/support/extension.ts';
+import { EXTENSION_DIR, launchWithExtension } from '../../test/support/extension.ts';
 import { startRelay } from '../../test/support/relay-process.ts';
 import { serveDirectory } from '../../test/support/static-server.ts';
 import { pageHtml } from '../../test/support/verdict-cases.ts';
@@ -85,6 +87,10 @@ async function cpuSeconds(pgid) {
 }
 
 const withExtension = await launchWithExtension();
+const floorDir = await mkdtemp(join(tmpdir(), 'siegel-bench-floor-'));
+await cp(EXTENSION_DIR, floorDir, { recursive: true });
+await writeFile(join(floorDir, 'content.js'), 'void 0;\n');
+const floor = await launchWithExtension(floorDir);
 const plainDir = await mkdtemp(join(tmpdir(), 'siegel-bench-plain-chromium-'));
 const without = await chromium.launchPersistentContext(plainDir, {
   executablePath: CHROMIUM_PATH,
@@ -132,11 +138,15 @@ try {
     await page.close();
   }
   // 2. CPU per load of a page without a block, with and without the extension, rounds interleaved.
-  const groups = { with: await groupOf('--load-extension='), without: await groupOf(plainDir) };
-  const contexts = { with: withExtension.context, without };
-  const perLoad = { with: [], without: [] };
+  const groups = {
+    with: await groupOf(`--load-extension=${EXTENSION_DIR}`),
+    floor: await groupOf(`--load-extension=${floorDir}`),
+    without: await groupOf(plainDir),
+  };
+  const contexts = { with: withExtension.context, floor: floor.context, without };
+  const perLoad = { with: [], floor: [], without: [] };
   for (let run = 0; run < RUNS; run++)
-    for (const which of ['with', 'without']) {
+    for (const which of ['with', 'floor', 'without']) {
       const page = await contexts[which].newPage();
       await page.goto(`${site.url}plain.html?warm=${run}`);
       const before = await cpuSeconds(groups[which]);
@@ -152,13 +162,22 @@ try {
     `valid ${(size / 1024).toFixed(1)} KB page, loopback relay: load → final state median ${latency.toFixed(0)} ms, slowest ${Math.max(...latencies).toFixed(0)} ms over ${latencies.length} runs (goal ≤ ${GOAL_MS} ms: ${latency <= GOAL_MS ? 'met' : 'missed'})`,
   );
   const ms = (seconds) => (seconds * 1000).toFixed(1);
-  const [withCpu, withoutCpu] = [median(perLoad.with), median(perLoad.without)];
+  const [withCpu, floorCpu, withoutCpu] = [
+    median(perLoad.with),
+    median(perLoad.floor),
+    median(perLoad.without),
+  ];
   console.log(
     `page without a block, CPU per load (median of ${RUNS} rounds of ${LOADS}): with the extension ${ms(withCpu)} ms, without ${ms(withoutCpu)} ms; extra ${ms(withCpu - withoutCpu)} ms, ratio ${(withoutCpu > 0 ? withCpu / withoutCpu : 1).toFixed(2)}× (CPU clock: 10 ms ticks)`,
   );
+  console.log(
+    `  the floor, an extension whose content script is one statement: ${ms(floorCpu)} ms, extra ${ms(floorCpu - withoutCpu)} ms; the extension over it: ${ms(withCpu - floorCpu)} ms`,
+  );
 } finally {
   await withExtension.close();
+  await floor.close();
   await without.close();
+  await rm(floorDir, { recursive: true, force: true });
   await relay.stop();
   await site.close();
   await rm(plainDir, { recursive: true, force: true });

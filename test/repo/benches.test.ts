@@ -126,6 +126,7 @@ const BENCHES: Record<string, { env: Record<string, string>; prints: RegExp[] }>
     prints: [
       /valid [\d.]+ KB page, loopback relay: load → final state median \d+ ms, slowest \d+ ms over 1 runs \(goal ≤ 150 ms: (met|missed)\)/,
       /page without a block, CPU per load \(median of 1 rounds of 2\): with the extension [\d.]+ ms, without [\d.]+ ms; extra -?[\d.]+ ms, ratio [\d.]+×/,
+      /the floor, an extension whose content script is one statement: [\d.]+ ms, extra -?[\d.]+ ms; the extension over it: -?[\d.]+ ms/,
     ],
   },
   'verify-hostile/run.mjs': {

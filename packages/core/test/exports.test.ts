@@ -119,6 +119,7 @@ describe('@siegel/core exports', () => {
       'MAX_RELAY_HINTS',
       'RELAY_CONNECT_MS',
       'RELAY_TIMEOUT_MS',
+      'RelayPool',
       'allowRelayHintsFrom',
       'browserManifestIo',
       'createBrowserManifestGatherer',
