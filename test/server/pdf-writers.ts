@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import PDFDocument from 'pdfkit';
 import { launchChromium } from '../support/chromium.js';
+import { ExifTool } from '../support/exiftool.js';
 
 const run = promisify(execFile);
 
@@ -236,66 +237,71 @@ async function writeChromiumPdfs(
   } finally {
     await browser.close();
   }
-  const exiftool = (args: string[], from: string, to: string) =>
-    run('exiftool', ['-q', '-o', to, ...args, from]);
+  // One exiftool for all of them (batch mode), not a process per file.
+  const tool = new ExifTool();
+  const exiftool = (args: string[], from: string, to: string) => tool.run(['-q', '-o', to, ...args, from]);
   const infoArgs = (authors: string[]) => [`-PDF:Author=${authors.join('; ')}`];
   const xmpArgs = (authors: string[]) => authors.map((name) => `-XMP-dc:Creator=${name}`);
-  await Promise.all(
-    AUTHOR_SETS.map(async ([set, authors]) => {
-      const base = bases.get(set) as string;
-      const add = (id: string, extra: Partial<WrittenPdf> = {}, names = authors) => {
-        written.push({ id, path: pathOf(id), authors: names, ...extra });
-        return pathOf(id);
-      };
-      const info = add(`chromium+exiftool info ${set}`);
-      const xmp = add(`chromium+exiftool xmp ${set}`);
-      await exiftool(infoArgs(authors), base, info);
-      await exiftool(xmpArgs(authors), base, xmp);
-      // A placeholder `/Author` beside the real creators in XMP.
-      await exiftool(
-        ['-PDF:Author=Unknown', ...xmpArgs(authors)],
-        base,
-        add(`chromium+exiftool placeholder info+xmp ${set}`),
-      );
-      for (const [form, args, extra] of QPDF_FORMS) {
-        for (const [kind, from] of [
-          ['info', info],
-          ['xmp', xmp],
-        ] as const) {
-          await run('qpdf', [...args, from, add(`chromium+exiftool ${kind} qpdf ${form} ${set}`, extra)]);
-        }
-      }
-      // exiftool again on top: an update that replaces only the XMP (of an encrypted file, and of one with
-      // cross-reference streams), and one that replaces `/Author` in a linearized file.
-      const renamed = [...authors].reverse().map((name) => `${name} II`);
-      for (const [form, extra] of [
-        ['aes-256 r5', { encryption: 'Standard V5.5 (256-bit)' }],
-        ['objstm', { objectStreams: true }],
-      ] as const) {
-        const from = pathOf(`chromium+exiftool xmp qpdf ${form} ${set}`);
+  try {
+    await Promise.all(
+      AUTHOR_SETS.map(async ([set, authors]) => {
+        const base = bases.get(set) as string;
+        const add = (id: string, extra: Partial<WrittenPdf> = {}, names = authors) => {
+          written.push({ id, path: pathOf(id), authors: names, ...extra });
+          return pathOf(id);
+        };
+        const info = add(`chromium+exiftool info ${set}`);
+        const xmp = add(`chromium+exiftool xmp ${set}`);
+        await exiftool(infoArgs(authors), base, info);
+        await exiftool(xmpArgs(authors), base, xmp);
+        // A placeholder `/Author` beside the real creators in XMP.
         await exiftool(
-          xmpArgs(renamed),
-          from,
-          add(`chromium+exiftool xmp qpdf ${form} +exiftool xmp ${set}`, extra, renamed),
+          ['-PDF:Author=Unknown', ...xmpArgs(authors)],
+          base,
+          add(`chromium+exiftool placeholder info+xmp ${set}`),
         );
-      }
-      // Revision 6 (PDF 2.0, qpdf's default for 256 bits) once, its XMP encrypted: exiftool takes about
-      // 10 s to decrypt such a file (its hash in pure Perl), so the other forms use revision 5, which
-      // differs from it only in the key's hash.
-      if (set === 'several') {
-        const r6 = add(`chromium+exiftool xmp qpdf aes-256 r6 ${set}`, {
-          encryption: 'Standard V5.6 (256-bit)',
-        });
-        await run('qpdf', ['--encrypt', '', 'owner', '256', '--', xmp, r6]);
-      }
-      const linearized = pathOf(`chromium+exiftool info qpdf linearized ${set}`);
-      await exiftool(
-        infoArgs(renamed),
-        linearized,
-        add(`chromium+exiftool info qpdf linearized +exiftool info ${set}`, {}, renamed),
-      );
-    }),
-  );
+        for (const [form, args, extra] of QPDF_FORMS) {
+          for (const [kind, from] of [
+            ['info', info],
+            ['xmp', xmp],
+          ] as const) {
+            await run('qpdf', [...args, from, add(`chromium+exiftool ${kind} qpdf ${form} ${set}`, extra)]);
+          }
+        }
+        // exiftool again on top: an update that replaces only the XMP (of an encrypted file, and of one with
+        // cross-reference streams), and one that replaces `/Author` in a linearized file.
+        const renamed = [...authors].reverse().map((name) => `${name} II`);
+        for (const [form, extra] of [
+          ['aes-256 r5', { encryption: 'Standard V5.5 (256-bit)' }],
+          ['objstm', { objectStreams: true }],
+        ] as const) {
+          const from = pathOf(`chromium+exiftool xmp qpdf ${form} ${set}`);
+          await exiftool(
+            xmpArgs(renamed),
+            from,
+            add(`chromium+exiftool xmp qpdf ${form} +exiftool xmp ${set}`, extra, renamed),
+          );
+        }
+        // Revision 6 (PDF 2.0, qpdf's default for 256 bits) once, its XMP encrypted: exiftool takes about
+        // 10 s to decrypt such a file (its hash in pure Perl), so the other forms use revision 5, which
+        // differs from it only in the key's hash.
+        if (set === 'several') {
+          const r6 = add(`chromium+exiftool xmp qpdf aes-256 r6 ${set}`, {
+            encryption: 'Standard V5.6 (256-bit)',
+          });
+          await run('qpdf', ['--encrypt', '', 'owner', '256', '--', xmp, r6]);
+        }
+        const linearized = pathOf(`chromium+exiftool info qpdf linearized ${set}`);
+        await exiftool(
+          infoArgs(renamed),
+          linearized,
+          add(`chromium+exiftool info qpdf linearized +exiftool info ${set}`, {}, renamed),
+        );
+      }),
+    );
+  } finally {
+    await tool.close();
+  }
 }
 
 /** What exiftool reads from a PDF: `-PDF:Author`, `-XMP-dc:Creator`, titles, encryption, linearization. */
