@@ -5,7 +5,8 @@
 // It checks the Node version first (core's one check, in syntax any Node parses): the service is built on
 // `node:sqlite`, and on an older Node importing it fails at link time, with ERR_UNKNOWN_BUILTIN_MODULE and a
 // stack trace, before a line of ours runs.
-import { requireNode } from '@siegel/core/require-node';
+import { cacheCompiledCode, requireNode } from '@siegel/core/require-node';
 
 requireNode('siegel-server', new URL('../package.json', import.meta.url), ' (for node:sqlite)');
+cacheCompiledCode();
 await import('../dist/main.js');

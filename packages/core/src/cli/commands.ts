@@ -201,6 +201,9 @@ export const COMMANDS: Record<'sign' | 'verify' | 'publish', CommandSpec> = {
 export type CommandName = keyof typeof COMMANDS;
 export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
 
+/** The options `verify --evidence` takes besides itself: the evidence is re-checked offline, as recorded. */
+export const EVIDENCE_OPTIONS = ['evidence', 'json', 'verbose'] as const;
+
 const URL_NOTE =
   'for a URL only (the site is not trusted: responses and time are bounded, and no request goes to a loopback, link-local or private address unless the site itself is on one — then only to its own)';
 

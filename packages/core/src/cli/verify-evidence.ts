@@ -7,9 +7,6 @@ import { formatByteSize } from '../text/byte-size.js';
 import { checkEvidence, type EvidenceCheck } from '../verify/evidence-check.js';
 import { EVIDENCE_LIMITS, type Evidence, readEvidence } from '../verify/evidence-format.js';
 
-/** The options `--evidence` takes besides itself: the evidence is re-checked offline, as recorded. */
-export const EVIDENCE_OPTIONS = ['evidence', 'json', 'verbose'] as const;
-
 /**
  * Read, re-check and report `file`; returns whether the evidence holds and the page was valid.
  * @throws {SiegelError} `invalid_options` when the file is not evidence (not JSON, another format, too big)
