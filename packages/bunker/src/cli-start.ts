@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseRelays } from '@siegel/core';
+import { parseRelays } from '@siegel/core/relay';
 import { dataDirOf } from './cli-keys.js';
 import { BunkerError } from './errors.js';
 import { consoleLogger } from './logger.js';

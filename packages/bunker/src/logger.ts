@@ -1,4 +1,4 @@
-import { toTerminalSafe } from '@siegel/core';
+import { toTerminalSafe } from '@siegel/core/text';
 
 /** Where the bunker writes what it does. Never given a secret, a passphrase or a token. */
 export interface Logger {

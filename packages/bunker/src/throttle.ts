@@ -1,4 +1,4 @@
-import { backoffDelay } from '@siegel/core';
+import { backoffDelay } from '@siegel/core/relay';
 import { BunkerError } from './errors.js';
 
 /** Options of {@link Throttle}. */

@@ -6,6 +6,7 @@ import * as core from '../src/index.js';
 import * as integration from '../src/integration/integration.js';
 import * as crypto from '../src/nostr/crypto.js';
 import * as relay from '../src/nostr/relay.js';
+import * as text from '../src/text/terminal-text.js';
 import * as browser from '../src/verify/browser.js';
 import * as evidence from '../src/verify/evidence.js';
 import * as rules from '../src/verify/rules.js';
@@ -113,7 +114,9 @@ describe('@siegel/core exports', () => {
       'backoffDelay',
       'createNodeRelay',
       'describeTooLarge',
+      'parseRelays',
     ]);
+    expect(Object.keys(text).sort()).toEqual(['toTerminalSafe']);
     expect(Object.keys(browser).sort()).toEqual([
       'DEFAULT_RELAYS',
       'MAX_RELAY_HINTS',
@@ -205,6 +208,7 @@ describe('@siegel/core exports', () => {
       './browser': { types: './dist/verify/browser.d.ts', import: './dist/verify/browser.js' },
       './relay': { types: './dist/nostr/relay.d.ts', import: './dist/nostr/relay.js' },
       './evidence': { types: './dist/verify/evidence.d.ts', import: './dist/verify/evidence.js' },
+      './text': { types: './dist/text/terminal-text.d.ts', import: './dist/text/terminal-text.js' },
       './require-node': './bin/require-node.js',
       './package.json': './package.json',
     });

@@ -8,7 +8,7 @@ import { createRelaySocket, type RelaySocketOptions } from './relay-socket.js';
 export { type BackoffOptions, backoffDelay } from '../net/backoff.js';
 export { RelayConnection, type RelayConnectionOptions } from './relay-connection.js';
 export { describeTooLarge, MAX_NIP46_MESSAGE_BYTES, MAX_RELAY_MESSAGE_BYTES } from './relay-socket.js';
-export { RELAY_LIMITS } from './relays.js';
+export { parseRelays, RELAY_LIMITS } from './relays.js';
 
 /** Options of {@link createNodeRelay}: the socket's cap, and nostr-tools' relay options. */
 export interface NodeRelayOptions extends RelayConnectionOptions {
