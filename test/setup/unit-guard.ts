@@ -7,6 +7,7 @@ import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import tls from 'node:tls';
+import { afterAll, vi } from 'vitest';
 
 /** The error every guarded call throws. */
 export class UnitGuardError extends Error {
@@ -37,3 +38,13 @@ net.Server.prototype.listen = () => refuse('net.Server#listen()');
 // fetch (undici) and every client socket end in net.Socket#connect, whatever module asked for it.
 net.Socket.prototype.connect = () => refuse('net.Socket#connect()');
 syncBuiltinESMExports();
+
+// The project runs its files one after another in each worker without fresh modules (`isolate: false`,
+// vitest.config.ts): what a file left switched on — fake timers, spies, stubbed globals or environment —
+// is switched off before the next file runs.
+afterAll(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
+});

@@ -18,7 +18,9 @@ export interface Registry {
 
 /**
  * Start Verdaccio with its storage in `dir`. `@siegel/*` exists only here (published by the test, never
- * fetched from elsewhere); every other package is proxied from npmjs.org, as a company registry does.
+ * fetched from elsewhere); every other package is proxied from npmjs.org, as a company registry does. What
+ * it fetched stays fresh for the run (`maxage`, 2 min by default): the fresh projects share most of their
+ * dependencies, and each asked npmjs.org for them again.
  */
 export async function startRegistry(dir: string): Promise<Registry> {
   const port = await freePort();
@@ -36,6 +38,10 @@ uplinks:
   npmjs:
     url: https://registry.npmjs.org/
     timeout: 60s
+    maxage: 30m
+    agent_options:
+      keepAlive: true
+      maxSockets: 40
 packages:
   '@siegel/*':
     access: $all
