@@ -97,10 +97,9 @@ export default defineConfig({
           globalSetup: ['test/setup/global.ts'],
           setupFiles: ['test/setup/processes.ts'],
           maxWorkers: PARALLEL_FILES,
-          // Each worker process runs file after file with the modules it has loaded (playwright, the
-          // packages, nostr-tools): importing them again in a fresh process for each of 127 files cost about a
-          // CPU-second per file. Processes are still stopped per file (test/setup/processes.ts).
-          isolate: false,
+          // A fresh worker process per file (`isolate`, the default). Shared workers saved about a minute of
+          // 19, but a clean-clone run then failed a VitePress rebuild (one page signed again): a file could
+          // see what another left in its process (docs/testing.md).
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -30,9 +30,9 @@ const prototype = ChildProcess.prototype as unknown as {
   [WRAPPED]?: Map<number, string>;
 };
 /**
- * Process group id → the command that started it, for the file running now. A worker process runs several
- * files one after another (`isolate: false`) and this setup file again before each: `spawn` is wrapped once
- * per process, and each file's `afterAll` stops and forgets the groups its tests started.
+ * Process group id → the command that started it, for the file running now. Should a worker process run
+ * several files one after another (`isolate: false`), this setup file runs again before each: `spawn` is
+ * wrapped once per process, and each file's `afterAll` stops and forgets the groups its tests started.
  */
 prototype[WRAPPED] ??= wrapSpawn();
 const groups = prototype[WRAPPED];
@@ -47,11 +47,7 @@ function wrapSpawn(): Map<number, string> {
       detached: true,
       envPairs: [...(options.envPairs ?? []).filter((pair) => !pair.startsWith(`${RUN_MARK}=`)), mark],
     });
-    // esbuild's service serves every build of this worker process, whichever file started it, and ends
-    // with it (on stdin's end): stopping it with the file would break the next file's builds.
-    const service = options.args?.some((arg) => arg.startsWith('--service='));
-    if (this.pid !== undefined && !service)
-      started.set(this.pid, (options.args ?? []).join(' ').slice(0, 200));
+    if (this.pid !== undefined) started.set(this.pid, (options.args ?? []).join(' ').slice(0, 200));
     return spawned;
   };
   return started;
