@@ -45,11 +45,6 @@ export class ExifTool {
     return result;
   }
 
-  /** Run one command and insist it wrote a UTF-8 text to stdout (`-j` output, say). */
-  async text(args: readonly string[]): Promise<string> {
-    return (await this.run(args)).toString('utf8');
-  }
-
   async #execute(args: readonly string[]): Promise<Buffer> {
     const n = this.#next++;
     const ready = Buffer.from(`{ready${n}}\n`);
