@@ -11,9 +11,6 @@ import { ChildProcess } from 'node:child_process';
 import { afterAll, inject } from 'vitest';
 import { RUN_MARK, stopGroups } from '../support/process-group.js';
 
-/** Where the wrapped `spawn` keeps its groups, on the prototype it wrapped. */
-const WRAPPED = Symbol.for('siegel.test.spawnGroups');
-
 interface SpawnOptions {
   detached?: boolean;
   envPairs?: string[];
@@ -23,35 +20,23 @@ interface SpawnOptions {
 const runId = inject('siegelRunId');
 // Children that inherit this environment (every `spawnSync` and `execSync` among them) carry the mark too.
 process.env[RUN_MARK] = runId;
+/** Process group id → the command that started it. */
+const groups = new Map<number, string>();
 /** `ChildProcess#spawn`: Node's internal method behind every asynchronous way to start a process. */
 type SpawnMethod = (this: ChildProcess, options: SpawnOptions) => unknown;
-const prototype = ChildProcess.prototype as unknown as {
-  spawn: SpawnMethod;
-  [WRAPPED]?: Map<number, string>;
-};
-/**
- * Process group id → the command that started it, for the file running now. Should a worker process run
- * several files one after another (`isolate: false`), this setup file runs again before each: `spawn` is
- * wrapped once per process, and each file's `afterAll` stops and forgets the groups its tests started.
- */
-prototype[WRAPPED] ??= wrapSpawn();
-const groups = prototype[WRAPPED];
+const prototype = ChildProcess.prototype as unknown as { spawn: SpawnMethod };
+const spawnChild = prototype.spawn;
 
-function wrapSpawn(): Map<number, string> {
-  const started = new Map<number, string>();
-  const spawnChild = prototype.spawn;
-  prototype.spawn = function spawnInOwnGroup(options) {
-    const mark = `${RUN_MARK}=${process.env[RUN_MARK]}`;
-    const spawned = spawnChild.call(this, {
-      ...options,
-      detached: true,
-      envPairs: [...(options.envPairs ?? []).filter((pair) => !pair.startsWith(`${RUN_MARK}=`)), mark],
-    });
-    if (this.pid !== undefined) started.set(this.pid, (options.args ?? []).join(' ').slice(0, 200));
-    return spawned;
-  };
-  return started;
-}
+prototype.spawn = function spawnInOwnGroup(options) {
+  const mark = `${RUN_MARK}=${runId}`;
+  const spawned = spawnChild.call(this, {
+    ...options,
+    detached: true,
+    envPairs: [...(options.envPairs ?? []).filter((pair) => !pair.startsWith(`${RUN_MARK}=`)), mark],
+  });
+  if (this.pid !== undefined) groups.set(this.pid, (options.args ?? []).join(' ').slice(0, 200));
+  return spawned;
+};
 
 afterAll(async () => {
   const left = await stopGroups([...groups.keys()]);
