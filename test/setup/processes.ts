@@ -8,7 +8,9 @@
 // starting `siegel-bunker`, `pg_ctl` starting `postgres`) can be reached through the group after the
 // leader is gone. Synchronous `spawnSync`/`execSync` calls end before they return and are left alone.
 import { ChildProcess } from 'node:child_process';
-import { afterAll, inject } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { afterAll, expect, inject } from 'vitest';
 import { RUN_MARK, stopGroups } from '../support/process-group.js';
 
 interface SpawnOptions {
@@ -38,6 +40,27 @@ prototype.spawn = function spawnInOwnGroup(options) {
   return spawned;
 };
 
+/**
+ * Where the CPU of a run goes, per file (`SIEGEL_TEST_CPU_LOG=FILE`): one JSON line per test file with its wall
+ * time, its worker's CPU and the CPU of every child it started and reaped (the kernel's `cutime`/`cstime`, which
+ * hold a child's own reaped children too). What a shared process does for the file (the run's Chromium and
+ * bunker) is not in it. Each file of `real` and `slow` has a worker process of its own, so the figures count from
+ * the worker's start (its boot and imports included).
+ */
+const CPU_LOG = process.env.SIEGEL_TEST_CPU_LOG;
+const TICKS_PER_SECOND = 100;
+/** CPU seconds of this process (utime + stime) and of its reaped children (cutime + cstime); Linux only. */
+function cpuTimes(): { worker: number; children: number } {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: 14–17 are the four times.
+  const [user, system, childUser, childSystem] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 15)
+    .map((ticks) => Number(ticks) / TICKS_PER_SECOND);
+  return { worker: (user ?? 0) + (system ?? 0), children: (childUser ?? 0) + (childSystem ?? 0) };
+}
+
 afterAll(async () => {
   const left = await stopGroups([...groups.keys()]);
   if (left.length > 0)
@@ -45,4 +68,13 @@ afterAll(async () => {
       `stopped ${left.length} process group(s) the test file left running:\n${left.map((pgid) => `  ${pgid} ${groups.get(pgid)}`).join('\n')}`,
     );
   groups.clear();
+  if (CPU_LOG) {
+    const line = {
+      file: relative(process.cwd(), expect.getState().testPath ?? '?'),
+      pid: process.pid,
+      wall: process.uptime(),
+      ...cpuTimes(),
+    };
+    appendFileSync(CPU_LOG, `${JSON.stringify(line)}\n`);
+  }
 }, 20_000);
