@@ -7,6 +7,7 @@
 // PROJECT is unit, real or slow (default: all three, in that order). Arguments after `--` go to every
 // vitest run (a file filter, `--reporter dot`).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const PROJECTS = ['unit', 'real', 'slow'];
@@ -47,14 +48,37 @@ function runProject(name) {
   });
 }
 
+/**
+ * CPU seconds of every process of this run that has ended and been waited for (the kernel's `cutime` +
+ * `cstime` of this process: vitest, its workers and what they started), or undefined off Linux. A project's
+ * CPU beside its wall time says whether it waited or computed (docs/testing.md).
+ */
+function childCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 const times = [];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 let failed;
 for (const name of chosen) {
   const started = Date.now();
+  const cpuBefore = childCpuSeconds();
   const code = await runProject(name);
-  times.push(`${name} ${seconds(Date.now() - started)}${code === 0 ? '' : ' (red)'}`);
-  console.log(`\n── test:${name}: ${code === 0 ? 'green' : 'RED'} in ${seconds(Date.now() - started)}\n`);
+  const cpuAfter = childCpuSeconds();
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? ''
+      : `, ${(cpuAfter - cpuBefore).toFixed(0)} s of CPU`;
+  times.push(`${name} ${seconds(Date.now() - started)}${cpu}${code === 0 ? '' : ' (red)'}`);
+  console.log(
+    `\n── test:${name}: ${code === 0 ? 'green' : 'RED'} in ${seconds(Date.now() - started)}${cpu}\n`,
+  );
   if (code !== 0) {
     failed = name;
     break;
