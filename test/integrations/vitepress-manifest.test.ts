@@ -73,9 +73,7 @@ describe('a VitePress page chunk changed (acceptance 2)', () => {
       const cli = await judge();
       expect(cli.codes).toEqual(['invalid', 'asset.changed', 'manifest.unchecked']);
       expect(cli.text).toContain(`/assets/${chunk}`);
-      const tab = await chromium.context.newPage();
-      const verdict = await readVerdict(tab, server.url, eventId);
-      await tab.close();
+      const verdict = await readVerdict(await chromium.tab(), server.url, eventId);
       expect(verdict.state, verdict.text).toBe('invalid');
       expect(verdict.codes).toContain('asset.changed');
       expect(verdict.text).toContain(chunk);

@@ -136,28 +136,24 @@ async function firstPage(): Promise<{ event: NostrEvent; nevent: string }> {
 
 /** Open `path` under the site, wait for the verdict (and the identity step when valid). */
 async function openVerify(path: string, waitForIdentity = true) {
-  const page: Page = await chromium.context.newPage();
-  try {
-    await page.goto(`${site.url}${path}`);
-    const status = page.locator('#siegel-status:not([data-state="pending"])');
-    await status.waitFor({ timeout: 20_000 });
-    const state = await status.getAttribute('data-state');
-    if (state === 'valid' && waitForIdentity)
-      await page.locator('#siegel-status[data-identity]').waitFor({ timeout: 30_000 });
-    const identity = page.locator('#siegel-identity');
-    return {
-      state,
-      reason: await status.getAttribute('data-reason'),
-      text: (await status.textContent()) ?? '',
-      source: await status.getAttribute('data-source'),
-      identity: await status.getAttribute('data-identity'),
-      nip05: (await identity.count()) > 0 ? await identity.getAttribute('data-nip05') : null,
-      coverage: (await page.locator('#siegel-coverage').count()) > 0,
-      independent: (await page.locator('#siegel-independent').textContent()) ?? '',
-    };
-  } finally {
-    await page.close();
-  }
+  const page: Page = await chromium.tab();
+  await page.goto(`${site.url}${path}`);
+  const status = page.locator('#siegel-status:not([data-state="pending"])');
+  await status.waitFor({ timeout: 20_000 });
+  const state = await status.getAttribute('data-state');
+  if (state === 'valid' && waitForIdentity)
+    await page.locator('#siegel-status[data-identity]').waitFor({ timeout: 30_000 });
+  const identity = page.locator('#siegel-identity');
+  return {
+    state,
+    reason: await status.getAttribute('data-reason'),
+    text: (await status.textContent()) ?? '',
+    source: await status.getAttribute('data-source'),
+    identity: await status.getAttribute('data-identity'),
+    nip05: (await identity.count()) > 0 ? await identity.getAttribute('data-nip05') : null,
+    coverage: (await page.locator('#siegel-coverage').count()) > 0,
+    independent: (await page.locator('#siegel-independent').textContent()) ?? '',
+  };
 }
 
 /** The bunker's key publishes a kind-0 profile naming `nip05`, `at` seconds after the others. */

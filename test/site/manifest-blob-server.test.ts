@@ -94,13 +94,8 @@ async function verifyHome(): Promise<string[]> {
 
 /** The start page's verify page in Chromium: its state and codes (`data-codes`). */
 async function verifyPageHome(): Promise<string[]> {
-  const tab = await chromium.context.newPage();
-  try {
-    const verdict = await readVerdict(tab, server.url, homeEvent);
-    return [verdict.state, ...verdict.codes];
-  } finally {
-    await tab.close();
-  }
+  const verdict = await readVerdict(await chromium.tab(), server.url, homeEvent);
+  return [verdict.state, ...verdict.codes];
 }
 
 describe('a layout-blob manifest the site does not hold', () => {

@@ -147,9 +147,7 @@ describe('currency: the newest manifest from the verifier’s relays (acceptance
     const fromDir = await verify([dir, '--site', server.url, '--relay', relay.url], 'news.html');
     expect(fromDir.codes).toEqual(['invalid', 'page.superseded']);
     // The verify page asks the page's hints (the signing relay, which holds v2) besides its own list.
-    const tab = await chromium.context.newPage();
-    const verdict = await readVerdict(tab, server.url, v1.newsEvent.id);
-    await tab.close();
+    const verdict = await readVerdict(await chromium.tab(), server.url, v1.newsEvent.id);
     expect(verdict.state, verdict.text).toBe('invalid');
     expect(verdict.codes).toContain('page.superseded');
   });

@@ -100,16 +100,12 @@ async function verifyUrl(url: string): Promise<{ code: number | null; pages: Rec
 
 /** The verify page at `url` in Chromium: its state and codes. */
 async function verifyPage(url: string): Promise<string[]> {
-  const tab = await chromium.context.newPage();
-  try {
-    await tab.goto(url);
-    const status = tab.locator('#siegel-status:not([data-state="pending"])');
-    await status.waitFor({ timeout: 30_000 });
-    const codes = ((await status.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean);
-    return [(await status.getAttribute('data-state')) ?? '', ...codes];
-  } finally {
-    await tab.close();
-  }
+  const tab = await chromium.tab();
+  await tab.goto(url);
+  const status = tab.locator('#siegel-status:not([data-state="pending"])');
+  await status.waitFor({ timeout: 30_000 });
+  const codes = ((await status.getAttribute('data-codes')) ?? '').split(' ').filter(Boolean);
+  return [(await status.getAttribute('data-state')) ?? '', ...codes];
 }
 
 const everyPage = (verdict: string[]) => ({ '/': verdict, 'about.html': verdict, 'blog/post/': verdict });

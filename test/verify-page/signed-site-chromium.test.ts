@@ -37,12 +37,7 @@ let root: string;
 let dist: string;
 
 async function readVerdictOf(eventId: string): Promise<Verdict> {
-  const page = await chromium.context.newPage();
-  try {
-    return await readVerdict(page, server.url, eventId);
-  } finally {
-    await page.close();
-  }
+  return readVerdict(await chromium.tab(), server.url, eventId);
 }
 
 beforeAll(async () => {

@@ -109,14 +109,9 @@ afterAll(async () => {
 
 async function verdicts(html: string) {
   await writeFile(join(dist, PAGE_PATH), html);
-  const tab = await chromium.context.newPage();
-  try {
-    const browser = await readVerdict(tab, server.url, eventId);
-    const cli = await runSiegel(['verify', 'dist', '--pubkey', bunker.pubkey], { cwd: root });
-    return { browser, cli };
-  } finally {
-    await tab.close();
-  }
+  const browser = await readVerdict(await chromium.tab(), server.url, eventId);
+  const cli = await runSiegel(['verify', 'dist', '--pubkey', bunker.pubkey], { cwd: root });
+  return { browser, cli };
 }
 
 describe('tampered pages signed by `siegel sign` are invalid in `siegel verify` and in Chromium', () => {
