@@ -7,8 +7,10 @@
 // PROJECT is unit, real or slow (default: all three, in that order). Arguments after `--` go to every
 // vitest run (a file filter, `--reporter dot`).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { markedProcesses, stopGroups } from '../test/support/process-group.ts';
 
 const PROJECTS = ['unit', 'real', 'slow'];
 const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
@@ -30,19 +32,51 @@ for (const name of named) {
 }
 const chosen = named.length > 0 ? PROJECTS.filter((p) => named.includes(p)) : PROJECTS;
 
-/** Run one project; resolves with its exit code (a signal counts as 1). */
+let interrupted = false;
+
+/**
+ * Run one project; resolves with its exit code (a signal counts as 1). The run's id (`SIEGEL_TEST_RUN_ID`,
+ * test/setup/global.ts) marks every process its tests start; whatever of them is still running when vitest
+ * has exited is stopped here. A run that ends normally has stopped them itself (its global teardown fails
+ * the run for any it finds), but an interrupted one — Ctrl-C, a SIGTERM — ends vitest's workers before
+ * their files stop what they started, each in a process group of its own (test/setup/processes.ts).
+ */
 function runProject(name) {
+  const runId = `${process.pid}-${name}-${randomBytes(6).toString('hex')}`;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [VITEST, 'run', '--project', name, ...passed], {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env },
+      env: { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, SIEGEL_TEST_RUN_ID: runId },
     });
-    // Ctrl-C reaches vitest through the terminal; a SIGTERM to this script is passed on.
-    const forward = () => child.kill('SIGTERM');
-    process.once('SIGTERM', forward);
-    child.once('exit', (code, signal) => {
+    // Ctrl-C reaches vitest through the terminal (this script waits for it to end); a SIGTERM or SIGINT sent
+    // to this script alone is passed on.
+    const forward = (signal) => {
+      interrupted = true;
+      child.kill(signal);
+    };
+    process.on('SIGTERM', forward);
+    process.on('SIGINT', forward);
+    child.once('exit', async (code, signal) => {
       process.off('SIGTERM', forward);
+      process.off('SIGINT', forward);
+      const left = await markedProcesses(runId);
+      if (left.length > 0) {
+        await stopGroups(
+          left.map((p) => p.pid),
+          2_000,
+        );
+        for (const { pid } of left) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }
+        console.log(
+          `\nstopped ${left.length} process(es) the \`${name}\` run left:\n${left.map((p) => `  ${p.pid} ${p.command.slice(0, 160)}`).join('\n')}`,
+        );
+      }
       resolve(code ?? (signal ? 1 : 0));
     });
   });
@@ -79,7 +113,7 @@ for (const name of chosen) {
   console.log(
     `\n── test:${name}: ${code === 0 ? 'green' : 'RED'} in ${seconds(Date.now() - started)}${cpu}\n`,
   );
-  if (code !== 0) {
+  if (code !== 0 || interrupted) {
     failed = name;
     break;
   }

@@ -29,7 +29,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const runId = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  // scripts/test.mjs names the run, so that it can stop what an interrupted run left.
+  const runId = process.env.SIEGEL_TEST_RUN_ID || `${process.pid}-${randomBytes(6).toString('hex')}`;
   project.provide('siegelRunId', runId);
   const [browser, bunker] = await Promise.all([
     chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }),
