@@ -2,8 +2,10 @@
 // test files with the project's own setup:
 // - `unit` starts no process and opens no socket: a planted `spawn`, `exec`, `listen` or `fetch` fails.
 // - `real` and `slow` stop every process group a file started, and a run that leaves a process running
-//   anyway (one that escaped its group) fails, naming it, and kills it.
-import { execFile } from 'node:child_process';
+//   anyway (one that escaped its group) fails, naming it, and kills it; a run interrupted by Ctrl-C leaves
+//   nothing either (scripts/test.mjs stops and lists it).
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +35,10 @@ afterEach(async () => {
 });
 
 /**
- * Run vitest on `files` (name → source) with the named project of the repository's config, its include
- * replaced by the planted files. Resolves with the JSON report, the output and the exit code.
+ * Write `files` (name → source) into a new directory with a vitest config of the named project of the
+ * repository's config, its include replaced by the planted files. Resolves with the config's path.
  */
-async function runPlanted(project: 'unit' | 'real', files: Record<string, string>) {
+async function plant(project: 'unit' | 'real', files: Record<string, string>): Promise<string> {
   dir = await mkdtemp(join(tmpdir(), 'siegel-planted-'));
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   for (const [name, source] of Object.entries(files)) await writeFile(join(dir, name), source);
@@ -59,11 +61,23 @@ export default {
 };
 `,
   );
-  const report = join(dir, 'report.json');
+  return join(dir, 'vitest.config.ts');
+}
+
+/** The environment of a run the test starts: not this run's name (scripts/test.mjs), which is its own. */
+function nestedEnv(): NodeJS.ProcessEnv {
+  const { SIEGEL_TEST_RUN_ID: _thisRun, ...env } = process.env;
+  return { ...env, CI: 'true' };
+}
+
+/** Run vitest on the planted `files` (see {@link plant}). Resolves with the JSON report, the output and the exit code. */
+async function runPlanted(project: 'unit' | 'real', files: Record<string, string>) {
+  const config = await plant(project, files);
+  const report = join(dir as string, 'report.json');
   const result = await promisify(execFile)(
     process.execPath,
-    [VITEST, 'run', '--config', join(dir, 'vitest.config.ts'), '--reporter=json', `--outputFile=${report}`],
-    { cwd: dir, env: { ...process.env, CI: 'true' }, timeout: 50_000 },
+    [VITEST, 'run', '--config', config, '--reporter=json', `--outputFile=${report}`],
+    { cwd: dir, env: nestedEnv(), timeout: 50_000 },
   ).then(
     ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
     (error: { code?: number; stdout?: string; stderr?: string }) => ({
@@ -149,5 +163,50 @@ it('lets a process escape', () => {
     expect(output).toMatch(/the tests left 1 process\(es\) running \(now killed\):\n\s+\d+ sleep 301/);
     expect(output).not.toMatch(/sleep 300\b/);
     await eventually(() => !groupAlive(forgotten) && !groupAlive(escaped), 5_000);
+  });
+
+  it('scripts/test.mjs stops and lists what a run interrupted by Ctrl-C left running', async () => {
+    const config = await plant('real', {
+      // Starts `sleep` in a group of its own (as every child in `real`), then waits to be interrupted: its
+      // file never ends, so nothing of the run stops the group.
+      'interrupted.test.ts': `
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { it } from 'vitest';
+it('waits to be interrupted', async () => {
+  const child = spawn('sleep', ['302']);
+  // Beside this file: scripts/test.mjs runs vitest in the repository, not here.
+  writeFileSync(new URL('interrupted.pid', import.meta.url), String(child.pid));
+  await new Promise((resolve) => setTimeout(resolve, 50_000));
+}, 55_000);
+`,
+    });
+    const pidFile = join(dir as string, 'interrupted.pid');
+    // In a group of its own, as `npm test` is in a terminal: Ctrl-C signals the whole foreground group.
+    const run = spawn(process.execPath, [join(ROOT, 'scripts/test.mjs'), 'real', '--', '--config', config], {
+      cwd: dir,
+      env: nestedEnv(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    run.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    run.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | string | null>((resolve) =>
+      run.once('exit', (code, signal) => resolve(code ?? signal)),
+    );
+    await eventually(() => existsSync(pidFile), 40_000).catch((error: Error) => {
+      throw new Error(`${error.message}: the planted test did not start; the run printed:\n${output}`);
+    });
+    const sleeping = Number(await readFile(pidFile, 'utf8'));
+    expect(groupAlive(sleeping)).toBe(true);
+    process.kill(-(run.pid as number), 'SIGINT');
+    expect(await exited).toBe(1);
+    expect(output).toMatch(/stopped 1 process\(es\) the `real` run left:\n\s+\d+ sleep 302/);
+    await eventually(() => !groupAlive(sleeping), 5_000);
   });
 });

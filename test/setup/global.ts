@@ -29,8 +29,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // scripts/test.mjs names the run, so that it can stop what an interrupted run left.
+  // scripts/test.mjs names the run, so that it can stop what an interrupted run left. The name is taken out
+  // of the environment, so that a run a test starts (test/repo/test-projects.test.ts) gets its own.
   const runId = process.env.SIEGEL_TEST_RUN_ID || `${process.pid}-${randomBytes(6).toString('hex')}`;
+  delete process.env.SIEGEL_TEST_RUN_ID;
   project.provide('siegelRunId', runId);
   const [browser, bunker] = await Promise.all([
     chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS }),
