@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { markedProcesses, stopGroups } from '../test/support/process-group.ts';
+import { markedProcesses, stopProcesses } from '../test/support/process-group.ts';
 
 const PROJECTS = ['unit', 'real', 'slow'];
 const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
@@ -62,17 +62,7 @@ function runProject(name) {
       process.off('SIGINT', forward);
       const left = await markedProcesses(runId);
       if (left.length > 0) {
-        await stopGroups(
-          left.map((p) => p.pid),
-          2_000,
-        );
-        for (const { pid } of left) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // gone
-          }
-        }
+        await stopProcesses(left, 2_000);
         console.log(
           `\nstopped ${left.length} process(es) the \`${name}\` run left:\n${left.map((p) => `  ${p.pid} ${p.command.slice(0, 160)}`).join('\n')}`,
         );

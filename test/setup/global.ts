@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
 import { type SharedBunker, startBunker } from '../support/bunker-process.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.js';
-import { markedProcesses, stopGroups } from '../support/process-group.js';
+import { markedProcesses, stopProcesses } from '../support/process-group.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -60,17 +60,7 @@ async function reportLeftovers(runId: string): Promise<void> {
     left = await markedProcesses(runId);
   }
   if (left.length === 0) return;
-  await stopGroups(
-    left.map((p) => p.pid),
-    1_000,
-  );
-  for (const { pid } of left) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
+  await stopProcesses(left, 1_000);
   throw new Error(
     `the tests left ${left.length} process(es) running (now killed):\n${left.map((p) => `  ${p.pid} ${p.command}`).join('\n')}`,
   );

@@ -81,3 +81,21 @@ export async function markedProcesses(runId: string): Promise<MarkedProcess[]> {
   }
   return found;
 }
+
+/**
+ * Stop `processes` (as {@link markedProcesses} found them): their groups as {@link stopGroups} does, then
+ * each one still alive on its own with SIGKILL (a process that left its group).
+ */
+export async function stopProcesses(processes: MarkedProcess[], graceMs: number): Promise<void> {
+  await stopGroups(
+    processes.map((p) => p.pid),
+    graceMs,
+  );
+  for (const { pid } of processes) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
