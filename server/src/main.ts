@@ -11,6 +11,7 @@ import { prepareDataDir } from './config/data-dir.js';
 import { createApp } from './http/app.js';
 import { RelayPublishing } from './publishing/relay-publishing.js';
 import { createRelaySender } from './publishing/send-to-relays.js';
+import { fallbackNotice } from './records/verify-record.js';
 import { OrphanSweeper } from './signing/orphan-sweeper.js';
 import { openStores, type Stores } from './storage/open-stores.js';
 
@@ -138,12 +139,7 @@ const { app, fileSigner, analyzer, verifier } = createApp({
 await analyzer.start();
 // Load and build before listening what the first signing would otherwise load and build while it holds an
 // upload in memory.
-await verifier.prepare({
-  onFallback: (reason) => {
-    const why = reason instanceof Error ? reason.message : String(reason);
-    console.warn(`WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`);
-  },
-});
+await verifier.prepare({ onFallback: (reason) => console.warn(fallbackNotice(reason)) });
 // Stored files without a record (a crash, here or on another instance, between file and record) are deleted
 // at start, every ORPHAN_SWEEP_MS, and once the claims that kept a sweep from some of them have ended. The
 // first sweep runs beside the first requests, not before them: it only ever deletes a hash's files under that

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { RecordChecker } from '../records/checked-records.js';
 import { eventPageKey } from '../records/public-urls.js';
-import { EventVerifier } from '../records/verify-record.js';
+import { EventVerifier, fallbackNotice } from '../records/verify-record.js';
 import type { FileStorage } from '../storage/file-storage.js';
 import {
   DuplicateRecordError,
@@ -131,12 +131,7 @@ export async function migrateStores(
   // one checks in pure JavaScript, about 5× the CPU: 1 050 records cost 5 s per run): the target's check of a
   // copied event then finds the source's verified triple in its memo.
   const verifier = new EventVerifier();
-  await verifier.prepare({
-    onFallback: (reason) =>
-      log(
-        `WebAssembly Schnorr code unavailable (${reason instanceof Error ? reason.message : String(reason)}); verifying with pure JavaScript`,
-      ),
-  });
+  await verifier.prepare({ onFallback: (reason) => log(fallbackNotice(reason)) });
   const sourceChecker = new RecordChecker(source.records, new StoredFileHashes(source.storage), verifier);
   // Records are independent (each written under its own claim), so several are copied at once: one at a
   // time, each waited on its database and store round trips in turn (1 050 records took 36 s).

@@ -120,6 +120,12 @@ export interface PrepareEventChecksOptions {
   onFallback?: (reason: unknown) => void;
 }
 
+/** The one line a process prints when its verifier falls back to pure JavaScript (the server, `migrate`). */
+export function fallbackNotice(reason: unknown): string {
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return `WebAssembly Schnorr code unavailable (${why}); verifying with pure JavaScript`;
+}
+
 /**
  * Build at start what the first signings would otherwise build while they hold an upload in memory: core's
  * Schnorr engine (`loadSigningEngine()`, libsecp256k1 as WebAssembly, loaded and self-tested once per process;
