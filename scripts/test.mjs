@@ -8,9 +8,8 @@
 // vitest run (a file filter, `--reporter dot`).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { markedProcesses, stopProcesses } from '../test/support/process-group.ts';
+import { cpuSeconds, markedProcesses, stopProcesses } from '../test/support/process-group.ts';
 
 const PROJECTS = ['unit', 'real', 'slow'];
 const VITEST = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
@@ -72,20 +71,10 @@ function runProject(name) {
   });
 }
 
-/**
- * CPU seconds of every process of this run that has ended and been waited for (the kernel's `cutime` +
- * `cstime` of this process: vitest, its workers and what they started), or undefined off Linux. A project's
- * CPU beside its wall time says whether it waited or computed (docs/testing.md).
- */
-function childCpuSeconds() {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    return undefined;
-  }
-}
+/** CPU seconds of every process of this run that has ended and been waited for: vitest, its workers and
+ * what they started (undefined off Linux). A project's CPU beside its wall time says whether it waited or
+ * computed (docs/testing.md). */
+const childCpuSeconds = () => cpuSeconds()?.children;
 
 const times = [];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;

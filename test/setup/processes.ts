@@ -8,10 +8,10 @@
 // starting `siegel-bunker`, `pg_ctl` starting `postgres`) can be reached through the group after the
 // leader is gone. Synchronous `spawnSync`/`execSync` calls end before they return and are left alone.
 import { ChildProcess } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { afterAll, expect, inject } from 'vitest';
-import { RUN_MARK, stopGroups } from '../support/process-group.js';
+import { cpuSeconds, RUN_MARK, stopGroups } from '../support/process-group.js';
 
 interface SpawnOptions {
   detached?: boolean;
@@ -48,19 +48,6 @@ prototype.spawn = function spawnInOwnGroup(options) {
  * the worker's start (its boot and imports included).
  */
 const CPU_LOG = process.env.SIEGEL_TEST_CPU_LOG;
-const TICKS_PER_SECOND = 100;
-/** CPU seconds of this process (utime + stime) and of its reaped children (cutime + cstime); Linux only. */
-function cpuTimes(): { worker: number; children: number } {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces: 14–17 are the four times.
-  const [user, system, childUser, childSystem] = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .slice(11, 15)
-    .map((ticks) => Number(ticks) / TICKS_PER_SECOND);
-  return { worker: (user ?? 0) + (system ?? 0), children: (childUser ?? 0) + (childSystem ?? 0) };
-}
-
 afterAll(async () => {
   const left = await stopGroups([...groups.keys()]);
   if (left.length > 0)
@@ -69,11 +56,13 @@ afterAll(async () => {
     );
   groups.clear();
   if (CPU_LOG) {
+    const cpu = cpuSeconds();
     const line = {
       file: relative(process.cwd(), expect.getState().testPath ?? '?'),
       pid: process.pid,
       wall: process.uptime(),
-      ...cpuTimes(),
+      worker: cpu?.own,
+      children: cpu?.children,
     };
     appendFileSync(CPU_LOG, `${JSON.stringify(line)}\n`);
   }
