@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ describe.each(implementations)('%s', (name, make) => {
 
   it('makes directories, writes in place and replaces atomically, in order, leaving no temp file', async () => {
     const page = join(dir, 'a', 'index.html');
-    await io.run([
+    const hashes = await io.run([
       { op: 'mkdir', path: join(dir, 'a') },
       { op: 'write', path: page, data: 'first' },
       { op: 'replace', path: page, data: Buffer.from('<p>ä second</p>') },
@@ -49,6 +50,15 @@ describe.each(implementations)('%s', (name, make) => {
     expect(await readFile(page, 'utf8')).toBe('<p>ä second</p>');
     expect(await readFile(join(dir, 'b', 'c', 'e.json'), 'utf8')).toBe('{"x":1}');
     expect(await readdir(join(dir, 'a'))).toEqual(['index.html']);
+    // Each op's hash is the SHA-256 of what it wrote (strings as UTF-8), '' for a mkdir: the site manifest
+    // takes the run's own files' hashes from here.
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(hashes).toEqual(['', sha256('first'), sha256('<p>ä second</p>'), '', sha256('{"x":1}')]);
+    expect(hashes[2]).toBe(
+      createHash('sha256')
+        .update(await readFile(page))
+        .digest('hex'),
+    );
   });
 
   it('many jobs at once (batched into few messages) all land with their own bytes', async () => {

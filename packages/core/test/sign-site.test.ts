@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NostrEvent } from 'nostr-tools/core';
@@ -66,6 +67,16 @@ describe('signSite', () => {
     expect(JSON.parse(await readFile(join(dist, 'verify', 'manifest.json'), 'utf8'))).toEqual(manifestEvent);
     const manifest = readManifest(manifestEvent);
     expect(summary.manifest).toMatchObject({ signed: true, layout: 'inline', eventId: manifestEvent.id });
+    // Every file it lists has the SHA-256 it names: the pages and verify pages this run wrote (their hashes
+    // taken as the I/O thread wrote them) as much as the files it only read.
+    expect([...manifest.files.keys()]).toEqual(expect.arrayContaining(SIGNED.map((path) => `/${path}`)));
+    for (const [name, hash] of manifest.files)
+      expect([
+        name,
+        createHash('sha256')
+          .update(await readFile(join(dist, name)))
+          .digest('hex'),
+      ]).toEqual([name, hash]);
     const pubkey = await signer.getPublicKey();
     for (const path of SIGNED) {
       const html = await readFile(join(dist, path), 'utf8');

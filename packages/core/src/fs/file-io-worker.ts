@@ -3,16 +3,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { writeFileAtomicSync } from './atomic-write.js';
-import { OP_CODES, type WireJob, type WireResults } from './file-io.js';
+import { hashWritten, OP_CODES, type WireJob, type WireResults } from './file-io.js';
 
-function runOp(kind: number, path: string, data: string | Uint8Array): void {
+/** Run one op; the SHA-256 of what it wrote (`''` for a mkdir), hashed here, off the main thread. */
+function runOp(kind: number, path: string, data: string | Uint8Array): string {
   if (kind === OP_CODES.mkdir) {
     mkdirSync(path, { recursive: true });
-  } else if (kind === OP_CODES.write) {
-    writeFileSync(path, data);
-  } else {
-    writeFileAtomicSync(path, data);
+    return '';
   }
+  if (kind === OP_CODES.write) writeFileSync(path, data);
+  else writeFileAtomicSync(path, data);
+  return hashWritten(data);
 }
 
 parentPort?.on('message', (jobs: WireJob[]) => {
@@ -20,9 +21,12 @@ parentPort?.on('message', (jobs: WireJob[]) => {
   for (const job of jobs) {
     const id = job[0] as number;
     try {
+      const hashes: string[] = [];
       for (let index = 1; index < job.length; index += 3)
-        runOp(job[index] as number, job[index + 1] as string, job[index + 2] as string | Uint8Array);
-      results.done.push(id);
+        hashes.push(
+          runOp(job[index] as number, job[index + 1] as string, job[index + 2] as string | Uint8Array),
+        );
+      results.done.push([id, hashes]);
     } catch (error) {
       const { message, code } = error as NodeJS.ErrnoException;
       results.failed.push([id, message ?? String(error), code]);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -127,22 +128,37 @@ export class ChunkReader {
 
 /** The writes of a signing run. */
 export interface FileIo {
-  /** Run `ops` in order; rejects with the first failure (the later ops are not run). */
-  run(ops: FileOp[]): Promise<void>;
+  /**
+   * Run `ops` in order; rejects with the first failure (the later ops are not run). Resolves with the
+   * SHA-256 (hex) of each op's data as written, `''` for a mkdir: the site manifest lists every file of the
+   * output by its hash, and the run's own files need not be read back for it.
+   */
+  run(ops: FileOp[]): Promise<string[]>;
   /** Let go of threads (after every `run` has settled). */
   close(): Promise<void>;
 }
 
-async function runOp(op: FileOp): Promise<void> {
-  if (op.op === 'mkdir') await mkdirFast(op.path);
-  else if (op.op === 'replace') await writeFileAtomic(op.path, op.data);
+/** @internal SHA-256 (hex) of a file's data, as {@link FileIo.run} reports it (both threads hash the same way). */
+export function hashWritten(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+async function runOp(op: FileOp): Promise<string> {
+  if (op.op === 'mkdir') {
+    await mkdirFast(op.path);
+    return '';
+  }
+  if (op.op === 'replace') await writeFileAtomic(op.path, op.data);
   else await writeFileFast(op.path, op.data);
+  return hashWritten(op.data);
 }
 
 /** {@link FileIo} on libuv's thread pool, one request per system call (what runs where workers cannot). */
 export const inProcessFileIo: FileIo = {
   async run(ops) {
-    for (const op of ops) await runOp(op);
+    const hashes: string[] = [];
+    for (const op of ops) hashes.push(await runOp(op));
+    return hashes;
   },
   async close() {},
 };
@@ -155,9 +171,9 @@ export const inProcessFileIo: FileIo = {
 export type WireJob = Array<number | string | Uint8Array>;
 /** @internal Operation kinds in a {@link WireJob}. */
 export const OP_CODES = { mkdir: 0, write: 1, replace: 2 } as const;
-/** @internal The I/O thread's answer to one message: jobs done, and jobs failed with their error. */
+/** @internal The I/O thread's answer to one message: jobs done with their ops' hashes, and jobs failed with their error. */
 export interface WireResults {
-  done: number[];
+  done: Array<[id: number, hashes: string[]]>;
   failed: Array<[id: number, message: string, code: string | undefined]>;
 }
 
@@ -173,7 +189,7 @@ const WORKER_URL = new URL('../../dist/fs/file-io-worker.js', import.meta.url);
 const FLUSH_AT = 64;
 
 interface Waiting {
-  resolve(): void;
+  resolve(hashes: string[]): void;
   reject(error: Error): void;
 }
 
@@ -204,8 +220,8 @@ export class FileWorker implements FileIo {
   private constructor() {
     this.#worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     this.#worker.on('message', ({ done, failed }: WireResults) => {
-      for (const id of done) {
-        this.#waiting.get(id)?.resolve();
+      for (const [id, hashes] of done) {
+        this.#waiting.get(id)?.resolve(hashes);
         this.#waiting.delete(id);
       }
       for (const [id, message, code] of failed) {
@@ -225,7 +241,7 @@ export class FileWorker implements FileIo {
     return new FileWorker();
   }
 
-  run(ops: FileOp[]): Promise<void> {
+  run(ops: FileOp[]): Promise<string[]> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#next++;
     return new Promise((resolve, reject) => {

@@ -65,7 +65,7 @@ export class PageFlow {
       total >= PARSE_POOL_MIN_PAGES ? ParsePool.create(options.parseWorkers, options.selector) : undefined;
     this.#parses = new PQueue({ concurrency: this.#pool ? PARSE_AHEAD : 1 });
     // Writes go to a thread of their own, with plain system calls (see FileWorker).
-    this.#io = FileWorker.create() ?? inProcessFileIo;
+    this.#io = notingHashes(FileWorker.create() ?? inProcessFileIo, run.written);
     this.#verify = new VerifyOutput(
       root,
       options.site,
@@ -198,6 +198,19 @@ export class PageFlow {
       this.#record(path, { outcome: 'failed', error: `cannot write: ${(error as Error).message}` });
     }
   }
+}
+
+/** `io`, noting in `written` the hash of every file it writes (absolute path → SHA-256 hex), once written. */
+function notingHashes(io: FileIo, written: Map<string, string>): FileIo {
+  return {
+    async run(ops) {
+      const hashes = await io.run(ops);
+      for (const [index, op] of ops.entries())
+        if (op.op !== 'mkdir') written.set(op.path, hashes[index] as string);
+      return hashes;
+    },
+    close: () => io.close(),
+  };
 }
 
 /** A failed page's result. */

@@ -32,6 +32,12 @@ export class SigningRun {
   readonly pubkey: string | undefined;
   readonly decide: DecideContext;
   readonly reports: PageReport[] = [];
+  /**
+   * The files this run wrote through its I/O thread (pages, verify pages, events), by absolute path, with
+   * the SHA-256 of what was written: the site manifest takes their hashes from here instead of reading
+   * them back (pipeline/sign-manifest.ts).
+   */
+  readonly written = new Map<string, string>();
   /** Collects changed pages into batches for the signer (none in a dry run or without a signer). */
   readonly batches: BatchSigner<SignRequest, PageResult> | undefined;
   /** Publishing to the relays (when relays are configured and this is no dry run). */
