@@ -1,11 +1,22 @@
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { type Dirent, readdirSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { isAbsolute, normalize, relative, sep } from 'node:path';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName } from './atomic-write.js';
 
 /** Our own verify pages (`verify/{event id}/index.html`, the site-wide `verify/index.html`) are never signed. */
 const VERIFY_PAGE = /^verify\/(?:[0-9a-f]{64}\/)?index\.html$/;
+
+/**
+ * Every entry under `dir`, recursively, by plain synchronous system calls on this thread: through
+ * `fs/promises` each directory is a round trip through libuv's thread pool, and a site of 10 000 pages in
+ * folders of their own (20 000 entries) took 430–470 ms to list against 195–226 ms (tmpfs, side by side).
+ * Used at a run's start (the pages) and end (the site manifest's files), when nothing else is waiting.
+ * @throws the `readdir` error of `dir` or of a folder in it.
+ */
+export function listTree(dir: string): Dirent[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true });
+}
 
 /**
  * Every `*.html` file under `dir`, as sorted paths relative to it with `/` separators — except Siegel's own
@@ -15,7 +26,7 @@ const VERIFY_PAGE = /^verify\/(?:[0-9a-f]{64}\/)?index\.html$/;
 export async function findPages(dir: string, found: { staleTemp?: string[] } = {}): Promise<string[]> {
   let entries: Dirent[];
   try {
-    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    entries = listTree(dir);
   } catch (cause) {
     throw new SiegelError('io_error', `Cannot read the output directory \`${dir}\``, { cause });
   }

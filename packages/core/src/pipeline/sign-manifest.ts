@@ -11,6 +11,7 @@ import { verifyEvent } from 'nostr-tools/pure';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
 import { ChunkReader } from '../fs/file-io.js';
+import { listTree } from '../fs/find-pages.js';
 import { layOutManifest } from '../manifest/manifest-layout.js';
 import {
   isManifestExcluded,
@@ -83,7 +84,7 @@ export async function signSiteManifest(root: string, run: SigningRun): Promise<M
   const pages = new Map<string, { eventId: string; loads: string[] }>();
   const reported = new Map(run.reports.map((report) => [report.path, report]));
   const removed = options.files === undefined ? await removeStale(root, run) : 0;
-  const paths = await listFiles(root, options.cacheFile);
+  const paths = listFiles(root, options.cacheFile);
   const hashes = await hashFiles(root, paths, run.written);
   const files = new Map<string, string>();
   for (const [index, path] of paths.entries()) {
@@ -201,12 +202,12 @@ async function removeStale(root: string, run: SigningRun): Promise<number> {
  * per-event and manifest files (isManifestExcluded), the cache, its journal and the outbox when they lie in
  * the output, temp files of an interrupted write, and paths NIP-5A cannot name (no extension).
  */
-async function listFiles(root: string, cacheFile: string): Promise<string[]> {
+function listFiles(root: string, cacheFile: string): string[] {
   const own = [cacheFile, outboxFileOf(cacheFile)].map((file) => ({
     dir: dirname(file),
     name: basename(file),
   }));
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const entries = listTree(root);
   const paths: string[] = [];
   for (const entry of entries) {
     if (!entry.isFile() || isStaleTempName(entry.name)) continue;
