@@ -74,3 +74,47 @@ describe('every CLI on a Node older than its engines', () => {
     },
   );
 });
+
+// Issue 41: `siegel` starts again as the same process with SIEGEL_NODE_FLAGS (a 4 MiB semi-space: Node 24
+// gives the main thread 128 MiB of new space on this machine, which a signing run fills), unless the user
+// set the option. A probe preloaded with `--import` reports, at exit, the flags and the new space of the
+// process that ran the CLI; the first image never exits, so there is exactly one report.
+describe('siegel runs with its V8 flags', () => {
+  const probe = `data:text/javascript,${encodeURIComponent(
+    [
+      "import v8 from 'node:v8';",
+      "process.on('exit', () => {",
+      "  const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');",
+      "  const execArgv = process.execArgv.filter((a) => a.startsWith('--max'));",
+      '  const report = JSON.stringify({ execArgv, newSpaceMb: space.space_size / 1048576 });',
+      "  process.stdout.write('\\nPROBE ' + report + '\\n');",
+      '});',
+    ].join('\n'),
+  )}`;
+  const run = async (args: string[], env: Record<string, string> = {}) => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [...args, '--import', probe, root('packages/core/bin/siegel.js'), '--version'],
+      { env, timeout: 30_000 },
+    );
+    const reports = stdout.split('\n').filter((line) => line.startsWith('PROBE '));
+    expect(reports).toHaveLength(1);
+    expect(stdout.split('\n')[0]).toMatch(/^\d+\.\d+\.\d+$/);
+    return JSON.parse((reports[0] as string).slice(6)) as { execArgv: string[]; newSpaceMb: number };
+  };
+
+  it('adds --max-semi-space-size=4 when nothing sets it: the young generation stays small', async () => {
+    const { SIEGEL_NODE_FLAGS } = await import('../../packages/core/bin/require-node.js');
+    expect(SIEGEL_NODE_FLAGS).toEqual(['--max-semi-space-size=4']);
+    const report = await run([]);
+    expect(report.execArgv).toEqual(['--max-semi-space-size=4']);
+    expect(report.newSpaceMb).toBeLessThanOrEqual(8);
+  });
+
+  it("keeps the user's own size, on Node's command line or in NODE_OPTIONS (either spelling)", async () => {
+    expect((await run(['--max-semi-space-size=32'])).execArgv).toEqual(['--max-semi-space-size=32']);
+    const fromEnv = await run([], { NODE_OPTIONS: '--max_semi_space_size=32' });
+    expect(fromEnv.execArgv).toEqual([]);
+    expect(fromEnv.newSpaceMb).toBeGreaterThan(8);
+  });
+});
