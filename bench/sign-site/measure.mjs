@@ -111,4 +111,6 @@ if (phase === 'parse') {
   throw new Error(`unknown phase \`${phase}\``);
 }
 result.maxRssMb = Math.round(peakRssKib() / 1024);
+const cpu = process.cpuUsage();
+result.cpuMs = (cpu.user + cpu.system) / 1000;
 process.stdout.write(`${JSON.stringify(result)}\n`);

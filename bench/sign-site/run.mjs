@@ -20,6 +20,7 @@
 // parse), so disk figures measure the disk. The file system used is printed with the figures.
 //   BENCH_NODE_ARGS="--max-semi-space-size=16" …             # extra node arguments for each measured phase
 //   BENCH_PROFILE=0 node bench/sign-site/run.mjs             # without the CPU profiles (below)
+//   BENCH_PROFILE_KEEP=1 node bench/sign-site/run.mjs        # keep them, to read (`.cpuprofile`: Chrome DevTools)
 //
 // Where the time goes: each signing phase and verify run under `node --cpu-prof` (V8's sampling profiler,
 // every thread, 1 ms), and a line per phase splits its CPU time into read, parse, checks, hash, sign, write,
@@ -31,6 +32,7 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SIEGEL_NODE_FLAGS } from '../../packages/core/bin/require-node.js';
 import { startBunker } from '../../test/support/bunker-process.ts';
 import { generateSite } from './generate-site.mjs';
 import { runCliWithPeak } from './peak-rss.mjs';
@@ -50,8 +52,15 @@ if (PHASES.some((phase) => ['warm', 'one', 'verify'].includes(phase)) && !PHASES
   PHASES.unshift('cold'); // warm and one use its cache, verify its signed site
 const SITE = 'https://example.com';
 const MEASURE = fileURLToPath(new URL('./measure.mjs', import.meta.url));
-const _CLI = fileURLToPath(new URL('../../packages/core/bin/siegel.js', import.meta.url));
 const nodeArgs = () => process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+/**
+ * The node flags `siegel` runs with (SIEGEL_NODE_FLAGS: its launcher starts again with them): the signing
+ * phases, which call signSite in-process, run with them as the CLI would; `siegel verify` is the CLI and
+ * sets them itself. The parse and the I/O floor run with Node's defaults. BENCH_CLI_NODE_ARGS replaces
+ * them, for every phase that is the CLI's work, to compare settings side by side (a blank value: Node's
+ * defaults for the signing phases; the CLI adds its own unless the value sets the option).
+ */
+const cliNodeArgs = () => (process.env.BENCH_CLI_NODE_ARGS?.split(' ') ?? SIEGEL_NODE_FLAGS).filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE !== '0';
 /** Each profiled phase's profile folder (`--cpu-prof-dir`), by phase name. */
 const profiles = new Map();
@@ -94,7 +103,11 @@ async function verifyCli(dir, pages) {
   execFileSync('sync');
   const { code, ms, peakMb, out, err } = await runCliWithPeak(['verify', dir, '--site', SITE], {
     cwd: dir,
-    nodeArgs: [...nodeArgs(), ...extraArgs],
+    nodeArgs: [
+      ...nodeArgs(),
+      ...(process.env.BENCH_CLI_NODE_ARGS === undefined ? [] : cliNodeArgs()),
+      ...extraArgs,
+    ],
   });
   const counts = /^Siegel verify: .*$/m.exec(out)?.[0] ?? '';
   if (code !== 0 || !counts.startsWith(`Siegel verify: ${pages} valid, 0 invalid`))
@@ -131,7 +144,10 @@ try {
     return dir;
   };
   const sign = async (dir, phase) =>
-    measure(['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE], await profiling(phase));
+    measure(
+      ['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE],
+      [...cliNodeArgs(), ...(await profiling(phase))],
+    );
 
   const parse1 = await measure(['parse', build]);
   const run = {};
@@ -154,9 +170,10 @@ try {
   if (PHASES.includes('writes')) run.writes = await measure(['writes', await fresh('writes')]);
   const parse2 = await measure(['parse', build]);
   const parseMs = Math.min(parse1.ms, parse2.ms);
+  const parseCpuMs = Math.min(parse1.cpuMs, parse2.cpuMs);
 
   const times = (r) =>
-    `${(r.ms / 1000).toFixed(2).padStart(7)} s  ${(r.ms / parseMs).toFixed(2).padStart(5)}× parse  ${String(r.maxRssMb).padStart(4)} MB peak RSS`;
+    `${(r.ms / 1000).toFixed(2).padStart(7)} s  ${(r.ms / parseMs).toFixed(2).padStart(5)}× parse  ${String(r.maxRssMb).padStart(4)} MB peak RSS${r.cpuMs === undefined ? '' : `  (CPU ${(r.cpuMs / 1000).toFixed(1)} s, ${(r.cpuMs / parseCpuMs).toFixed(2)}× the parse's)`}`;
   const os = await import('node:os');
   const load = os
     .loadavg()
@@ -216,5 +233,7 @@ try {
 } finally {
   await bunker.stop();
   await rm(root, { recursive: true, force: true });
-  for (const dir of profiles.values()) await rm(dir, { recursive: true, force: true });
+  if (process.env.BENCH_PROFILE_KEEP === '1')
+    for (const [phase, dir] of profiles) console.log(`profiles of ${phase} kept in ${dir}`);
+  else for (const dir of profiles.values()) await rm(dir, { recursive: true, force: true });
 }
