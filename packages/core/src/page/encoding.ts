@@ -98,6 +98,54 @@ function getAttribute(bytes: Uint8Array, start: number): { name?: string; value?
   return { name, value, i };
 }
 
+/**
+ * Past every attribute of a tag that is not a `<meta>`, as repeated {@link getAttribute} calls read past
+ * them, but building no names or values (most of the prescan's time went into those strings): the position
+ * of the `>` that ends the tag. Throws {@link OutOfBytes} at the end of `bytes`.
+ */
+function skipAttributes(bytes: Uint8Array, start: number): number {
+  const at = (i: number) => {
+    if (i >= bytes.length) throw new OutOfBytes();
+    return bytes[i] as number;
+  };
+  let i = start;
+  for (;;) {
+    while (isSpace(at(i)) || at(i) === 0x2f) i++;
+    if (at(i) === 0x3e) return i;
+    // The name: up to `=` (a leading `=` is part of it), white space, `/` or `>`.
+    let named = false;
+    let valued = false;
+    for (;;) {
+      const byte = at(i);
+      if (byte === 0x3d && named) {
+        i++;
+        valued = true;
+        break;
+      }
+      if (isSpace(byte)) {
+        while (isSpace(at(i))) i++;
+        if (at(i) === 0x3d) {
+          i++;
+          valued = true;
+        }
+        break;
+      }
+      if (byte === 0x2f || byte === 0x3e) break;
+      named = true;
+      i++;
+    }
+    if (!valued) continue;
+    while (isSpace(at(i))) i++;
+    const first = at(i);
+    if (first === 0x22 || first === 0x27) {
+      for (i++; at(i) !== first; i++);
+      i++;
+    } else if (first !== 0x3e) {
+      for (i++; !isSpace(at(i)) && at(i) !== 0x3e; i++);
+    }
+  }
+}
+
 /** The standard's "extracting a character encoding from a meta element" (the `content` attribute). */
 export function encodingFromContent(content: string): string | undefined {
   let position = 0;
@@ -131,8 +179,8 @@ export function encodingFromContent(content: string): string | undefined {
  */
 export function* metaDeclarations(bytes: Uint8Array): Generator<Declaration> {
   const length = bytes.length;
-  for (let i = 0; i < length; i++) {
-    if (bytes[i] !== 0x3c) continue;
+  // From one `<` to the next (`indexOf`: the bytes between are not looked at one by one in JavaScript).
+  for (let i = bytes.indexOf(0x3c); i >= 0 && i < length; i = bytes.indexOf(0x3c, i + 1)) {
     const start = i;
     const b1 = bytes[i + 1];
     const b2 = bytes[i + 2];
@@ -141,7 +189,9 @@ export function* metaDeclarations(bytes: Uint8Array): Generator<Declaration> {
     const b5 = bytes[i + 5];
     if (b1 === 0x21 && b2 === 0x2d && b3 === 0x2d) {
       // `<!--`: on to the `>` of the first `-->` (its dashes may be the opening ones).
-      for (i += 3; i < length && !(bytes[i] === 0x3e && bytes[i - 1] === 0x2d && bytes[i - 2] === 0x2d); i++);
+      i = bytes.indexOf(0x3e, i + 3);
+      while (i >= 0 && !(bytes[i - 1] === 0x2d && bytes[i - 2] === 0x2d)) i = bytes.indexOf(0x3e, i + 1);
+      if (i < 0) i = length;
     } else if (
       (b1 === 0x4d || b1 === 0x6d) &&
       (b2 === 0x45 || b2 === 0x65) &&
@@ -185,18 +235,15 @@ export function* metaDeclarations(bytes: Uint8Array): Generator<Declaration> {
       // Another tag: past its name, then past its attributes.
       for (i += 2; i < length && !isSpace(bytes[i]) && bytes[i] !== 0x3e; i++);
       try {
-        for (;;) {
-          const attribute = getAttribute(bytes, i);
-          i = attribute.i;
-          if (attribute.name === undefined) break;
-        }
+        i = skipAttributes(bytes, i);
       } catch (error) {
         if (error instanceof OutOfBytes) return;
         throw error;
       }
     } else if (b1 === 0x21 || b1 === 0x2f || b1 === 0x3f) {
       // `<!…>`, `</…>`, `<?…>`: on to the next `>`.
-      for (i += 2; i < length && bytes[i] !== 0x3e; i++);
+      i = bytes.indexOf(0x3e, i + 2);
+      if (i < 0) i = length;
     }
   }
 }
