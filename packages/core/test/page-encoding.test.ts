@@ -64,6 +64,14 @@ describe('the prescan: the standard’s algorithm over the first 1024 bytes', ()
     expect(prescan('</div title="<meta charset=latin1>"><meta charset=utf-8>')).toBe('utf-8');
     expect(prescan('<!doctype html <meta charset=latin1>><meta charset=utf-8>')).toBe('utf-8');
     expect(prescan('<meta name="x"><meta charset="euc-kr"><meta charset="utf-8">')).toBe('euc-kr');
+    // Other tags' attributes in every form the standard's "get an attribute" reads: a quoted `>` or `<meta`
+    // is inside a value; `=` after white space still opens one; a leading `=` is part of a name.
+    expect(prescan("<p a = '> <meta charset=latin1>' b><meta charset=koi8-r>")).toBe('koi8-r');
+    expect(prescan('<p =x="<meta charset=latin1>"><meta charset=koi8-r>')).toBe('koi8-r');
+    expect(prescan('<p a b/c =d e=f/><meta charset=koi8-r>')).toBe('koi8-r');
+    expect(prescan('<p a=x>y <meta charset=koi8-r>')).toBe('koi8-r');
+    expect(prescan('<p a= "<meta charset=latin1>"<meta charset=utf-8>><meta charset=koi8-r>')).toBe('koi8-r');
+    expect(prescan('<p a="unclosed <meta charset=latin1>')).toBeUndefined();
   });
 
   it('reads only the first 1024 bytes, and stops at a <meta> they end inside', () => {
