@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkEncoding,
-  encodingFromContent,
-  PRESCAN_BYTES,
-  prescanEncoding,
-  readCharsetParameter,
-  sniffEncoding,
-} from '../src/page/encoding.js';
+import { checkEncoding, readCharsetParameter, sniffEncoding } from '../src/page/encoding.js';
+import { encodingFromContent, PRESCAN_BYTES, prescanEncoding } from '../src/page/encoding-prescan.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const bytes = (...parts: Array<string | number[]>) =>
