@@ -138,7 +138,7 @@ export interface FileIo {
   close(): Promise<void>;
 }
 
-/** @internal SHA-256 (hex) of a file's data, as {@link FileIo.run} reports it (both threads hash the same way). */
+/** @internal SHA-256 (hex) of a file's data: what {@link FileIo.run} reports (both threads), and how the site manifest hashes the files it reads. */
 export function hashWritten(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }

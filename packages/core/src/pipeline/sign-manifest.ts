@@ -3,14 +3,13 @@
 // out (manifest/) and signed — only when its tags differ from the one in `verify/manifest.json`, with a
 // `created_at` strictly after it — written atomically beside the events and sent through the outbox. And,
 // before any page is signed, the check that the site id is not another site's on the run's relays.
-import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { EventTemplate, NostrEvent } from 'nostr-tools/core';
 import { verifyEvent } from 'nostr-tools/pure';
 import { SiegelError } from '../errors.js';
 import { isStaleTempName, writeFileAtomic } from '../fs/atomic-write.js';
-import { ChunkReader } from '../fs/file-io.js';
+import { ChunkReader, hashWritten } from '../fs/file-io.js';
 import { listTree } from '../fs/find-pages.js';
 import { layOutManifest } from '../manifest/manifest-layout.js';
 import {
@@ -240,7 +239,7 @@ async function hashFiles(root: string, paths: string[], written: Map<string, str
     const files = chunk.map((index) => join(root, paths[index] as string));
     for (const [offset, bytes] of reader.read(files).entries()) {
       if (bytes instanceof Error) throw bytes;
-      hashes[chunk[offset] as number] = createHash('sha256').update(bytes).digest('hex');
+      hashes[chunk[offset] as number] = hashWritten(bytes);
     }
     await new Promise(setImmediate);
   }
