@@ -39,12 +39,17 @@ const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '\u00a0': '&nbsp;',
 const ATTRIBUTE_ESCAPES: Record<string, string> = { ...TEXT_ESCAPES, '"': '&quot;' };
 // Most text nodes and values need no escape: a `test` first (about a third faster over a page's text nodes
 // than a `replace` that finds nothing, measured on bench pages).
+// `replace` with a global expression starts at 0 and leaves `lastIndex` at 0, so each pair can share a class.
 const TEXT_SPECIAL = /[&\u00a0<>]/;
 const ATTRIBUTE_SPECIAL = /[&\u00a0"<>]/;
+const EVERY_TEXT_SPECIAL = new RegExp(TEXT_SPECIAL.source, 'g');
+const EVERY_ATTRIBUTE_SPECIAL = new RegExp(ATTRIBUTE_SPECIAL.source, 'g');
 const escapeText = (text: string) =>
-  TEXT_SPECIAL.test(text) ? text.replace(/[&\u00a0<>]/g, (c) => TEXT_ESCAPES[c] as string) : text;
+  TEXT_SPECIAL.test(text) ? text.replace(EVERY_TEXT_SPECIAL, (c) => TEXT_ESCAPES[c] as string) : text;
 const escapeAttribute = (text: string) =>
-  ATTRIBUTE_SPECIAL.test(text) ? text.replace(/[&\u00a0"<>]/g, (c) => ATTRIBUTE_ESCAPES[c] as string) : text;
+  ATTRIBUTE_SPECIAL.test(text)
+    ? text.replace(EVERY_ATTRIBUTE_SPECIAL, (c) => ATTRIBUTE_ESCAPES[c] as string)
+    : text;
 
 function attributeName(attribute: { name: string; namespace?: string; prefix?: string }): string {
   switch (attribute.namespace) {
