@@ -13,11 +13,7 @@
 // The label → encoding table of the Encoding Standard comes from `@exodus/bytes` (3 KB in the bundle).
 import { getBOMEncoding } from '@exodus/bytes/encoding-lite.js';
 import type { Refusal } from './coverage.js';
-import {
-  encodingOfLabel,
-  metaDeclarations,
-  prescanEncoding,
-} from './encoding-prescan.js';
+import { encodingOfLabel, metaDeclarations, prescanEncoding } from './encoding-prescan.js';
 
 /** Where the encoding a browser uses comes from. */
 export type EncodingSource = 'bom' | 'http' | 'meta' | 'none';
