@@ -165,7 +165,7 @@ export class PageFlow {
     await this.#verify.finish();
   }
 
-  /** Stop the threads (after {@link drain}, or after a failure). */
+  /** Stop the threads (after {@link drain}, or after a failure); a second call does nothing more. */
   async close(): Promise<void> {
     await this.#writes.onIdle();
     await Promise.all([this.#pool?.close(), this.#io.close()]);

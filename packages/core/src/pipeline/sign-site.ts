@@ -101,6 +101,8 @@ async function finish(
   root: string,
 ): Promise<SignSummary> {
   await flow.drain();
+  // The parse workers and the I/O thread are done: their memory goes before the manifest and the cache's.
+  await flow.close();
   if (!options.files && !run.fatal) run.cache.prune(new Set(paths));
   // Every page is written: the site manifest lists the output as it is now (only a site with a signed page).
   // It is kept in the cache too, so it is signed before the cache is written.
