@@ -32,7 +32,7 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SIEGEL_NODE_FLAGS } from '../../packages/core/bin/require-node.js';
+import { SIEGEL_NODE_ENV, SIEGEL_NODE_FLAGS } from '../../packages/core/bin/require-node.js';
 import { startBunker } from '../../test/support/bunker-process.ts';
 import { generateSite } from './generate-site.mjs';
 import { runCliWithPeak } from './peak-rss.mjs';
@@ -58,7 +58,9 @@ const nodeArgs = () => process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?
  * phases, which call signSite in-process, run with them as the CLI would; `siegel verify` is the CLI and
  * sets them itself. The parse and the I/O floor run with Node's defaults. BENCH_CLI_NODE_ARGS replaces
  * them, for every phase that is the CLI's work, to compare settings side by side (a blank value: Node's
- * defaults for the signing phases; the CLI adds its own unless the value sets the option).
+ * defaults for the signing phases; the CLI adds its own unless the value sets the option). The signing
+ * phases get the CLI's environment too (SIEGEL_NODE_ENV, unless set: `MALLOC_ARENA_MAX=16 node bench/…`
+ * compares with glibc's default on two cores).
  */
 const cliNodeArgs = () => (process.env.BENCH_CLI_NODE_ARGS?.split(' ') ?? SIEGEL_NODE_FLAGS).filter(Boolean);
 const PROFILE = process.env.BENCH_PROFILE !== '0';
@@ -74,11 +76,12 @@ async function profiling(phase) {
 
 // Each phase starts on a settled file system: `sync` first, so the dirty pages of the copy made for it (or
 // of the phase before) are not written back inside its time.
-function measure(args, extraArgs = []) {
+function measure(args, extraArgs = [], env = process.env) {
   execFileSync('sync');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs(), ...extraArgs, MEASURE, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env,
     });
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -147,6 +150,7 @@ try {
     measure(
       ['sign', dir, cacheFile, bunker.url, bunker.apiToken, SITE],
       [...cliNodeArgs(), ...(await profiling(phase))],
+      { ...SIEGEL_NODE_ENV, ...process.env },
     );
 
   const parse1 = await measure(['parse', build]);

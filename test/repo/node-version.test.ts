@@ -76,17 +76,19 @@ describe('every CLI on a Node older than its engines', () => {
 });
 
 // Issue 41: `siegel` starts again as the same process with SIEGEL_NODE_FLAGS (a 4 MiB semi-space: Node 24
-// gives the main thread 128 MiB of new space on this machine, which a signing run fills), unless the user
-// set the option. A probe preloaded with `--import` reports, at exit, the flags and the new space of the
+// gives the main thread 128 MiB of new space on this machine, which a signing run fills; and an old
+// generation that grows by half, not up to fourfold, between full collections) and SIEGEL_NODE_ENV (two
+// malloc arenas), unless the user set them. A probe preloaded with `--import` reports, at exit, the flags and the new space of the
 // process that ran the CLI; the first image never exits, so there is exactly one report.
-describe('siegel runs with its V8 flags', () => {
+describe('siegel runs with its V8 flags and malloc arenas', () => {
   const probe = `data:text/javascript,${encodeURIComponent(
     [
       "import v8 from 'node:v8';",
       "process.on('exit', () => {",
       "  const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');",
-      "  const execArgv = process.execArgv.filter((a) => a.startsWith('--max'));",
-      '  const report = JSON.stringify({ execArgv, newSpaceMb: space.space_size / 1048576 });',
+      '  const execArgv = process.execArgv.filter((a) => /^--(max|heap)/.test(a));',
+      '  const arenas = process.env.MALLOC_ARENA_MAX;',
+      '  const report = JSON.stringify({ execArgv, arenas, newSpaceMb: space.space_size / 1048576 });',
       "  process.stdout.write('\\nPROBE ' + report + '\\n');",
       '});',
     ].join('\n'),
@@ -100,19 +102,40 @@ describe('siegel runs with its V8 flags', () => {
     const reports = stdout.split('\n').filter((line) => line.startsWith('PROBE '));
     expect(reports).toHaveLength(1);
     expect(stdout.split('\n')[0]).toMatch(/^\d+\.\d+\.\d+$/);
-    return JSON.parse((reports[0] as string).slice(6)) as { execArgv: string[]; newSpaceMb: number };
+    return JSON.parse((reports[0] as string).slice(6)) as {
+      execArgv: string[];
+      arenas: string | undefined;
+      newSpaceMb: number;
+    };
   };
 
-  it('adds --max-semi-space-size=4 when nothing sets it: the young generation stays small', async () => {
+  it('adds its flags when nothing sets them: the young generation stays small', async () => {
     const report = await run([]);
-    expect(report.execArgv).toEqual(['--max-semi-space-size=4']);
+    expect(report.execArgv).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=50']);
+    expect(report.arenas).toBe('2');
     expect(report.newSpaceMb).toBeLessThanOrEqual(8);
   });
 
-  it("keeps the user's own size, on Node's command line or in NODE_OPTIONS (either spelling)", async () => {
-    expect((await run(['--max-semi-space-size=32'])).execArgv).toEqual(['--max-semi-space-size=32']);
+  it("keeps the user's own values, on Node's command line or in NODE_OPTIONS (either spelling)", async () => {
+    expect((await run(['--max-semi-space-size=32'])).execArgv).toEqual([
+      '--heap-growing-percent=50',
+      '--max-semi-space-size=32',
+    ]);
+    expect((await run(['--heap_growing_percent=200'])).execArgv).toEqual([
+      '--max-semi-space-size=4',
+      '--heap_growing_percent=200',
+    ]);
     const fromEnv = await run([], { NODE_OPTIONS: '--max_semi_space_size=32' });
-    expect(fromEnv.execArgv).toEqual([]);
+    expect(fromEnv.execArgv).toEqual(['--heap-growing-percent=50']);
+    expect((await run([], { MALLOC_ARENA_MAX: '8' })).arenas).toBe('8');
+    // Every flag and the variable the user's own.
+    const all = await run(['--max-semi-space-size=4', '--heap-growing-percent=80'], {
+      MALLOC_ARENA_MAX: '3',
+    });
+    expect(all).toMatchObject({
+      execArgv: ['--max-semi-space-size=4', '--heap-growing-percent=80'],
+      arenas: '3',
+    });
     expect(fromEnv.newSpaceMb).toBeGreaterThan(8);
   });
 });
