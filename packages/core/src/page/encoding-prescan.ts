@@ -38,9 +38,15 @@ class OutOfBytes extends Error {}
 
 /**
  * The standard's "get an attribute" at `i`: the attribute (name and value lowercased) and the position
- * after it, or only the position when there is none. Throws {@link OutOfBytes} at the end of `bytes`.
+ * after it, or only the position when there is none. With `read` false it only reads past the attribute
+ * (name and value `''`): other tags' attributes, whose strings were most of the prescan's time. Throws
+ * {@link OutOfBytes} at the end of `bytes`.
  */
-function getAttribute(bytes: Uint8Array, start: number): { name?: string; value?: string; i: number } {
+function getAttribute(
+  bytes: Uint8Array,
+  start: number,
+  read = true,
+): { name?: string; value?: string; i: number } {
   const at = (i: number) => {
     if (i >= bytes.length) throw new OutOfBytes();
     return bytes[i] as number;
@@ -50,9 +56,11 @@ function getAttribute(bytes: Uint8Array, start: number): { name?: string; value?
   if (at(i) === 0x3e) return { i };
   let name = '';
   let value = '';
+  // A leading `=` is part of the name.
+  let named = false;
   for (;;) {
     const byte = at(i);
-    if (byte === 0x3d && name !== '') {
+    if (byte === 0x3d && named) {
       i++;
       break;
     }
@@ -63,67 +71,20 @@ function getAttribute(bytes: Uint8Array, start: number): { name?: string; value?
       break;
     }
     if (byte === 0x2f || byte === 0x3e) return { name, value, i };
-    name += lower(byte);
+    if (read) name += lower(byte);
+    named = true;
     i++;
   }
   while (isSpace(at(i))) i++;
   const first = at(i);
   if (first === 0x22 || first === 0x27) {
-    for (i++; at(i) !== first; i++) value += lower(at(i));
+    for (i++; at(i) !== first; i++) if (read) value += lower(at(i));
     return { name, value, i: i + 1 };
   }
   if (first === 0x3e) return { name, value, i };
-  value += lower(first);
-  for (i++; !isSpace(at(i)) && at(i) !== 0x3e; i++) value += lower(at(i));
+  if (read) value += lower(first);
+  for (i++; !isSpace(at(i)) && at(i) !== 0x3e; i++) if (read) value += lower(at(i));
   return { name, value, i };
-}
-
-/**
- * Past every attribute of a tag that is not a `<meta>`, as repeated {@link getAttribute} calls read past
- * them, but building no names or values (most of the prescan's time went into those strings): the position
- * of the `>` that ends the tag. Throws {@link OutOfBytes} at the end of `bytes`.
- */
-function skipAttributes(bytes: Uint8Array, start: number): number {
-  const at = (i: number) => {
-    if (i >= bytes.length) throw new OutOfBytes();
-    return bytes[i] as number;
-  };
-  let i = start;
-  for (;;) {
-    while (isSpace(at(i)) || at(i) === 0x2f) i++;
-    if (at(i) === 0x3e) return i;
-    // The name: up to `=` (a leading `=` is part of it), white space, `/` or `>`.
-    let named = false;
-    let valued = false;
-    for (;;) {
-      const byte = at(i);
-      if (byte === 0x3d && named) {
-        i++;
-        valued = true;
-        break;
-      }
-      if (isSpace(byte)) {
-        while (isSpace(at(i))) i++;
-        if (at(i) === 0x3d) {
-          i++;
-          valued = true;
-        }
-        break;
-      }
-      if (byte === 0x2f || byte === 0x3e) break;
-      named = true;
-      i++;
-    }
-    if (!valued) continue;
-    while (isSpace(at(i))) i++;
-    const first = at(i);
-    if (first === 0x22 || first === 0x27) {
-      for (i++; at(i) !== first; i++);
-      i++;
-    } else if (first !== 0x3e) {
-      for (i++; !isSpace(at(i)) && at(i) !== 0x3e; i++);
-    }
-  }
 }
 
 /** The standard's "extracting a character encoding from a meta element" (the `content` attribute). */
@@ -215,7 +176,11 @@ export function* metaDeclarations(bytes: Uint8Array): Generator<Declaration> {
       // Another tag: past its name, then past its attributes.
       for (i += 2; i < length && !isSpace(bytes[i]) && bytes[i] !== 0x3e; i++);
       try {
-        i = skipAttributes(bytes, i);
+        for (;;) {
+          const attribute = getAttribute(bytes, i, false);
+          i = attribute.i;
+          if (attribute.name === undefined) break;
+        }
       } catch (error) {
         if (error instanceof OutOfBytes) return;
         throw error;
